@@ -1,0 +1,61 @@
+import type { Redis } from 'ioredis'
+import { commandApi } from '../command-api/index.ts'
+import { projections } from '../projectors/projections.ts'
+import { startProjectors, type ProjectorRunner } from '../projectors/runner.ts'
+import { queryApi } from '../query-api/index.ts'
+import type { Clock } from '../shared/clock.ts'
+import type { Config, Role } from '../shared/config.ts'
+import { healthRoutes } from '../shared/http/health.ts'
+import { createHttpServer } from '../shared/http/server.ts'
+import { connectRedis } from '../shared/jobs/redis.ts'
+import { openRuntime, type Runtime } from '../shared/runtime.ts'
+import type { Logger } from 'pino'
+
+export interface RunningServer {
+  /** Base URL, e.g. http://127.0.0.1:3000 */
+  url: string
+  runtime: Runtime
+  close(): Promise<void>
+}
+
+/**
+ * Starts the given roles in this process. All four make the one-machine
+ * layout; a subset makes one service of the distributed layout. Only
+ * configuration differs between the two.
+ */
+export async function startServer(
+  config: Config,
+  options: { roles?: readonly Role[]; clock?: Clock; logger?: Logger } = {},
+): Promise<RunningServer> {
+  const roles = new Set(options.roles ?? config.ROLES)
+  const rt = await openRuntime(config, options)
+  const app = createHttpServer(rt)
+
+  let redis: Redis | undefined
+  if (roles.has('worker') || roles.has('command')) redis = connectRedis(config.REDIS_URL)
+  healthRoutes(app, rt, {
+    projections: roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : [],
+    redis: redis && (() => redis!.ping()),
+  })
+  if (roles.has('command')) commandApi(app, rt)
+  if (roles.has('query')) queryApi(app, rt)
+  let projector: ProjectorRunner | undefined
+  if (roles.has('projector')) projector = startProjectors(rt)
+
+  await app.listen({ port: config.PORT, host: config.HOST })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.PORT
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
+  rt.logger.info({ roles: [...roles], port, eventStore: rt.eventStore.kind, readStore: rt.readStore.kind }, 'shiplog started')
+
+  return {
+    url: `http://${host}:${port}`,
+    runtime: rt,
+    async close() {
+      await app.close()
+      await projector?.stop()
+      redis?.disconnect()
+      await rt.close()
+    },
+  }
+}

@@ -1,0 +1,143 @@
+import { createHash, randomUUID } from 'node:crypto'
+import type { AppendRequest, EventMetadata, NewEvent, Position } from '../shared/event-store/port.ts'
+import { isConcurrencyError, ShiplogError } from '../shared/errors.ts'
+import { assertValidEvent, type DomainEvent } from '../shared/events/index.ts'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf, type Caller } from '../shared/http/auth.ts'
+import { POSITION_HEADER } from '../shared/http/consistency.ts'
+import type { Runtime } from '../shared/runtime.ts'
+
+/** What a command decided: the appends to make atomically, and the response they earn. */
+export interface CommandPlan {
+  appends: AppendRequest[]
+  status: number
+  body: unknown
+  /** Position of the newest event the decision read: the floor for read-your-writes when nothing is appended. */
+  readPosition: Position
+}
+
+export interface CommandRequest {
+  method: string
+  path: string
+  body: unknown
+  caller: Caller
+  requestId: string
+  idempotencyKey?: string
+}
+
+export interface CommandResponse {
+  status: number
+  body: unknown
+  /** Commit position after which the command's effects are visible. */
+  position: Position
+}
+
+/** Bounded retries of an optimistic append that met a concurrent change. */
+const MAX_ATTEMPTS = 8
+
+export const metadataFor = (request: Pick<CommandRequest, 'caller' | 'requestId'>, recordedAt: number): EventMetadata => ({
+  accountId: request.caller.account.id,
+  correlationId: request.requestId,
+  keyId: request.caller.keyId,
+  recordedAt,
+})
+
+/** Gives decided events their ids and metadata, checking each against its schema. */
+export function toNewEvents(events: readonly DomainEvent[], metadata: EventMetadata): NewEvent[] {
+  return events.map((e) => {
+    assertValidEvent(e)
+    return { id: randomUUID(), type: e.type, data: e.data, metadata }
+  })
+}
+
+/**
+ * Runs a command: plan (read streams, decide), then append everything in one
+ * atomic append with the expected revisions the plan read. A concurrent change
+ * re-plans on fresh state, a bounded number of times, then answers 409: the
+ * client's data is never half written and never silently dropped.
+ *
+ * With an Idempotency-Key the response is recorded in the same atomic append,
+ * and a repeat of the request gets that response back with nothing appended.
+ */
+export async function executeCommand(
+  rt: Pick<Runtime, 'eventStore' | 'clock'>,
+  request: CommandRequest,
+  plan: () => Promise<CommandPlan>,
+): Promise<CommandResponse> {
+  const record = request.idempotencyKey ? idempotencyRecord(request) : undefined
+  for (let attempt = 1; ; attempt++) {
+    if (record) {
+      const previous = await replay(rt, record)
+      if (previous) return previous
+    }
+    const decided = await plan()
+    const appends = decided.appends.filter((a) => a.events.length > 0)
+    const now = rt.clock.now().getTime()
+    if (record) {
+      const completed: DomainEvent = {
+        type: 'IdempotentRequestCompleted',
+        data: {
+          method: request.method,
+          path: request.path,
+          body_hash: record.bodyHash,
+          status: decided.status,
+          body: decided.body,
+          at: Math.floor(now / 1000),
+        },
+      }
+      appends.push({ stream: record.stream, expected: 'no_stream', events: toNewEvents([completed], metadataFor(request, now)) })
+    }
+    if (appends.length === 0) return { status: decided.status, body: decided.body, position: decided.readPosition }
+    try {
+      const { position } = await rt.eventStore.append(appends)
+      return { status: decided.status, body: decided.body, position }
+    } catch (error) {
+      if (!isConcurrencyError(error)) throw error
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'Too many concurrent changes to the same records; retry the request')
+      }
+    }
+  }
+}
+
+interface IdempotencyRecord {
+  stream: string
+  bodyHash: string
+}
+
+function idempotencyRecord(request: CommandRequest): IdempotencyRecord {
+  const keyHash = createHash('sha256').update(request.idempotencyKey!).digest('hex').slice(0, 32)
+  return {
+    stream: `idempotency-${request.caller.account.id}_${keyHash}`,
+    bodyHash: createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex'),
+  }
+}
+
+async function replay(rt: Pick<Runtime, 'eventStore'>, record: IdempotencyRecord): Promise<CommandResponse | undefined> {
+  const [first] = await rt.eventStore.readStream(record.stream)
+  if (!first) return undefined
+  const data = first.data as { body_hash: string; status: number; body: unknown }
+  if (data.body_hash !== record.bodyHash) {
+    throw new ShiplogError('SHIPLOG_ERR_UNPROCESSABLE', 'This Idempotency-Key was already used with a different request body')
+  }
+  // The recorded event sits right after the request's own events, so its position covers them.
+  return { status: data.status, body: data.body, position: first.position }
+}
+
+/** The command as an HTTP request states it. */
+export function commandRequest(request: FastifyRequest): CommandRequest {
+  const key = request.headers['idempotency-key']
+  return {
+    method: request.method,
+    path: request.url.split('?')[0]!,
+    body: request.body,
+    caller: callerOf(request),
+    requestId: request.id,
+    idempotencyKey: typeof key === 'string' && key.length > 0 ? key : undefined,
+  }
+}
+
+/** Every write response carries the position a read can send back to see it (read-your-writes). */
+export function sendCommandResponse(reply: FastifyReply, response: CommandResponse) {
+  return reply.status(response.status).header(POSITION_HEADER, response.position.toString()).send(response.body)
+}

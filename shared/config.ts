@@ -1,0 +1,63 @@
+import { z } from 'zod'
+
+const roles = ['command', 'query', 'projector', 'worker'] as const
+export type Role = (typeof roles)[number]
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol)
+    } catch {
+      return false
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+
+/** Every setting shiplog reads from the environment, validated once at start. */
+export const configSchema = z.object({
+  /** TCP port of the HTTP server. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface the HTTP server binds to. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Folder of the embedded SQLite stores and uploaded files. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Redis used by the BullMQ job queue. */
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /** KurrentDB connection string; unset means the embedded SQLite event store. */
+  EVENTSTORE_URL: url(['kurrentdb:', 'kurrentdb+discover:', 'esdb:', 'esdb+discover:']).optional(),
+  /** MongoDB connection string; unset means the embedded SQLite read store. */
+  MONGODB_URL: url(['mongodb:', 'mongodb+srv:']).optional(),
+  /** Node number (0..31) baked into every id this process allocates; unique per writer process. */
+  NODE_ID: z.coerce.number().int().min(0).max(31).default(0),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Roles this process runs when `shiplog serve` gets no --roles. */
+  ROLES: z
+    .string()
+    .default(roles.join(','))
+    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(roles)).min(1)),
+  /** Largest JSON request body, in bytes. */
+  BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Longest wait, in ms, of a read that sends X-Shiplog-Position back. */
+  CONSISTENCY_WAIT_MS: z.coerce.number().int().min(0).default(5000),
+  /** How often, in ms, a projector polls the event store for events written by other processes. */
+  POLL_INTERVAL_MS: z.coerce.number().int().positive().default(100),
+  /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */
+  QUEUE_NAME: z.string().min(1).default('shiplog-jobs'),
+})
+
+export type Config = z.infer<typeof configSchema>
+export const allRoles: readonly Role[] = roles
+
+export class ConfigError extends Error {}
+
+/** Reads the configuration; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
+  )
+  const result = configSchema.safeParse(known)
+  if (result.success) return result.data
+  const lines = result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`)
+  throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
+}

@@ -1,0 +1,73 @@
+/**
+ * The EventStore port. Streams are named `<category>-<id>`; revisions count
+ * from 0 within a stream; positions order every event of the store totally
+ * (they may have gaps). Both adapters honour exactly these semantics, which
+ * the contract suite in tests/contract checks.
+ */
+export type Position = bigint
+
+export interface EventMetadata {
+  accountId: number
+  /** Request id of the HTTP request (or job) that caused the event. */
+  correlationId: string
+  /** Id of the API key that made the request; never the key itself. */
+  keyId?: string
+  /** When the service recorded the event, Unix milliseconds. */
+  recordedAt: number
+}
+
+export interface NewEvent<T extends string = string, D = unknown> {
+  /** UUID; a retried append with the same ids writes nothing new. */
+  id: string
+  type: T
+  data: D
+  metadata: EventMetadata
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> extends NewEvent<T, D> {
+  stream: string
+  revision: number
+  position: Position
+}
+
+/** `no_stream` / `stream_exists` / `any`, or the revision of the stream's last event. */
+export type ExpectedState = 'any' | 'no_stream' | 'stream_exists' | number
+
+export interface AppendRequest {
+  stream: string
+  events: NewEvent[]
+  expected: ExpectedState
+}
+
+export interface AppendResult {
+  /** Commit position of the last event written (or found, on an idempotent retry). */
+  position: Position
+  /** Revision of each stream's last event after the append, in request order. */
+  revisions: number[]
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: only events after this position. Omitted means from the start. */
+  after?: Position
+  /** Only these event types. */
+  types?: readonly string[]
+  limit: number
+}
+
+export interface EventStore {
+  readonly kind: 'sqlite' | 'kurrentdb'
+  /**
+   * Appends to several streams as one atomic unit: every stream's expected
+   * state must hold or nothing is written and a ConcurrencyError is thrown.
+   */
+  append(requests: AppendRequest[]): Promise<AppendResult>
+  /** A stream's events in revision order; empty when the stream does not exist. */
+  readStream(stream: string): Promise<RecordedEvent[]>
+  /** A page of the global log in position order. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>
+  /** Position of the newest event in the store, 0n when empty. */
+  head(): Promise<Position>
+  /** Called after this process appends, so in-process subscribers wake at once. */
+  onAppend(listener: () => void): () => void
+  close(): Promise<void>
+}

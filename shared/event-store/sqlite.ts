@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3'
+import { ConcurrencyError } from '../errors.ts'
+import type { AppendRequest, AppendResult, EventStore, ExpectedState, RecordedEvent } from './port.ts'
+
+interface Row {
+  position: number | bigint
+  id: string
+  stream: string
+  revision: number
+  type: string
+  data: string
+  metadata: string
+}
+
+const toEvent = (r: Row): RecordedEvent => ({
+  id: r.id,
+  stream: r.stream,
+  revision: r.revision,
+  position: BigInt(r.position),
+  type: r.type,
+  data: JSON.parse(r.data),
+  metadata: JSON.parse(r.metadata),
+})
+
+const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
+
+/**
+ * Embedded event store: one SQLite file in WAL mode, so the CLI and a running
+ * server can share it. The rowid is the global position (gap-free here, but
+ * callers must not rely on that: KurrentDB positions have gaps).
+ */
+export function createSqliteEventStore(file: string): EventStore {
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 10000')
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      position    INTEGER PRIMARY KEY AUTOINCREMENT,
+      id          TEXT    NOT NULL UNIQUE,
+      stream      TEXT    NOT NULL,
+      revision    INTEGER NOT NULL,
+      type        TEXT    NOT NULL,
+      data        TEXT    NOT NULL,
+      metadata    TEXT    NOT NULL,
+      recorded_at INTEGER NOT NULL,
+      UNIQUE (stream, revision)
+    );
+    CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+  `)
+  const lastRevision = db.prepare<[string], { r: number | null }>(
+    'SELECT max(revision) AS r FROM events WHERE stream = ?',
+  )
+  const findById = db.prepare<[string], { stream: string; revision: number; position: number }>(
+    'SELECT stream, revision, position FROM events WHERE id = ?',
+  )
+  const insert = db.prepare(
+    'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const readStream = db.prepare<[string], Row>('SELECT * FROM events WHERE stream = ? ORDER BY revision')
+  const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
+  const listeners = new Set<() => void>()
+  const readAllStatements = new Map<number, Database.Statement<unknown[], Row>>()
+  /** One prepared statement per number of filtered types (0 = no filter). */
+  const readAllStatement = (typeCount: number) => {
+    let statement = readAllStatements.get(typeCount)
+    if (!statement) {
+      const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
+      statement = db.prepare<unknown[], Row>(`SELECT * FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
+      readAllStatements.set(typeCount, statement)
+    }
+    return statement
+  }
+
+  /** A request whose first event is already stored is a retry: it must match and writes nothing. */
+  const alreadyAppended = (req: AppendRequest) => {
+    const first = req.events[0] && findById.get(req.events[0].id)
+    if (!first) return undefined
+    const found = req.events.map((e) => findById.get(e.id))
+    if (found.some((f) => !f || f.stream !== req.stream)) {
+      throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
+    }
+    const lastFound = found[found.length - 1]!
+    return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+  }
+
+  const appendAll = db.transaction((requests: AppendRequest[]): AppendResult => {
+    let position = 0n
+    const revisions: number[] = []
+    for (const req of requests) {
+      const retry = alreadyAppended(req)
+      if (retry) {
+        revisions.push(retry.revision)
+        if (retry.position > position) position = retry.position
+        continue
+      }
+      const current = lastRevision.get(req.stream)?.r ?? -1
+      const ok =
+        req.expected === 'any' ||
+        (req.expected === 'no_stream' && current === -1) ||
+        (req.expected === 'stream_exists' && current >= 0) ||
+        req.expected === current
+      if (!ok) {
+        throw new ConcurrencyError(req.stream, describe(req.expected), current === -1 ? 'no stream' : `revision ${current}`)
+      }
+      let revision = current
+      for (const e of req.events) {
+        revision += 1
+        const info = insert.run(
+          e.id, req.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), e.metadata.recordedAt,
+        )
+        position = BigInt(info.lastInsertRowid)
+      }
+      revisions.push(revision)
+    }
+    return { position, revisions }
+  })
+
+  return {
+    kind: 'sqlite',
+    async append(requests) {
+      const result = appendAll.immediate(requests)
+      for (const l of listeners) l()
+      return result
+    },
+    async readStream(stream) {
+      return readStream.all(stream).map(toEvent)
+    },
+    async readAll({ after = 0n, types = [], limit }) {
+      return readAllStatement(types.length).all(after, ...types, limit).map(toEvent)
+    },
+    async head() {
+      return BigInt(head.get()?.p ?? 0)
+    },
+    onAppend(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    async close() {
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,51 @@
+import type { EventStore, Position, RecordedEvent } from './port.ts'
+
+export interface SubscribeOptions {
+  after?: Position
+  types?: readonly string[]
+  /** Events handed over per batch. */
+  batchSize?: number
+  /** How often to look for events appended by other processes. */
+  pollMs: number
+  signal: AbortSignal
+}
+
+/**
+ * Catch-up then live subscription to the global log, in batches. Live delivery
+ * wakes at once on appends made by this process and polls for the others, so a
+ * projector in another process (or a CLI appending next to a server) is seen too.
+ * Ends quietly when the signal aborts.
+ */
+export async function* subscribeToAll(store: EventStore, options: SubscribeOptions): AsyncGenerator<RecordedEvent[]> {
+  const { signal, pollMs, types, batchSize = 1000 } = options
+  let after = options.after
+  let wake = new AbortController()
+  const stopListening = store.onAppend(() => wake.abort())
+  try {
+    while (!signal.aborted) {
+      const batch = await store.readAll({ after, types, limit: batchSize })
+      if (batch.length > 0) {
+        after = batch[batch.length - 1]!.position
+        yield batch
+        continue
+      }
+      if (!wake.signal.aborted) await sleep(pollMs, AbortSignal.any([signal, wake.signal]))
+      wake = new AbortController()
+    }
+  } finally {
+    stopListening()
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}

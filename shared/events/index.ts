@@ -1,0 +1,29 @@
+import type { z } from 'zod'
+import type { NewEvent, RecordedEvent } from '../event-store/port.ts'
+import { accountEvents } from './account-events.ts'
+import { orderEvents } from './order-events.ts'
+import { requestEvents } from './request-events.ts'
+
+/** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
+export const eventSchemas = { ...accountEvents, ...orderEvents, ...requestEvents } as const
+
+export type EventType = keyof typeof eventSchemas
+export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>
+
+/** A discriminated union over `type`, so a switch over it is checked for exhaustiveness. */
+export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType]
+export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData<T>> }[EventType]
+export type NewDomainEvent = { [T in EventType]: NewEvent<T, EventData<T>> }[EventType]
+
+export const orderEventTypes = Object.keys(orderEvents) as (keyof typeof orderEvents)[]
+export const accountEventTypes = Object.keys(accountEvents) as (keyof typeof accountEvents)[]
+
+/** Checks an event against its schema before it is appended; a mismatch is a bug, never client input. */
+export function assertValidEvent(event: DomainEvent): void {
+  const result = eventSchemas[event.type].safeParse(event.data)
+  if (!result.success) throw new Error(`invalid ${event.type} event: ${result.error.message}`)
+}
+
+export const assertNever = (x: never): never => {
+  throw new Error(`unexpected value ${JSON.stringify(x)}`)
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod'
+
+/*
+ * Shapes of the resources as events record them and the read models keep them:
+ * the spec's fields, snake_case, without `object` (added when rendering) and
+ * without nested lists that are built by folding other events.
+ */
+const seconds = z.number().int()
+const text = z.string().nullable()
+const customVariables = z.record(z.string(), z.unknown()).nullable()
+
+export const address = z.object({
+  id: z.number().int(),
+  address1: text,
+  address2: text,
+  city: text,
+  comment: text,
+  company_title: text,
+  country: text,
+  country_code: text,
+  first_name: text,
+  last_name: text,
+  name: text,
+  state: text,
+  zip: text,
+})
+export type Address = z.infer<typeof address>
+
+export const carrier = z.object({ code: z.string(), name: z.string() })
+export type Carrier = z.infer<typeof carrier>
+
+export const carrierService = z.object({ id: z.number().int().nullable(), code: z.string(), name: z.string() })
+export type CarrierService = z.infer<typeof carrierService>
+
+export const notificationType = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  name: z.string(),
+  category: z.string(),
+  description: z.string(),
+})
+export type NotificationType = z.infer<typeof notificationType>
+
+export const notificationPayload = z.object({
+  id: z.number().int(),
+  created_at: seconds,
+  dispatched: z.boolean(),
+  status: z.string(),
+  error: z.string().nullable(),
+  type: z.string(),
+  support_cced: z.boolean().nullable(),
+})
+export type NotificationPayload = z.infer<typeof notificationPayload>
+
+export const notification = z.object({
+  id: z.number().int(),
+  created_at: seconds,
+  language_code: z.string(),
+  notification_type: notificationType,
+  notification_payloads: z.array(notificationPayload),
+})
+export type Notification = z.infer<typeof notification>
+
+/** Order fields a command may change; an absent key is left as it was. */
+export const orderChanges = z
+  .object({
+    canceled: z.boolean(),
+    custom_variables: customVariables,
+    email: text,
+    first_name: text,
+    last_name: text,
+    phone: text,
+    language_code: z.string(),
+    mute_notifications: z.boolean(),
+    ordered_at: seconds.nullable(),
+    shipping_address: address.nullable(),
+  })
+  .partial()
+export type OrderChanges = z.infer<typeof orderChanges>
+
+export const fulfillmentChanges = z
+  .object({
+    custom_variables: customVariables,
+    status_code: z.string(),
+    shipping_address: address.nullable(),
+    estimated_delivery_range_start: seconds.nullable(),
+    estimated_delivery_range_end: seconds.nullable(),
+  })
+  .partial()
+export type FulfillmentChanges = z.infer<typeof fulfillmentChanges>
+
+export const trackerChanges = z
+  .object({
+    carrier: carrier.nullable(),
+    carrier_service: carrierService.nullable(),
+    custom_variables: customVariables,
+    delivery_status_code: z.string(),
+    displayable_expected_delivery_date: z.string().nullable(),
+    displayable_expected_delivery_datetime: seconds.nullable(),
+    displayable_expected_delivery_kind: z.enum(['merchant', 'carrier', 'promise']).nullable(),
+    mute_notifications: z.boolean(),
+    shipped_at: seconds.nullable(),
+    delivered_at: seconds.nullable(),
+    first_delivery_attempted_at: seconds.nullable(),
+    tracking_link: z.string().nullable(),
+    untracked_carrier_name: text,
+    untracked_carrier_url: text,
+  })
+  .partial()
+export type TrackerChanges = z.infer<typeof trackerChanges>

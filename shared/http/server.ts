@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import Fastify from 'fastify'
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import qs from 'qs'
+import type { Runtime } from '../runtime.ts'
+import { notFound } from '../errors.ts'
+import { authenticate } from './auth.ts'
+import { handleError } from './errors.ts'
+import { validatorCompiler } from './validation.ts'
+
+export type App = ReturnType<typeof createHttpServer>
+
+/**
+ * The HTTP edge every role shares: request ids, JSON logs, bracketed query
+ * strings (`created_at[gt]=`, `expand[]=`), zod validation, authentication and
+ * the one error handler. Roles register their routes as plugins on it.
+ */
+export function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' | 'logger'>) {
+  const app = Fastify({
+    loggerInstance: rt.logger,
+    bodyLimit: rt.config.BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : `req_${randomUUID()}`
+    },
+    routerOptions: {
+      querystringParser: (s: string) => qs.parse(s, { arrayLimit: 100, depth: 1, parameterLimit: 200 }),
+      ignoreTrailingSlash: true,
+    },
+    // `{app_url}/api/v2/...` is the same API as `/v2/...`.
+    rewriteUrl: (req) => (req.url?.startsWith('/api/v2/') ? req.url.slice(4) : (req.url ?? '/')),
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((request, reply) => handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply))
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    // An unknown route is a 404 whoever asks; it has no key to check.
+    if (!request.routeOptions.url) return
+    request.caller = await authenticate(request, rt.readStore, request.routeOptions.config.auth ?? 'private')
+  })
+  return app
+}

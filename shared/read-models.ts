@@ -1,0 +1,12 @@
+import type { CollectionSpec } from './read-store/port.ts'
+
+/** The read models' collections and the fields each is queried by. */
+export const collections = {
+  accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
+  orders: {
+    name: 'orders',
+    fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
+  },
+} as const satisfies Record<string, CollectionSpec>
+
+export const allCollections: CollectionSpec[] = Object.values(collections)

@@ -1,0 +1,125 @@
+import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Document } from 'mongodb'
+import type { CollectionSpec, FindQuery, ReadStore, StoredDocument } from './port.ts'
+
+interface Stored extends Document {
+  _id: string
+  accountId: number
+  id: number
+  revision: number
+  doc: unknown
+  f: Record<string, unknown>
+}
+
+const DUPLICATE_KEY = 11000
+const operators = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' } as const
+
+const toStored = <D>(s: Stored): StoredDocument<D> => ({
+  accountId: s.accountId,
+  id: s.id,
+  key: s._id,
+  revision: s.revision,
+  doc: s.doc as D,
+})
+
+/**
+ * Production read store on MongoDB through the official driver. A document's
+ * _id is its source key, so a projection upsert is one keyed write; every index
+ * starts with the account id and ends with the id, as in the embedded store.
+ */
+export async function createMongoReadStore(url: string, collections: readonly CollectionSpec[]): Promise<ReadStore> {
+  const client = await new MongoClient(url).connect()
+  const db = client.db() // the database named in the URL, "test" when it names none
+  const specs = new Map(collections.map((c) => [c.name, c]))
+  for (const spec of collections) {
+    const c = db.collection<Stored>(spec.name)
+    await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
+    for (const field of Object.keys(spec.fields)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
+  }
+  const checkpoints = db.collection<{ _id: string; position: Long }>('checkpoints')
+  const collection = (name: string) => {
+    if (!specs.has(name)) throw new Error(`unknown collection ${name}`)
+    return db.collection<Stored>(name)
+  }
+
+  return {
+    kind: 'mongodb',
+    async get<D>(name: string, accountId: number, id: number) {
+      const found = await collection(name).findOne({ accountId, id })
+      return found ? toStored<D>(found) : undefined
+    },
+    async getByKey<D>(name: string, key: string) {
+      const found = await collection(name).findOne({ _id: key })
+      return found ? toStored<D>(found) : undefined
+    },
+    async getManyByKey<D>(name: string, keys: readonly string[]) {
+      const found = await collection(name).find({ _id: { $in: [...keys] } }).toArray()
+      return new Map(found.map((s) => [s._id, toStored<D>(s)]))
+    },
+    async lookup<D>(name: string, field: string, value: string) {
+      const found = await collection(name).findOne({ [`f.${field}`]: value })
+      return found ? toStored<D>(found) : undefined
+    },
+    async find<D>(name: string, query: FindQuery) {
+      const filter: Document = { accountId: query.accountId }
+      for (const c of query.where ?? []) {
+        filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
+      }
+      const id: Document = {}
+      if (query.startingAfter !== undefined) id.$gt = query.startingAfter
+      if (query.endingBefore !== undefined) id.$lt = query.endingBefore
+      if (Object.keys(id).length > 0) filter.id = id
+      const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+      const rows = await collection(name)
+        .find(filter)
+        .sort({ id: forward ? 1 : -1 })
+        .limit(query.limit + 1)
+        .toArray()
+      const page = rows.slice(0, query.limit).map((r) => toStored<D>(r))
+      return { docs: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+    },
+    async commit(projection, writes, checkpoint) {
+      const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
+      for (const w of writes) {
+        const ops = byCollection.get(w.collection) ?? []
+        ops.push({
+          updateOne: {
+            // Only a newer revision replaces a document; an older one fails the
+            // filter, tries to insert the same _id and is dropped as a duplicate.
+            filter: { _id: w.key, revision: { $lt: w.revision } },
+            update: { $set: { accountId: w.accountId, id: w.id, revision: w.revision, doc: w.doc, f: w.fields } },
+            upsert: true,
+          },
+        })
+        byCollection.set(w.collection, ops)
+      }
+      for (const [name, ops] of byCollection) {
+        try {
+          await collection(name).bulkWrite(ops, { ordered: false })
+        } catch (error) {
+          const errors = (error as { writeErrors?: { code: number }[] }).writeErrors
+          if (!errors || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error
+        }
+      }
+      const position = Long.fromBigInt(checkpoint)
+      const moved = await checkpoints.updateOne({ _id: projection, position: { $lt: position } }, { $set: { position } })
+      if (moved.matchedCount === 0) {
+        try {
+          await checkpoints.insertOne({ _id: projection, position })
+        } catch (error) {
+          if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error
+        }
+      }
+    },
+    async checkpoint(projection) {
+      const found = await checkpoints.findOne({ _id: projection })
+      return found ? BigInt(found.position.toString()) : undefined
+    },
+    async reset(name, projection) {
+      await collection(name).deleteMany({})
+      await checkpoints.deleteOne({ _id: projection })
+    },
+    async close() {
+      await client.close()
+    },
+  }
+}

@@ -1,0 +1,77 @@
+import type { Position } from '../event-store/port.ts'
+
+/**
+ * The ReadStore port: documents of the read models, each built from one event
+ * stream, with the indexed fields the query API filters on, and one
+ * checkpoint per projection. Every query is scoped by account.
+ */
+export type FieldType = 'text' | 'integer'
+
+export interface CollectionSpec {
+  name: string
+  /** Indexed fields; each gets an index whose prefix is the account id and whose suffix is the id. */
+  fields: Record<string, FieldType>
+}
+
+export type FieldValue = string | number | null
+
+export interface StoredDocument<D = unknown> {
+  accountId: number
+  id: number
+  /**
+   * Unique source key: the stream the document is built from, or the stream
+   * plus a sub-id where one stream feeds several documents (its trackers).
+   */
+  key: string
+  /** Revision of the last event of the source stream applied; an event at or below it is skipped. */
+  revision: number
+  doc: D
+}
+
+export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
+  collection: string
+  fields: Record<string, FieldValue>
+}
+
+export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'
+
+export interface Condition {
+  field: string
+  op: Comparison
+  value: string | number
+}
+
+export interface FindQuery {
+  accountId: number
+  where?: readonly Condition[]
+  /** Only ids above this one: the page going forward in time. */
+  startingAfter?: number
+  /** Only ids below this one: the page going back in time. */
+  endingBefore?: number
+  limit: number
+}
+
+export interface Page<D = unknown> {
+  /** Always in descending id order. */
+  docs: StoredDocument<D>[]
+  hasMore: boolean
+}
+
+export interface ReadStore {
+  readonly kind: 'sqlite' | 'mongodb'
+  get<D>(collection: string, accountId: number, id: number): Promise<StoredDocument<D> | undefined>
+  getByKey<D>(collection: string, key: string): Promise<StoredDocument<D> | undefined>
+  getManyByKey<D>(collection: string, keys: readonly string[]): Promise<Map<string, StoredDocument<D>>>
+  /** The one unscoped lookup, by a unique field (an API key's hash). */
+  lookup<D>(collection: string, field: string, value: string): Promise<StoredDocument<D> | undefined>
+  find<D>(collection: string, query: FindQuery): Promise<Page<D>>
+  /**
+   * Writes documents and moves the projection's checkpoint. The embedded store
+   * does both in one transaction; every store keeps the checkpoint monotonic.
+   */
+  commit(projection: string, writes: readonly DocumentWrite[], checkpoint: Position): Promise<void>
+  checkpoint(projection: string): Promise<Position | undefined>
+  /** Empties a collection and forgets a projection's checkpoint (rebuild, tests). */
+  reset(collection: string, projection: string): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,154 @@
+import Database from 'better-sqlite3'
+import type { CollectionSpec, DocumentWrite, FindQuery, ReadStore, StoredDocument } from './port.ts'
+
+interface Row {
+  account_id: number
+  id: number
+  key: string
+  revision: number
+  doc: string
+}
+
+const toStored = <D>(r: Row): StoredDocument<D> => ({
+  accountId: r.account_id,
+  id: r.id,
+  key: r.key,
+  revision: r.revision,
+  doc: JSON.parse(r.doc) as D,
+})
+
+const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+const NAME = /^[a-z][a-z0-9_]*$/
+
+/**
+ * Embedded read store: a table per collection holding each document as JSON
+ * beside its indexed fields. Every index starts with the account id and ends
+ * with the id, so a filtered page is one index range scan in id order.
+ */
+export function createSqliteReadStore(file: string, collections: readonly CollectionSpec[]): ReadStore {
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 10000')
+  db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
+
+  const specs = new Map(collections.map((c) => [c.name, c]))
+  for (const spec of collections) {
+    for (const name of [spec.name, ...Object.keys(spec.fields)]) {
+      if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
+    }
+    const columns = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS ${spec.name} (
+        account_id INTEGER NOT NULL,
+        id         INTEGER NOT NULL,
+        key        TEXT    NOT NULL UNIQUE,
+        revision   INTEGER NOT NULL,
+        doc        TEXT    NOT NULL${columns.join('')}
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS ${spec.name}_by_account_id ON ${spec.name} (account_id, id);
+      ${Object.keys(spec.fields)
+        .map((f) => `CREATE INDEX IF NOT EXISTS ${spec.name}_by_${f} ON ${spec.name} (account_id, f_${f}, id);`)
+        .join('\n')}
+    `)
+  }
+  const specOf = (name: string) => {
+    const spec = specs.get(name)
+    if (!spec) throw new Error(`unknown collection ${name}`)
+    return spec
+  }
+  const statements = new Map<string, Database.Statement>()
+  const prepared = <P extends unknown[], R>(sql: string) => {
+    let s = statements.get(sql)
+    if (!s) statements.set(sql, (s = db.prepare(sql)))
+    return s as Database.Statement<P, R>
+  }
+  const checkpointOf = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?')
+  const saveCheckpoint = db.prepare(
+    `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
+     ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
+  )
+
+  const commit = db.transaction((projection: string, writes: readonly DocumentWrite[], checkpoint: bigint) => {
+    for (const w of writes) {
+      const spec = specOf(w.collection)
+      const fields = Object.keys(spec.fields)
+      const sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${fields.map((f) => `, f_${f}`).join('')})
+        VALUES (?, ?, ?, ?, ?${fields.map(() => ', ?').join('')})
+        ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
+          revision = excluded.revision, doc = excluded.doc${fields.map((f) => `, f_${f} = excluded.f_${f}`).join('')}
+        WHERE excluded.revision > ${spec.name}.revision`
+      prepared(sql).run(w.accountId, w.id, w.key, w.revision, JSON.stringify(w.doc), ...fields.map((f) => w.fields[f] ?? null))
+    }
+    const current = checkpointOf.get(projection)
+    if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
+  })
+
+  return {
+    kind: 'sqlite',
+    async get<D>(collection: string, accountId: number, id: number) {
+      const row = prepared<[number, number], Row>(`SELECT * FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`).get(accountId, id)
+      return row && toStored<D>(row)
+    },
+    async getByKey<D>(collection: string, key: string) {
+      const row = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key = ?`).get(key)
+      return row && toStored<D>(row)
+    },
+    async getManyByKey<D>(collection: string, keys: readonly string[]) {
+      const found = new Map<string, StoredDocument<D>>()
+      const statement = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key = ?`)
+      for (const key of keys) {
+        const row = statement.get(key)
+        if (row) found.set(key, toStored<D>(row))
+      }
+      return found
+    },
+    async lookup<D>(collection: string, field: string, value: string) {
+      const spec = specOf(collection)
+      if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${collection}`)
+      const row = prepared<[string], Row>(`SELECT * FROM ${spec.name} WHERE f_${field} = ? LIMIT 1`).get(value)
+      return row && toStored<D>(row)
+    },
+    async find<D>(collection: string, query: FindQuery) {
+      const spec = specOf(collection)
+      const clauses = ['account_id = ?']
+      const params: unknown[] = [query.accountId]
+      for (const c of query.where ?? []) {
+        if (!(c.field in spec.fields)) throw new Error(`${c.field} is not an indexed field of ${collection}`)
+        clauses.push(`f_${c.field} ${operators[c.op]} ?`)
+        params.push(c.value)
+      }
+      if (query.startingAfter !== undefined) {
+        clauses.push('id > ?')
+        params.push(query.startingAfter)
+      }
+      if (query.endingBefore !== undefined) {
+        clauses.push('id < ?')
+        params.push(query.endingBefore)
+      }
+      // Going forward in time reads upwards from the cursor, then flips the page.
+      const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+      const sql = `SELECT * FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${forward ? 'ASC' : 'DESC'} LIMIT ?`
+      const rows = prepared<unknown[], Row>(sql).all(...params, query.limit + 1)
+      const hasMore = rows.length > query.limit
+      const page = rows.slice(0, query.limit).map((r) => toStored<D>(r))
+      return { docs: forward ? page.reverse() : page, hasMore }
+    },
+    async commit(projection, writes, checkpoint) {
+      commit.immediate(projection, writes, checkpoint)
+    },
+    async checkpoint(projection) {
+      const row = checkpointOf.get(projection)
+      return row ? BigInt(row.position) : undefined
+    },
+    async reset(collection, projection) {
+      db.transaction(() => {
+        db.prepare(`DELETE FROM ${specOf(collection).name}`).run()
+        db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(projection)
+      }).immediate()
+    },
+    async close() {
+      db.close()
+    },
+  }
+}

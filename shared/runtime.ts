@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { pino, type Logger } from 'pino'
+import { systemClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { createKurrentEventStore } from './event-store/kurrentdb.ts'
+import type { EventStore } from './event-store/port.ts'
+import { createSqliteEventStore } from './event-store/sqlite.ts'
+import { createIdGenerator, type IdGenerator } from './ids.ts'
+import { allCollections } from './read-models.ts'
+import { createMongoReadStore } from './read-store/mongodb.ts'
+import type { ReadStore } from './read-store/port.ts'
+import { createSqliteReadStore } from './read-store/sqlite.ts'
+
+/** What every role shares: configuration, the two stores, the id allocator, the clock and the logger. */
+export interface Runtime {
+  config: Config
+  eventStore: EventStore
+  readStore: ReadStore
+  ids: IdGenerator
+  clock: Clock
+  logger: Logger
+  close(): Promise<void>
+}
+
+export async function openRuntime(config: Config, overrides: { clock?: Clock; logger?: Logger } = {}): Promise<Runtime> {
+  const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
+  const embedded = !config.EVENTSTORE_URL || !config.MONGODB_URL
+  if (embedded) mkdirSync(config.DATA_DIR, { recursive: true })
+  const eventStore = config.EVENTSTORE_URL
+    ? createKurrentEventStore(config.EVENTSTORE_URL)
+    : createSqliteEventStore(join(config.DATA_DIR, 'events.db'))
+  const readStore = config.MONGODB_URL
+    ? await createMongoReadStore(config.MONGODB_URL, allCollections)
+    : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections)
+  const clock = overrides.clock ?? systemClock
+  return {
+    config,
+    eventStore,
+    readStore,
+    ids: createIdGenerator(config.NODE_ID, () => clock.now().getTime()),
+    clock,
+    logger,
+    async close() {
+      await Promise.allSettled([eventStore.close(), readStore.close()])
+    },
+  }
+}
