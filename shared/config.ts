@@ -49,7 +49,9 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema>
 export const allRoles: readonly Role[] = roles
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
 
 /** Reads the configuration; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

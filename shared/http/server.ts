@@ -31,6 +31,8 @@ export function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' | 'log
     rewriteUrl: (req) => (req.url?.startsWith('/api/v2/') ? req.url.slice(4) : (req.url ?? '/')),
   }).withTypeProvider<ZodTypeProvider>()
 
+  // JSON only (multipart where a route registers it): anything else is a 415.
+  app.removeContentTypeParser('text/plain')
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(handleError)

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto'
+import type { Test } from 'tap'
+import type { EventStore, NewEvent } from '../../shared/event-store/port.ts'
+import { subscribeToAll } from '../../shared/event-store/subscribe.ts'
+import { ConcurrencyError } from '../../shared/errors.ts'
+
+const event = (type = 'Thing', data: unknown = { n: 1 }): NewEvent => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: { accountId: 1, correlationId: 'test', recordedAt: Date.now() },
+})
+
+/** Streams unique per run, so the suite can run against a shared server. */
+const uniqueStream = (name: string) => `${name}-${randomUUID().replaceAll('-', '')}`
+
+/** The EventStore contract: every adapter must pass all of it. */
+export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
+  let store: EventStore
+  t.before(async () => {
+    store = await open()
+  })
+  t.teardown(async () => store.close())
+
+  t.test('appends and reads a stream in revision order', async (t) => {
+    const s = uniqueStream('thing')
+    const r1 = await store.append([{ stream: s, expected: 'no_stream', events: [event('A'), event('B')] }])
+    t.same(r1.revisions, [1])
+    const r2 = await store.append([{ stream: s, expected: 1, events: [event('C')] }])
+    t.same(r2.revisions, [2])
+    t.ok(r2.position > r1.position, 'positions grow')
+    const read = await store.readStream(s)
+    t.same(read.map((e) => [e.type, e.revision]), [['A', 0], ['B', 1], ['C', 2]])
+    t.equal(read[0]!.stream, s)
+    t.same(read[0]!.data, { n: 1 })
+    t.equal(read[0]!.metadata.accountId, 1)
+    t.same(await store.readStream(uniqueStream('missing')), [], 'a missing stream reads empty')
+  })
+
+  t.test('a concurrency conflict is reported and nothing is written', async (t) => {
+    const s = uniqueStream('thing')
+    const other = uniqueStream('thing')
+    await store.append([{ stream: s, expected: 'no_stream', events: [event()] }])
+    for (const expected of [5, 'no_stream'] as const) {
+      await t.rejects(
+        store.append([
+          { stream: other, expected: 'no_stream', events: [event()] },
+          { stream: s, expected, events: [event()] },
+        ]),
+        ConcurrencyError,
+        `expected ${expected} on an existing stream is a conflict`,
+      )
+    }
+    await t.rejects(
+      store.append([{ stream: uniqueStream('thing'), expected: 'stream_exists', events: [event()] }]),
+      ConcurrencyError,
+    )
+    t.equal((await store.readStream(s)).length, 1, 'the conflicting stream is unchanged')
+    t.equal((await store.readStream(other)).length, 0, 'the other stream of the same append is not written')
+    const any = await store.append([{ stream: s, expected: 'any', events: [event()] }])
+    t.same(any.revisions, [1], 'any always appends')
+  })
+
+  t.test('a retried append with the same event ids writes nothing new', async (t) => {
+    const s = uniqueStream('thing')
+    const events = [event('A'), event('B')]
+    const first = await store.append([{ stream: s, expected: 'no_stream', events }])
+    const retry = await store.append([{ stream: s, expected: 'no_stream', events }])
+    t.same(retry.revisions, first.revisions)
+    t.equal((await store.readStream(s)).length, 2)
+  })
+
+  t.test('the global order is total and a page continues after the last position', async (t) => {
+    const start = await store.head()
+    const a = uniqueStream('thing')
+    const b = uniqueStream('thing')
+    await store.append([{ stream: a, expected: 'any', events: [event('A1')] }])
+    await store.append([{ stream: b, expected: 'any', events: [event('B1')] }])
+    await store.append([{ stream: a, expected: 'any', events: [event('A2')] }])
+    const all = (await store.readAll({ after: start, limit: 1000 })).filter((e) => e.stream === a || e.stream === b)
+    t.same(all.map((e) => e.type), ['A1', 'B1', 'A2'])
+    for (let i = 1; i < all.length; i++) t.ok(all[i]!.position > all[i - 1]!.position, 'strictly increasing')
+    const next = await store.readAll({ after: all[0]!.position, limit: 1000 })
+    t.notOk(next.some((e) => e.position <= all[0]!.position), 'after is exclusive')
+    t.ok(next.some((e) => e.id === all[1]!.id))
+    const typed = await store.readAll({ after: start, limit: 1000, types: ['B1'] })
+    t.same(typed.filter((e) => e.stream === b).map((e) => e.type), ['B1'], 'type filter')
+    t.ok(typed.every((e) => e.type === 'B1'))
+  })
+
+  t.test('a subscription from a checkpoint delivers exactly the later events, in order, then live ones', async (t) => {
+    const s = uniqueStream('sub')
+    await store.append([{ stream: s, expected: 'any', events: [event('Before')] }])
+    const checkpoint = await store.head()
+    await store.append([{ stream: s, expected: 'any', events: [event('After1'), event('After2')] }])
+    const controller = new AbortController()
+    const seen: string[] = []
+    const done = (async () => {
+      for await (const batch of subscribeToAll(store, { after: checkpoint, pollMs: 20, signal: controller.signal, types: ['After1', 'After2', 'Live'] })) {
+        for (const e of batch) if (e.stream === s) seen.push(e.type)
+        if (seen.length >= 3) controller.abort()
+      }
+    })()
+    await new Promise((r) => setTimeout(r, 50))
+    await store.append([{ stream: s, expected: 'any', events: [event('Live')] }])
+    await done
+    t.same(seen, ['After1', 'After2', 'Live'])
+  })
+}

@@ -1,0 +1,90 @@
+import type { Test } from 'tap'
+import type { CollectionSpec, DocumentWrite, ReadStore } from '../../shared/read-store/port.ts'
+
+/** The collection the contract writes to; every adapter must create it from this spec. */
+export const contractCollection = {
+  name: 'contract_docs',
+  fields: { email: 'text', created_at: 'integer' },
+} as const satisfies CollectionSpec
+
+let streams = 0
+const write = (accountId: number, id: number, fields: { email?: string; created_at?: number } = {}, revision = 0): DocumentWrite => ({
+  collection: contractCollection.name,
+  key: `doc-${accountId}_${id}_${++streams}`,
+  accountId,
+  id,
+  revision,
+  doc: { id, ...fields },
+  fields: { email: fields.email ?? null, created_at: fields.created_at ?? null },
+})
+
+/** The ReadStore contract: every adapter must pass all of it. `open` gives an empty store. */
+export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
+  let store: ReadStore
+  t.beforeEach(async () => {
+    store = await open()
+    await store.reset(contractCollection.name, 'contract')
+  })
+  t.afterEach(async () => store.close())
+
+  t.test('pages in descending id order with has_more, both directions, scoped by account', async (t) => {
+    const writes = Array.from({ length: 25 }, (_, i) => write(1, i + 1))
+    await store.commit('contract', [...writes, write(2, 100), write(2, 5)], 10n)
+    const ids = (p: { docs: { id: number }[] }) => p.docs.map((d) => d.id)
+
+    const first = await store.find(contractCollection.name, { accountId: 1, limit: 10 })
+    t.same(ids(first), [25, 24, 23, 22, 21, 20, 19, 18, 17, 16])
+    t.equal(first.hasMore, true)
+    const back = await store.find(contractCollection.name, { accountId: 1, limit: 10, endingBefore: 16 })
+    t.same(ids(back), [15, 14, 13, 12, 11, 10, 9, 8, 7, 6])
+    const last = await store.find(contractCollection.name, { accountId: 1, limit: 10, endingBefore: 6 })
+    t.same(ids(last), [5, 4, 3, 2, 1])
+    t.equal(last.hasMore, false)
+    const forward = await store.find(contractCollection.name, { accountId: 1, limit: 10, startingAfter: 5 })
+    t.same(ids(forward), [15, 14, 13, 12, 11, 10, 9, 8, 7, 6], 'the ids just above the cursor, newest first')
+    t.equal(forward.hasMore, true)
+    const top = await store.find(contractCollection.name, { accountId: 1, limit: 10, startingAfter: 20 })
+    t.same(ids(top), [25, 24, 23, 22, 21])
+    t.equal(top.hasMore, false)
+    const other = await store.find(contractCollection.name, { accountId: 2, limit: 10 })
+    t.same(ids(other), [100, 5], 'another account sees only its own')
+    t.equal(await store.get(contractCollection.name, 1, 100), undefined, "another account's id is not found")
+  })
+
+  t.test('equality and range filters combine with the id cursor', async (t) => {
+    await store.commit(
+      'contract',
+      Array.from({ length: 20 }, (_, i) => write(1, i + 1, { email: i % 2 ? 'odd@x.io' : 'even@x.io', created_at: 1000 + i })),
+      1n,
+    )
+    const odd = await store.find(contractCollection.name, { accountId: 1, limit: 100, where: [{ field: 'email', op: 'eq', value: 'odd@x.io' }] })
+    t.same(odd.docs.map((d) => d.id), [20, 18, 16, 14, 12, 10, 8, 6, 4, 2])
+    const range = await store.find(contractCollection.name, {
+      accountId: 1,
+      limit: 3,
+      where: [
+        { field: 'created_at', op: 'gte', value: 1005 },
+        { field: 'created_at', op: 'lt', value: 1012 },
+      ],
+      endingBefore: 12,
+    })
+    t.same(range.docs.map((d) => d.id), [11, 10, 9])
+    t.equal(range.hasMore, true)
+  })
+
+  t.test('a document only moves forward in revision; checkpoints are monotonic', async (t) => {
+    const w = write(1, 1, { email: 'v1@x.io' }, 3)
+    await store.commit('contract', [w], 5n)
+    await store.commit('contract', [{ ...w, revision: 2, doc: { stale: true }, fields: { email: 'old@x.io', created_at: null } }], 4n)
+    const found = await store.getByKey(contractCollection.name, w.key)
+    t.same(found?.doc, { id: 1, email: 'v1@x.io' }, 'an older revision is ignored')
+    t.equal(found?.revision, 3)
+    t.equal(await store.checkpoint('contract'), 5n, 'the checkpoint never goes back')
+    await store.commit('contract', [{ ...w, revision: 4, doc: { id: 1, email: 'v2@x.io' }, fields: { email: 'v2@x.io', created_at: null } }], 7n)
+    t.same((await store.get(contractCollection.name, 1, 1))?.doc, { id: 1, email: 'v2@x.io' })
+    t.equal(await store.checkpoint('contract'), 7n)
+    const many = await store.getManyByKey(contractCollection.name, [w.key, 'missing'])
+    t.same([...many.keys()], [w.key])
+    t.equal((await store.lookup(contractCollection.name, 'email', 'v2@x.io'))?.id, 1, 'unscoped lookup by a unique field')
+  })
+}

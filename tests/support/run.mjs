@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/**
+ * The test command: type-checks, makes sure a Redis server is there for the
+ * job queue (its own, on a free port; Debian's redis-server is installed when
+ * missing and we are root), runs tap, stops what it started, and ends with one
+ * line `N passed, N failed` counted over every test of every file.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { connect, createServer } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const run = (cmd, args, opts = {}) => spawnSync(cmd, args, { stdio: 'inherit', ...opts }).status ?? 1
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+    srv.on('error', reject)
+  })
+
+function redisServerBinary() {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim()
+  if (found) return found
+  if (process.getuid?.() !== 0) return undefined
+  console.log('# redis-server is missing: installing Debian package redis-server')
+  run('apt-get', ['update', '-qq'])
+  run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  return spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim() || undefined
+}
+
+const pings = (port) =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'))
+    socket.on('data', (d) => (socket.destroy(), resolve(d.toString().startsWith('+PONG'))))
+    socket.on('error', () => resolve(false))
+  })
+
+async function startRedis() {
+  const bin = redisServerBinary()
+  if (!bin) throw new Error('no redis-server and cannot install one (not root): install Redis or set REDIS_URL')
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'shiplog-redis-'))
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  })
+  for (let i = 0; i < 200 && !(await pings(port)); i++) await new Promise((r) => setTimeout(r, 50))
+  return { url: `redis://127.0.0.1:${port}`, bin, stop: () => (child.kill('SIGTERM'), rmSync(dir, { recursive: true, force: true })) }
+}
+
+const tsc = run('node_modules/.bin/tsc', ['--noEmit', '-p', '.'])
+if (tsc !== 0) {
+  console.log('type check failed')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
+const redis = await startRedis()
+console.log(`# redis-server for the tests at ${redis.url}`)
+for (const [name, url] of [['KurrentDB', 'EVENTSTORE_URL'], ['MongoDB', 'MONGODB_URL']]) {
+  if (!process.env[url]) console.log(`# ${name} suites will be skipped: ${url} is not set (no ${name} server on this machine)`)
+}
+
+let passed = 0
+let failed = 0
+let skipped = 0
+const tap = spawn('node_modules/.bin/tap', ['--reporter=tap', ...process.argv.slice(2)], {
+  env: { ...process.env, REDIS_URL: redis.url, REDIS_SERVER_BIN: redis.bin },
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
+let buffered = ''
+tap.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk)
+  buffered += chunk
+  const lines = buffered.split('\n')
+  buffered = lines.pop()
+  for (const line of lines) {
+    // Depth 1 inside a file: each t.test() of each test file.
+    const m = /^ {4}(not )?ok \d+/.exec(line)
+    if (!m) continue
+    if (/# SKIP/i.test(line)) skipped++
+    else if (m[1]) failed++
+    else passed++
+  }
+})
+const code = await new Promise((resolve) => tap.on('close', (c) => resolve(c ?? 1)))
+redis.stop()
+if (code !== 0 && failed === 0) failed = 1 // a file that crashed before reporting
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(code)

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import { createAccountCommand } from '../../cli/accounts.ts'
+import { startServer, type RunningServer } from '../../cli/serve.ts'
+import type { Clock } from '../../shared/clock.ts'
+import { loadConfig, type Role } from '../../shared/config.ts'
+
+export interface TestServer extends RunningServer {
+  privateKey: string
+  publicKey: string
+  accountId: number
+  dataDir: string
+  /** Another account on the same server, to prove isolation. */
+  newAccount(name?: string): Promise<{ id: number; private_key: string; public_key: string }>
+  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<TestResponse>
+}
+
+export interface TestResponse {
+  status: number
+  headers: Headers
+  body: any
+}
+
+/**
+ * Starts the real server on a free port with embedded stores in a temporary
+ * folder, a fresh queue name and one account; torn down when the test ends.
+ */
+export async function startTestServer(
+  t: Test,
+  options: { env?: Record<string, string>; clock?: Clock; roles?: Role[] } = {},
+): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-test-'))
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    QUEUE_NAME: `test-${randomUUID()}`,
+    POLL_INTERVAL_MS: '20',
+    ...options.env,
+  })
+  const server = await startServer(config, { clock: options.clock, roles: options.roles })
+  const account = await createAccountCommand(server.runtime, 'Test merchant')
+  t.teardown(async () => {
+    await server.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const request: TestServer['request'] = async (method, path, { body, key = account.private_key, headers = {} } = {}) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed }
+  }
+  return {
+    ...server,
+    privateKey: account.private_key,
+    publicKey: account.public_key,
+    accountId: account.id,
+    dataDir,
+    newAccount: (name = 'Other merchant') => createAccountCommand(server.runtime, name),
+    request,
+  }
+}
+
+/** POST /v1/trackers, then the position to read it back with. */
+export async function postTrackers(server: TestServer, trackers: unknown[], headers: Record<string, string> = {}) {
+  const response = await server.request('POST', '/v1/trackers', { body: { trackers }, headers })
+  return { ...response, position: response.headers.get('x-shiplog-position') ?? undefined }
+}
+
+/** GET with read-your-writes on the given position. */
+export const readAfter = (server: TestServer, path: string, position: string | undefined, key?: string) =>
+  server.request('GET', path, { key, headers: position ? { 'x-shiplog-position': position } : {} })

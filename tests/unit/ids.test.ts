@@ -1,0 +1,47 @@
+import t from 'tap'
+import { createIdGenerator, idTime } from '../../shared/ids.ts'
+
+t.test('a burst of 100,000 ids is unique, increasing and below 2^53', async (t) => {
+  const ids = createIdGenerator(3, () => Date.UTC(2026, 10, 22))
+  let previous = 0
+  const seen = new Set<number>()
+  for (let i = 0; i < 100_000; i++) {
+    const id = ids.next()
+    if (id <= previous || seen.has(id)) t.fail(`id ${id} after ${previous}`)
+    seen.add(id)
+    previous = id
+  }
+  t.equal(seen.size, 100_000)
+  t.ok(previous < 2 ** 53 && Number.isSafeInteger(previous))
+})
+
+t.test('a clock that steps backwards never repeats or reorders ids', async (t) => {
+  let now = Date.UTC(2026, 10, 22, 12)
+  const ids = createIdGenerator(0, () => now)
+  const before = [ids.next(), ids.next()]
+  now -= 60_000
+  const after = [ids.next(), ids.next()]
+  t.ok(after[0]! > before[1]! && after[1]! > after[0]!)
+  now += 120_000
+  t.ok(ids.next() > after[1]!)
+})
+
+t.test('two node numbers never collide, even on the same millisecond', async (t) => {
+  const at = () => Date.UTC(2026, 0, 1)
+  const a = createIdGenerator(1, at)
+  const b = createIdGenerator(2, at)
+  const all = new Set<number>()
+  for (let i = 0; i < 10_000; i++) {
+    all.add(a.next())
+    all.add(b.next())
+  }
+  t.equal(all.size, 20_000)
+})
+
+t.test('ids are ordered by time and carry it', async (t) => {
+  const at = Date.UTC(2030, 5, 1, 8, 30)
+  const id = createIdGenerator(0, () => at).next()
+  t.equal(idTime(id).getTime(), at)
+  t.ok(createIdGenerator(31, () => at).next() < createIdGenerator(0, () => at + 1).next())
+  t.throws(() => createIdGenerator(32), RangeError)
+})
