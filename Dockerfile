@@ -1,0 +1,11 @@
+# shiplog: one image, every role; the role is chosen by the command.
+FROM node:20-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY . .
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+EXPOSE 3000
+ENTRYPOINT ["node", "bin/shiplog.js"]
+CMD ["serve"]
