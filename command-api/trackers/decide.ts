@@ -2,7 +2,7 @@ import { countryName, normalizePhone } from '../../shared/contacts/contacts.ts'
 import { carrierByCode, detectCarrier } from '../../shared/carriers/carriers.ts'
 import type { Address, OrderChanges, TrackerChanges } from '../../shared/events/resources.ts'
 import { findTracker, type OrderDoc } from '../../shared/orders/document.ts'
-import { evolveOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
+import { evolveOrder, newFulfillment, newOrder, newTracker, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { ORDER_PLACED_MAX_AGE_SECONDS, notificationTypes } from '../../shared/notifications/types.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
@@ -35,61 +35,59 @@ export function decideTrackerUpserts(
   }
   for (const item of items) {
     const at = ctx.now
-    const orderIsNew = !order
-    if (!order) {
-      emit({
-        type: 'OrderCreated',
-        data: { order_id: ctx.newId(), uuid: ctx.newUuid(), order_number: item.order_number, merchant_id: item.order_number, at },
-      })
-    }
-    const orderChanges = changed<OrderChanges>(order!, {
+    const proposedOrder = (current: OrderDoc | undefined): OrderChanges => ({
       email: item.email,
       first_name: item.first_name,
       last_name: item.last_name,
-      phone: item.phone && normalizePhone(item.phone, item.address_country ?? order!.shipping_address?.country_code),
-      language_code: item.language_code ?? (orderIsNew ? ctx.accountLanguage : undefined),
+      phone: item.phone && normalizePhone(item.phone, item.address_country ?? current?.shipping_address?.country_code),
+      language_code: item.language_code ?? (current ? undefined : ctx.accountLanguage),
       ordered_at: item.order_date,
-      shipping_address: mergeAddress(order!.shipping_address, item, ctx),
+      shipping_address: mergeAddress(current?.shipping_address ?? null, item, ctx),
     })
-    if (orderChanges) emit({ type: 'OrderUpdated', data: { changes: orderChanges, at } })
-    if (orderIsNew && shouldBuildOrderPlaced(order!, item, ctx.now)) {
-      emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, ctx), at } })
+    if (!order) {
+      const created = { order_id: ctx.newId(), uuid: ctx.newUuid(), order_number: item.order_number, merchant_id: item.order_number, at }
+      emit({ type: 'OrderCreated', data: { ...created, changes: changed(newOrder(created), proposedOrder(undefined)) ?? {} } })
+      if (shouldBuildOrderPlaced(order!, item, ctx.now)) {
+        emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, ctx), at } })
+      }
+    } else {
+      const changes = changed(order, proposedOrder(order))
+      if (changes) emit({ type: 'OrderUpdated', data: { changes, at } })
     }
 
     let found = findTracker(order, item.tracking_number)
     const trackerIsNew = !found
-    if (!found) {
-      const fulfillmentId = ctx.newId()
-      emit({
-        type: 'FulfillmentCreated',
-        data: {
-          fulfillment_id: fulfillmentId,
-          uuid: ctx.newUuid(),
-          fulfillment_number: item.tracking_number,
-          merchant_id: item.tracking_number,
-          status_code: 'shipped',
-          at,
-        },
-      })
-      emit({
-        type: 'TrackerCreated',
-        data: { tracker_id: ctx.newId(), uuid: ctx.newUuid(), fulfillment_id: fulfillmentId, tracking_number: item.tracking_number, at },
-      })
-      found = findTracker(order, item.tracking_number)!
-    }
-    const { fulfillment, tracker } = found
-    const fulfillmentChanges = changed(fulfillment, { shipping_address: mergeAddress(fulfillment.shipping_address, item, ctx) })
-    if (fulfillmentChanges) {
-      emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: fulfillment.id, changes: fulfillmentChanges, at } })
-    }
-    const trackerChanges = changed<TrackerChanges>(tracker, {
+    const proposedTracker = (): TrackerChanges => ({
       ...carrierFields(item, trackerIsNew),
       custom_variables: item.custom_variables,
       mute_notifications: item.mute_notifications,
       untracked_carrier_name: item.untracked_carrier_name,
       ...expectedDelivery(item.expected_delivery_at),
     })
-    if (trackerChanges) emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes: trackerChanges, at } })
+    if (!found) {
+      const fulfillment = {
+        fulfillment_id: ctx.newId(),
+        uuid: ctx.newUuid(),
+        fulfillment_number: item.tracking_number,
+        merchant_id: item.tracking_number,
+        status_code: 'shipped',
+        at,
+      }
+      const fulfillmentChanges = changed(newFulfillment(fulfillment), { shipping_address: mergeAddress(null, item, ctx) })
+      emit({ type: 'FulfillmentCreated', data: { ...fulfillment, changes: fulfillmentChanges ?? {} } })
+      const tracker = { tracker_id: ctx.newId(), uuid: ctx.newUuid(), fulfillment_id: fulfillment.fulfillment_id, tracking_number: item.tracking_number, at }
+      emit({ type: 'TrackerCreated', data: { ...tracker, changes: changed(newTracker(tracker), proposedTracker()) ?? {} } })
+      found = findTracker(order, item.tracking_number)!
+    } else {
+      const { fulfillment, tracker } = found
+      const fulfillmentChanges = changed(fulfillment, { shipping_address: mergeAddress(fulfillment.shipping_address, item, ctx) })
+      if (fulfillmentChanges) {
+        emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: fulfillment.id, changes: fulfillmentChanges, at } })
+      }
+      const trackerChanges = changed(tracker, proposedTracker())
+      if (trackerChanges) emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes: trackerChanges, at } })
+    }
+    const { fulfillment, tracker } = found
 
     outcomes.push({
       id: tracker.id,

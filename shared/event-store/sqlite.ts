@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { ConcurrencyError } from '../errors.ts'
-import type { AppendRequest, AppendResult, EventStore, ExpectedState, RecordedEvent } from './port.ts'
+import type { AppendRequest, AppendResult, EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
 
 interface Row {
   position: number | bigint
@@ -12,15 +12,27 @@ interface Row {
   metadata: string
 }
 
-const toEvent = (r: Row): RecordedEvent => ({
-  id: r.id,
-  stream: r.stream,
-  revision: r.revision,
-  position: BigInt(r.position),
-  type: r.type,
-  data: JSON.parse(r.data),
-  metadata: JSON.parse(r.metadata),
-})
+/**
+ * Data and metadata are parsed on first access: a projector skips most events
+ * of the log by type alone and never pays for parsing them.
+ */
+function toEvent(r: Row): RecordedEvent {
+  let data: unknown
+  let metadata: EventMetadata | undefined
+  return {
+    id: r.id,
+    stream: r.stream,
+    revision: r.revision,
+    position: BigInt(r.position),
+    type: r.type,
+    get data() {
+      return (data ??= JSON.parse(r.data))
+    },
+    get metadata() {
+      return (metadata ??= JSON.parse(r.metadata) as EventMetadata)
+    },
+  }
+}
 
 const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
@@ -46,7 +58,6 @@ export function createSqliteEventStore(file: string): EventStore {
       recorded_at INTEGER NOT NULL,
       UNIQUE (stream, revision)
     );
-    CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
   `)
   const lastRevision = db.prepare<[string], { r: number | null }>(
     'SELECT max(revision) AS r FROM events WHERE stream = ?',

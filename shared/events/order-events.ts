@@ -1,7 +1,11 @@
 import { z } from 'zod'
 import { fulfillmentChanges, notification, orderChanges, trackerChanges } from './resources.ts'
 
-/** Events of an order stream (`order-<accountId>_<order key>`). `at` is Unix seconds. */
+/**
+ * Events of an order stream (`order-<accountId>_<order key>`). `at` is Unix
+ * seconds. A *Created event carries the first details of what it creates, in
+ * the same shape as the matching *Updated event's changes.
+ */
 const at = z.number().int()
 
 export const orderEvents = {
@@ -10,6 +14,7 @@ export const orderEvents = {
     uuid: z.uuid(),
     order_number: z.string(),
     merchant_id: z.string(),
+    changes: orderChanges,
     at,
   }),
   OrderUpdated: z.object({ changes: orderChanges, at }),
@@ -19,6 +24,7 @@ export const orderEvents = {
     fulfillment_number: z.string(),
     merchant_id: z.string(),
     status_code: z.string(),
+    changes: fulfillmentChanges,
     at,
   }),
   FulfillmentUpdated: z.object({ fulfillment_id: z.number().int(), changes: fulfillmentChanges, at }),
@@ -27,6 +33,7 @@ export const orderEvents = {
     uuid: z.uuid(),
     fulfillment_id: z.number().int(),
     tracking_number: z.string(),
+    changes: trackerChanges,
     at,
   }),
   TrackerUpdated: z.object({ tracker_id: z.number().int(), changes: trackerChanges, at }),

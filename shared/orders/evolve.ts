@@ -1,4 +1,4 @@
-import { assertNever, type DomainEvent } from '../events/index.ts'
+import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { orderEvents } from '../events/order-events.ts'
 import type { FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
 
@@ -6,99 +6,31 @@ export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
-  if (event.type === 'OrderCreated') {
-    const d = event.data
-    return {
-      id: d.order_id,
-      uuid: d.uuid,
-      canceled: false,
-      created_at: d.at,
-      updated_at: d.at,
-      ordered_at: null,
-      custom_variables: null,
-      email: null,
-      first_name: null,
-      last_name: null,
-      phone: null,
-      language_code: 'en',
-      merchant_id: d.merchant_id,
-      mute_notifications: false,
-      order_number: d.order_number,
-      fulfillments: [],
-      line_items: [],
-      notifications: [],
-      shipping_address: null,
-    }
-  }
+  if (event.type === 'OrderCreated') return { ...newOrder(event.data), ...event.data.changes }
   if (!order) throw new Error(`${event.type} before OrderCreated`)
   const touched = { ...order, updated_at: event.data.at }
   switch (event.type) {
     case 'OrderUpdated':
       return { ...touched, ...event.data.changes }
     case 'FulfillmentCreated': {
-      const d = event.data
-      const fulfillment: FulfillmentDoc = {
-        id: d.fulfillment_id,
-        uuid: d.uuid,
-        created_at: d.at,
-        updated_at: d.at,
-        custom_variables: null,
-        estimated_delivery_range_start: null,
-        estimated_delivery_range_end: null,
-        fulfillment_number: d.fulfillment_number,
-        merchant_id: d.merchant_id,
-        status_code: d.status_code,
-        line_items: [],
-        shipping_address: null,
-        trackers: [],
-        notifications: [],
-      }
+      const fulfillment = { ...newFulfillment(event.data), ...event.data.changes }
       return { ...touched, fulfillments: [...order.fulfillments, fulfillment] }
     }
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes, at } = event.data
-      return mapFulfillment(touched, fulfillment_id, (f) => ({ ...f, ...changes, updated_at: at }))
+      return mapFulfillments(touched, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
     }
     case 'TrackerCreated': {
-      const d = event.data
-      const tracker: TrackerDoc = {
-        id: d.tracker_id,
-        uuid: d.uuid,
-        fulfillment_id: d.fulfillment_id,
-        created_at: d.at,
-        updated_at: d.at,
-        shipped_at: null,
-        delivered_at: null,
-        first_delivery_attempted_at: null,
-        custom_variables: null,
-        delivery_status_code: 'pending',
-        displayable_expected_delivery_date: null,
-        displayable_expected_delivery_datetime: null,
-        displayable_expected_delivery_kind: null,
-        mute_notifications: false,
-        tracking_number: d.tracking_number,
-        tracking_link: null,
-        untracked_carrier_name: null,
-        untracked_carrier_url: null,
-        carrier: null,
-        carrier_service: null,
-        events: [],
-        notifications: [],
-        line_items: [],
-        claims: [],
-      }
-      return mapFulfillment(touched, d.fulfillment_id, (f) => ({ ...f, trackers: [...f.trackers, tracker] }))
+      const tracker = { ...newTracker(event.data), ...event.data.changes }
+      return mapFulfillments(touched, (f) => (f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f))
     }
     case 'TrackerUpdated': {
       const { tracker_id, changes, at } = event.data
-      return {
-        ...touched,
-        fulfillments: touched.fulfillments.map((f) =>
-          f.trackers.some((t) => t.id === tracker_id)
-            ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, ...changes, updated_at: at } : t)) }
-            : f,
-        ),
-      }
+      return mapFulfillments(touched, (f) =>
+        f.trackers.some((t) => t.id === tracker_id)
+          ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, ...changes, updated_at: at } : t)) }
+          : f,
+      )
     }
     case 'NotificationBuilt':
       return { ...touched, notifications: [...order.notifications, event.data.notification] }
@@ -107,10 +39,78 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
   }
 }
 
-const mapFulfillment = (order: OrderDoc, id: number, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
+const mapFulfillments = (order: OrderDoc, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
   ...order,
-  fulfillments: order.fulfillments.map((f) => (f.id === id ? change(f) : f)),
+  fulfillments: order.fulfillments.map(change),
 })
 
 export const foldOrder = (events: readonly OrderEvent[], from?: OrderDoc) =>
   events.reduce<OrderDoc | undefined>(evolveOrder, from)
+
+/* What a creation event makes before its first details apply: the defaults. */
+
+export const newOrder = (d: Omit<EventData<'OrderCreated'>, 'changes'>): OrderDoc => ({
+  id: d.order_id,
+  uuid: d.uuid,
+  canceled: false,
+  created_at: d.at,
+  updated_at: d.at,
+  ordered_at: null,
+  custom_variables: null,
+  email: null,
+  first_name: null,
+  last_name: null,
+  phone: null,
+  language_code: 'en',
+  merchant_id: d.merchant_id,
+  mute_notifications: false,
+  order_number: d.order_number,
+  fulfillments: [],
+  line_items: [],
+  notifications: [],
+  shipping_address: null,
+})
+
+export const newFulfillment = (d: Omit<EventData<'FulfillmentCreated'>, 'changes'>): FulfillmentDoc => ({
+  id: d.fulfillment_id,
+  uuid: d.uuid,
+  created_at: d.at,
+  updated_at: d.at,
+  custom_variables: null,
+  estimated_delivery_range_start: null,
+  estimated_delivery_range_end: null,
+  fulfillment_number: d.fulfillment_number,
+  merchant_id: d.merchant_id,
+  status_code: d.status_code,
+  line_items: [],
+  shipping_address: null,
+  trackers: [],
+  notifications: [],
+})
+
+export const newTracker = (d: Omit<EventData<'TrackerCreated'>, 'changes'>): TrackerDoc => ({
+  id: d.tracker_id,
+  uuid: d.uuid,
+  fulfillment_id: d.fulfillment_id,
+  created_at: d.at,
+  updated_at: d.at,
+  shipped_at: null,
+  delivered_at: null,
+  first_delivery_attempted_at: null,
+  custom_variables: null,
+  delivery_status_code: 'pending',
+  displayable_expected_delivery_date: null,
+  displayable_expected_delivery_datetime: null,
+  displayable_expected_delivery_kind: null,
+  mute_notifications: false,
+  tracking_number: d.tracking_number,
+  tracking_link: null,
+  untracked_carrier_name: null,
+  untracked_carrier_url: null,
+  carrier: null,
+  carrier_service: null,
+  events: [],
+  notifications: [],
+  line_items: [],
+  claims: [],
+})

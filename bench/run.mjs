@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// npm run bench [name…]: runs each benchmark in its own process and prints its figures.
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+
+const all = readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.ts') && f !== 'support.ts')
+  .map((f) => f.replace(/\.ts$/, ''))
+const chosen = process.argv.length > 2 ? process.argv.slice(2) : all
+let failed = 0
+for (const name of chosen) {
+  console.log(`\n== bench/${name}`)
+  const { status } = spawnSync(process.execPath, ['--import', 'tsx', `bench/${name}.ts`], { stdio: 'inherit' })
+  if (status !== 0) failed++
+}
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,70 @@
+/**
+ * Sustained POST /v1/trackers ingest over HTTP with 1000-item batches on the
+ * embedded stores: new items, then the same items again (updates), then the
+ * time until the last batch is visible in GET /v2/orders.
+ * Targets: ≥ 10,000 trackers/s sustained; median batch < 250 ms.
+ */
+import { benchServer, conditions, ms, percentile } from './support.ts'
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
+const BATCH_SIZE = 1000
+const CONCURRENCY = 2
+
+const server = await benchServer()
+const batch = (b: number) =>
+  Array.from({ length: BATCH_SIZE }, (_, i) => ({
+    order_number: `B${b}-O${Math.floor(i / 2)}`, // two trackers per order
+    tracking_number: `1Z${String(b).padStart(4, '0')}${String(i).padStart(6, '0')}`,
+    email: `customer${i}@example.com`,
+    first_name: 'Jo',
+    address_country: 'FR',
+    address_city: 'Lyon',
+    phone: '06 12 34 56 78',
+    carrier_code: 'ups',
+  }))
+const bodies = Array.from({ length: BATCHES }, (_, b) => JSON.stringify({ trackers: batch(b) }))
+
+async function run(label: string) {
+  const latencies: number[] = []
+  let lastPosition = '0'
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < BATCHES) {
+        const body = bodies[next++]!
+        const t0 = performance.now()
+        const response = await fetch(`${server.url}/v1/trackers`, {
+          method: 'POST',
+          headers: { authorization: server.key, 'content-type': 'application/json' },
+          body,
+        })
+        await response.arrayBuffer()
+        if (response.status !== 201) throw new Error(`status ${response.status}`)
+        latencies.push(performance.now() - t0)
+        const position = response.headers.get('x-shiplog-position')!
+        if (BigInt(position) > BigInt(lastPosition)) lastPosition = position
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  const rate = (BATCHES * BATCH_SIZE) / seconds
+  console.log(
+    `${label.padEnd(16)} ${String(Math.round(rate)).padStart(7)} trackers/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}`,
+  )
+  return lastPosition
+}
+
+console.log(`trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers, ${CONCURRENCY} concurrent clients; ${conditions()}`)
+await run('new items')
+const lastPosition = await run('repeated items')
+const t0 = performance.now()
+const last = `B${BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`
+for (;;) {
+  const response = await fetch(`${server.url}/v2/orders?order_number=${last}`, { headers: { authorization: server.key } })
+  const body = (await response.json()) as { data: unknown[] }
+  if (body.data.length > 0) break
+  await new Promise((r) => setTimeout(r, 5))
+}
+console.log(`visible in GET /v2/orders ${ms(performance.now() - t0)} after the last batch was answered (position ${lastPosition})`)
+await server.close()
