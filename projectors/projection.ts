@@ -10,14 +10,16 @@ export interface Projection {
 }
 
 /**
- * A projection where each stream of a category builds one document with a pure
- * `evolve(doc, event) → doc`. Idempotent: an event at or below the revision
- * stored on the document has been applied and is skipped.
+ * A projection where documents are built with a pure `evolve(doc, event) →
+ * doc`: by default one document per stream; `keyOf` names another source key
+ * where one stream feeds several documents. Idempotent: an event at or below
+ * the stream revision stored on its document has been applied and is skipped.
  */
-export function streamProjection<D, E extends RecordedEvent>(spec: {
+export function documentProjection<D, E extends RecordedEvent>(spec: {
   name: string
   collection: string
   handles: (event: RecordedEvent) => event is E
+  keyOf?: (event: E) => string
   evolve: (doc: D | undefined, event: E) => D
   id: (doc: D) => number
   fields: (doc: D) => Record<string, FieldValue>
@@ -26,29 +28,30 @@ export function streamProjection<D, E extends RecordedEvent>(spec: {
     name: spec.name,
     collection: spec.collection,
     async apply(events, store) {
-      const byStream = new Map<string, E[]>()
+      const byKey = new Map<string, E[]>()
       for (const e of events) {
         if (!spec.handles(e)) continue
-        const list = byStream.get(e.stream) ?? []
+        const key = spec.keyOf ? spec.keyOf(e) : e.stream
+        const list = byKey.get(key) ?? []
         list.push(e)
-        byStream.set(e.stream, list)
+        byKey.set(key, list)
       }
-      if (byStream.size === 0) return []
-      const current = await store.getManyByKey<D>(spec.collection, [...byStream.keys()])
+      if (byKey.size === 0) return []
+      const current = await store.getManyByKey<D>(spec.collection, [...byKey.keys()])
       const writes: DocumentWrite[] = []
-      for (const [stream, streamEvents] of byStream) {
-        const stored: StoredDocument<D> | undefined = current.get(stream)
+      for (const [key, keyEvents] of byKey) {
+        const stored: StoredDocument<D> | undefined = current.get(key)
         let doc = stored?.doc
         let revision = stored?.revision ?? -1
         let accountId = stored?.accountId
-        for (const e of streamEvents) {
+        for (const e of keyEvents) {
           if (e.revision <= revision) continue
           doc = spec.evolve(doc, e)
           revision = e.revision
           accountId = e.metadata.accountId
         }
         if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
-        writes.push({ collection: spec.collection, key: stream, accountId, id: spec.id(doc), revision, doc, fields: spec.fields(doc) })
+        writes.push({ collection: spec.collection, key, accountId, id: spec.id(doc), revision, doc, fields: spec.fields(doc) })
       }
       return writes
     },

@@ -1,10 +1,10 @@
 import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
 import { accountEventTypes, orderEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
-import type { OrderDoc } from '../shared/orders/document.ts'
-import { evolveOrder, type OrderEvent } from '../shared/orders/evolve.ts'
+import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
+import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
 import { collections } from '../shared/read-models.ts'
-import { streamProjection, type Projection } from './projection.ts'
+import { documentProjection, type Projection } from './projection.ts'
 
 type Recorded<E extends { type: string }> = Extract<RecordedDomainEvent, { type: E['type'] }>
 
@@ -13,7 +13,7 @@ const isOneOf =
   (event: RecordedEvent): event is E =>
     types.includes(event.type)
 
-export const accountsProjection = streamProjection<AccountDoc, Recorded<{ type: 'AccountCreated' }>>({
+export const accountsProjection = documentProjection<AccountDoc, Recorded<{ type: 'AccountCreated' }>>({
   name: 'accounts',
   collection: collections.accounts.name,
   handles: isOneOf(accountEventTypes),
@@ -22,7 +22,7 @@ export const accountsProjection = streamProjection<AccountDoc, Recorded<{ type: 
   fields: (doc) => ({ private_key_hash: doc.private_key_hash, public_key_hash: doc.public_key_hash }),
 })
 
-export const ordersProjection = streamProjection<OrderDoc, Recorded<OrderEvent>>({
+export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent>>({
   name: 'orders',
   collection: collections.orders.name,
   handles: isOneOf(orderEventTypes),
@@ -36,5 +36,20 @@ export const ordersProjection = streamProjection<OrderDoc, Recorded<OrderEvent>>
   }),
 })
 
+/** One document per tracker (source key `<order stream>#<tracker id>`), for GET /v2/trackers. */
+export const trackersProjection = documentProjection<TrackerDoc, Recorded<TrackerEvent>>({
+  name: 'trackers',
+  collection: collections.trackers.name,
+  handles: isOneOf(['TrackerCreated', 'TrackerUpdated'] satisfies TrackerEvent['type'][]),
+  keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
+  evolve: (doc, event) => evolveTracker(doc, event as TrackerEvent),
+  id: (doc) => doc.id,
+  fields: (doc) => ({
+    tracking_number: doc.tracking_number,
+    delivery_status_code: doc.delivery_status_code,
+    created_at: doc.created_at,
+  }),
+})
+
 /** Every projection, by name. */
-export const projections: readonly Projection[] = [accountsProjection, ordersProjection]
+export const projections: readonly Projection[] = [accountsProjection, ordersProjection, trackersProjection]

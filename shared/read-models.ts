@@ -7,6 +7,10 @@ export const collections = {
     name: 'orders',
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
   },
+  trackers: {
+    name: 'trackers',
+    fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },
+  },
 } as const satisfies Record<string, CollectionSpec>
 
 export const allCollections: CollectionSpec[] = Object.values(collections)

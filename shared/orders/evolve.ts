@@ -21,14 +21,14 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
       return mapFulfillments(touched, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
     }
     case 'TrackerCreated': {
-      const tracker = { ...newTracker(event.data), ...event.data.changes }
+      const tracker = evolveTracker(undefined, event)
       return mapFulfillments(touched, (f) => (f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f))
     }
     case 'TrackerUpdated': {
-      const { tracker_id, changes, at } = event.data
+      const id = event.data.tracker_id
       return mapFulfillments(touched, (f) =>
-        f.trackers.some((t) => t.id === tracker_id)
-          ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, ...changes, updated_at: at } : t)) }
+        f.trackers.some((t) => t.id === id)
+          ? { ...f, trackers: f.trackers.map((t) => (t.id === id ? evolveTracker(t, event) : t)) }
           : f,
       )
     }
@@ -37,6 +37,15 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     default:
       return assertNever(event)
   }
+}
+
+export type TrackerEvent = Extract<OrderEvent, { type: 'TrackerCreated' | 'TrackerUpdated' }>
+
+/** Folds a tracker's own events: the trackers read model uses it alone, the order document through evolveOrder. */
+export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEvent): TrackerDoc {
+  if (event.type === 'TrackerCreated') return { ...newTracker(event.data), ...event.data.changes }
+  if (!tracker) throw new Error('TrackerUpdated before TrackerCreated')
+  return { ...tracker, ...event.data.changes, updated_at: event.data.at }
 }
 
 const mapFulfillments = (order: OrderDoc, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
