@@ -17,6 +17,7 @@ export async function benchServer(env: Record<string, string> = {}) {
     ...server,
     dataDir,
     key: account.private_key,
+    accountId: account.id,
     async close() {
       await server.close()
       rmSync(dataDir, { recursive: true, force: true })

@@ -128,7 +128,12 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       }
       // Going forward in time reads upwards from the cursor, then flips the page.
       const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-      const sql = `SELECT * FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${forward ? 'ASC' : 'DESC'} LIMIT ?`
+      // The page is chosen on the index alone (ids and rowids), then only its rows are read:
+      // a range filter sorts small index entries, never whole documents.
+      const order = forward ? 'ASC' : 'DESC'
+      const sql = `SELECT t.* FROM ${spec.name} t JOIN (
+          SELECT rowid AS r FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ?
+        ) page ON t.rowid = page.r ORDER BY t.id ${order}`
       const rows = prepared<unknown[], Row>(sql).all(...params, query.limit + 1)
       const hasMore = rows.length > query.limit
       const page = rows.slice(0, query.limit).map((r) => toStored<D>(r))
