@@ -8,6 +8,8 @@ import type { Config, Role } from '../shared/config.ts'
 import { healthRoutes } from '../shared/http/health.ts'
 import { createHttpServer } from '../shared/http/server.ts'
 import { connectRedis } from '../shared/jobs/redis.ts'
+import { createJobQueue, type JobQueue } from '../shared/jobs/queue.ts'
+import { startJobWorker } from '../command-api/jobs/worker.ts'
 import { openRuntime, type Runtime } from '../shared/runtime.ts'
 import type { Logger } from 'pino'
 
@@ -15,6 +17,8 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string
   runtime: Runtime
+  /** Enqueues again the jobs that are not finished (what the worker does on start and periodically). */
+  sweepJobs(): Promise<void>
   close(): Promise<void>
 }
 
@@ -32,15 +36,22 @@ export async function startServer(
   const app = createHttpServer(rt)
 
   let redis: Redis | undefined
-  if (roles.has('worker') || roles.has('command')) redis = connectRedis(config.REDIS_URL)
+  let queue: JobQueue | undefined
+  if (roles.has('worker') || roles.has('command')) {
+    redis = connectRedis(config.REDIS_URL)
+    queue = createJobQueue(config.QUEUE_NAME, redis)
+  }
   healthRoutes(app, rt, {
     projections: roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : [],
     redis: redis && (() => redis!.ping()),
   })
-  if (roles.has('command')) commandApi(app, rt)
+  if (roles.has('command')) commandApi(app, rt, queue!)
   if (roles.has('query')) queryApi(app, rt)
   let projector: ProjectorRunner | undefined
   if (roles.has('projector')) projector = startProjectors(rt)
+  // BullMQ's worker blocks on its own connection.
+  const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL) : undefined
+  const worker = workerConnection && startJobWorker(rt, queue!, workerConnection)
 
   await app.listen({ port: config.PORT, host: config.HOST })
   const address = app.server.address()
@@ -51,9 +62,13 @@ export async function startServer(
   return {
     url: `http://${host}:${port}`,
     runtime: rt,
+    sweepJobs: () => worker?.sweep() ?? Promise.resolve(),
     async close() {
       await app.close()
+      await worker?.close()
       await projector?.stop()
+      await queue?.close()
+      workerConnection?.disconnect()
       redis?.disconnect()
       await rt.close()
     },

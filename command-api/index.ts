@@ -1,8 +1,11 @@
 import type { App } from '../shared/http/server.ts'
+import type { JobQueue } from '../shared/jobs/queue.ts'
 import type { Runtime } from '../shared/runtime.ts'
+import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 
 /** The command role: every write route. */
-export function commandApi(app: App, rt: Runtime) {
+export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
   trackerRoutes(app, rt)
+  pickupPointRoutes(app, rt, queue)
 }

@@ -1,6 +1,8 @@
 import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
-import { accountEventTypes, orderEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
+import { accountEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
+import { evolveJob, type JobDoc, type JobEvent } from '../shared/jobs/job.ts'
+import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
 import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
 import { collections } from '../shared/read-models.ts'
@@ -51,5 +53,29 @@ export const trackersProjection = documentProjection<TrackerDoc, Recorded<Tracke
   }),
 })
 
+export const jobsProjection = documentProjection<JobDoc, Recorded<JobEvent>>({
+  name: 'jobs',
+  collection: collections.jobs.name,
+  handles: isOneOf(jobEventTypes),
+  evolve: (doc, event) => evolveJob(doc, event as JobEvent),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ status: doc.status }),
+})
+
+export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorded<{ type: 'PickupPointImported' }>>({
+  name: 'pickup_points',
+  collection: collections.pickup_points.name,
+  handles: isOneOf(pickupPointEventTypes),
+  evolve: (doc, event) => evolvePickupPoint(doc, event.data),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ merchant_id: doc.merchant_id }),
+})
+
 /** Every projection, by name. */
-export const projections: readonly Projection[] = [accountsProjection, ordersProjection, trackersProjection]
+export const projections: readonly Projection[] = [
+  accountsProjection,
+  ordersProjection,
+  trackersProjection,
+  jobsProjection,
+  pickupPointsProjection,
+]

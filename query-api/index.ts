@@ -1,10 +1,14 @@
 import type { App } from '../shared/http/server.ts'
 import type { Runtime } from '../shared/runtime.ts'
+import { jobRoutes } from './jobs/routes.ts'
 import { orderRoutes } from './orders/routes.ts'
+import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
   orderRoutes(app, rt)
   trackerRoutes(app, rt)
+  jobRoutes(app, rt)
+  pickupPointRoutes(app, rt)
 }

@@ -38,6 +38,10 @@ export const configSchema = z.object({
     .pipe(z.array(z.enum(roles)).min(1)),
   /** Largest JSON request body, in bytes. */
   BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Largest CSV upload, in bytes (413 above). */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  /** Jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Longest wait, in ms, of a read that sends X-Shiplog-Position back. */
   CONSISTENCY_WAIT_MS: z.coerce.number().int().min(0).default(5000),
   /** How often, in ms, a projector polls the event store for events written by other processes. */

@@ -7,6 +7,8 @@ export const collections = {
     name: 'orders',
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
   },
+  jobs: { name: 'jobs', fields: { status: 'text' } },
+  pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
   trackers: {
     name: 'trackers',
     fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },

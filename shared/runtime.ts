@@ -3,6 +3,9 @@ import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
+import { createFileBlobStore } from './blobs/files.ts'
+import { createGridFsBlobStore } from './blobs/gridfs.ts'
+import type { BlobStore } from './blobs/port.ts'
 import { createKurrentEventStore } from './event-store/kurrentdb.ts'
 import type { EventStore } from './event-store/port.ts'
 import { createSqliteEventStore } from './event-store/sqlite.ts'
@@ -20,6 +23,7 @@ export interface Runtime {
   ids: IdGenerator
   clock: Clock
   logger: Logger
+  blobs: BlobStore
   close(): Promise<void>
 }
 
@@ -33,6 +37,9 @@ export async function openRuntime(config: Config, overrides: { clock?: Clock; lo
   const readStore = config.MONGODB_URL
     ? await createMongoReadStore(config.MONGODB_URL, allCollections)
     : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections)
+  const blobs = config.MONGODB_URL
+    ? await createGridFsBlobStore(config.MONGODB_URL)
+    : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
   const clock = overrides.clock ?? systemClock
   return {
     config,
@@ -41,8 +48,9 @@ export async function openRuntime(config: Config, overrides: { clock?: Clock; lo
     ids: createIdGenerator(config.NODE_ID, () => clock.now().getTime()),
     clock,
     logger,
+    blobs,
     async close() {
-      await Promise.allSettled([eventStore.close(), readStore.close()])
+      await Promise.allSettled([eventStore.close(), readStore.close(), blobs.close?.()])
     },
   }
 }

@@ -59,6 +59,10 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       const found = await collection(name).findOne({ [`f.${field}`]: value })
       return found ? toStored<D>(found) : undefined
     },
+    async lookupAll<D>(name: string, field: string, value: string, limit: number) {
+      const found = await collection(name).find({ [`f.${field}`]: value }).limit(limit).toArray()
+      return found.map((s) => toStored<D>(s))
+    },
     async find<D>(name: string, query: FindQuery) {
       const filter: Document = { accountId: query.accountId }
       for (const c of query.where ?? []) {

@@ -64,6 +64,8 @@ export interface ReadStore {
   getManyByKey<D>(collection: string, keys: readonly string[]): Promise<Map<string, StoredDocument<D>>>
   /** The one unscoped lookup, by a unique field (an API key's hash). */
   lookup<D>(collection: string, field: string, value: string): Promise<StoredDocument<D> | undefined>
+  /** Unscoped, for operators' sweeps (jobs left queued): documents whose field has this value. */
+  lookupAll<D>(collection: string, field: string, value: string, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
   /**
    * Writes documents and moves the projection's checkpoint. The embedded store

@@ -109,6 +109,13 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       const row = prepared<[string], Row>(`SELECT * FROM ${spec.name} WHERE f_${field} = ? LIMIT 1`).get(value)
       return row && toStored<D>(row)
     },
+    async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
+      const spec = specOf(collection)
+      if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${collection}`)
+      return prepared<[string, number], Row>(`SELECT * FROM ${spec.name} WHERE f_${field} = ? LIMIT ?`)
+        .all(value, limit)
+        .map((r) => toStored<D>(r))
+    },
     async find<D>(collection: string, query: FindQuery) {
       const spec = specOf(collection)
       const clauses = ['account_id = ?']

@@ -16,6 +16,8 @@ export interface TestServer extends RunningServer {
   /** Another account on the same server, to prove isolation. */
   newAccount(name?: string): Promise<{ id: number; private_key: string; public_key: string }>
   request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<TestResponse>
+  /** POST a multipart/form-data body (a CSV upload). */
+  upload(path: string, form: FormData, key?: string): Promise<TestResponse>
 }
 
 export interface TestResponse {
@@ -30,9 +32,9 @@ export interface TestResponse {
  */
 export async function startTestServer(
   t: Test,
-  options: { env?: Record<string, string>; clock?: Clock; roles?: Role[] } = {},
+  options: { env?: Record<string, string>; clock?: Clock; roles?: Role[]; dataDir?: string } = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-test-'))
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shiplog-test-'))
   const config = loadConfig({
     ...process.env,
     DATA_DIR: dataDir,
@@ -47,7 +49,7 @@ export async function startTestServer(
   const account = await createAccountCommand(server.runtime, 'Test merchant')
   t.teardown(async () => {
     await server.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
   const request: TestServer['request'] = async (method, path, { body, key = account.private_key, headers = {} } = {}) => {
     const response = await fetch(`${server.url}${path}`, {
@@ -59,15 +61,10 @@ export async function startTestServer(
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     })
-    const text = await response.text()
-    let parsed: unknown = text
-    try {
-      parsed = text ? JSON.parse(text) : undefined
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body: parsed }
+    return toTestResponse(response)
   }
+  const upload: TestServer['upload'] = async (path, form, key = account.private_key) =>
+    toTestResponse(await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: key }, body: form }))
   return {
     ...server,
     privateKey: account.private_key,
@@ -76,7 +73,19 @@ export async function startTestServer(
     dataDir,
     newAccount: (name = 'Other merchant') => createAccountCommand(server.runtime, name),
     request,
+    upload,
   }
+}
+
+async function toTestResponse(response: Response): Promise<TestResponse> {
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed }
 }
 
 /** POST /v1/trackers, then the position to read it back with. */

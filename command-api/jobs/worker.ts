@@ -1,0 +1,43 @@
+import { Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { JobDoc } from '../../shared/jobs/job.ts'
+import type { JobQueue, QueuedJob } from '../../shared/jobs/queue.ts'
+import { collections } from '../../shared/read-models.ts'
+import type { Runtime } from '../../shared/runtime.ts'
+import { runJob } from './run.ts'
+
+/** How often the worker looks for jobs that are not in Redis any more (a Redis restart). */
+const SWEEP_MS = 30_000
+
+/**
+ * The worker role: runs queued jobs from BullMQ with bounded concurrency. A
+ * job's state lives in its event stream, not in Redis: on start, and every
+ * SWEEP_MS, jobs left queued or processing are enqueued again (BullMQ ignores
+ * the ones it still holds), so a Redis restart loses nothing.
+ */
+export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) {
+  const worker = new Worker<QueuedJob>(
+    rt.config.QUEUE_NAME,
+    async (job) => runJob(rt, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
+    { connection, concurrency: rt.config.WORKER_CONCURRENCY },
+  )
+  worker.on('failed', (job, error) => rt.logger.warn({ err: error, job: job?.data }, 'job attempt failed'))
+  worker.on('error', (error) => rt.logger.error({ err: error }, 'job worker error'))
+
+  const sweep = async () => {
+    for (const status of ['queued', 'processing']) {
+      const left = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
+      for (const doc of left) await queue.enqueue({ accountId: doc.accountId, jobId: doc.id })
+    }
+  }
+  const sweeping = () => sweep().catch((error) => rt.logger.warn({ err: error }, 'job sweep failed'))
+  void sweeping()
+  const timer = setInterval(sweeping, SWEEP_MS)
+  return {
+    sweep,
+    async close() {
+      clearInterval(timer)
+      await worker.close()
+    },
+  }
+}

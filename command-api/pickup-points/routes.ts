@@ -1,0 +1,67 @@
+import multipart from '@fastify/multipart'
+import type { FastifyRequest } from 'fastify'
+import { ShiplogError, validationError } from '../../shared/errors.ts'
+import { callerOf } from '../../shared/http/auth.ts'
+import type { App } from '../../shared/http/server.ts'
+import { jobStream, renderJob, evolveJob } from '../../shared/jobs/job.ts'
+import type { JobQueue } from '../../shared/jobs/queue.ts'
+import type { Runtime } from '../../shared/runtime.ts'
+import { toUnixSeconds } from '../../shared/clock.ts'
+import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+
+const IMPORT_PATH = '/v2/pickup_points/import'
+
+export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
+  app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: rt.config.MAX_UPLOAD_BYTES, files: 1, fields: 10 } })
+    scope.post(IMPORT_PATH, { schema: { summary: 'Import pickup points from a CSV file (a job)' } }, async (request, reply) => {
+      const { account } = callerOf(request)
+      const jobId = rt.ids.next()
+      const blob = `${account.id}/${jobId}.csv`
+      const file = await uploadedFile(request)
+      const { bytes } = await rt.blobs.write(blob, file.file)
+      if (file.file.truncated) {
+        await rt.blobs.remove(blob)
+        throw new ShiplogError('SHIPLOG_ERR_PAYLOAD_TOO_LARGE', `The file is larger than ${rt.config.MAX_UPLOAD_BYTES} bytes`, { file: 'is too large' })
+      }
+      if (bytes === 0) {
+        await rt.blobs.remove(blob)
+        throw validationError('The file is empty', { file: 'is empty' })
+      }
+      const now = rt.clock.now()
+      const queued = {
+        job_id: jobId,
+        type: 'pickup_points.import' as const,
+        payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },
+        blob,
+        at: toUnixSeconds(now),
+      }
+      const command = commandRequest(request)
+      const response = await executeCommand(rt, command, async () => ({
+        appends: [
+          {
+            stream: jobStream(account.id, jobId),
+            expected: 'no_stream',
+            events: toNewEvents([{ type: 'JobQueued', data: queued }], metadataFor(command, now.getTime())),
+          },
+        ],
+        status: 202,
+        body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
+        readPosition: 0n,
+      }))
+      // The job is safe in its stream; if Redis is down now, the worker's sweep enqueues it later.
+      await queue.enqueue({ accountId: account.id, jobId }).catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
+      reply.header('location', `/v2/jobs/${jobId}`)
+      return sendCommandResponse(reply, response)
+    })
+  })
+}
+
+async function uploadedFile(request: FastifyRequest) {
+  if (!request.isMultipart()) {
+    throw new ShiplogError('SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a part named file')
+  }
+  const part = await request.file()
+  if (!part || part.fieldname !== 'file') throw validationError('Missing the file part', { file: 'is required' })
+  return part
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod'
+import { callerOf } from '../../shared/http/auth.ts'
+import { awaitPosition } from '../../shared/http/consistency.ts'
+import type { App } from '../../shared/http/server.ts'
+import type { PickupPointDoc } from '../../shared/pickup-points/pickup-point.ts'
+import { collections } from '../../shared/read-models.ts'
+import type { Runtime } from '../../shared/runtime.ts'
+import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+
+const POINTS = collections.pickup_points.name
+
+export const renderPickupPoint = ({ id, ...fields }: PickupPointDoc) => ({ object: 'pickup_point', id, ...fields })
+
+export function pickupPointRoutes(app: App, rt: Runtime) {
+  app.get(
+    '/v2/pickup_points',
+    { schema: { querystring: z.object({ merchant_id: z.string().optional(), ...paginationQuery }), summary: 'List pickup points' } },
+    async (request) => {
+      const { account } = callerOf(request)
+      const q = request.query
+      await awaitPosition(request, rt, [POINTS])
+      const page = await rt.readStore.find<PickupPointDoc>(POINTS, {
+        accountId: account.id,
+        where: q.merchant_id === undefined ? [] : [{ field: 'merchant_id', op: 'eq', value: q.merchant_id }],
+        startingAfter: q.starting_after,
+        endingBefore: q.ending_before,
+        limit: q.limit,
+      })
+      return listEnvelope(page, renderPickupPoint)
+    },
+  )
+}

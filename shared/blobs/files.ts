@@ -1,0 +1,30 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, rm, stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import type { BlobStore } from './port.ts'
+
+/** Blobs as files under a folder; keys are slash-separated safe names. */
+export function createFileBlobStore(folder: string): BlobStore {
+  const pathOf = (key: string) => {
+    if (!/^[\w-]+(\/[\w.-]+)*$/.test(key)) throw new Error(`unsafe blob key ${key}`)
+    return join(folder, key)
+  }
+  return {
+    async write(key, source) {
+      const path = pathOf(key)
+      await mkdir(dirname(path), { recursive: true })
+      try {
+        await pipeline(source, createWriteStream(path))
+      } catch (error) {
+        await rm(path, { force: true })
+        throw error
+      }
+      return { bytes: (await stat(path)).size }
+    },
+    read: (key) => createReadStream(pathOf(key)),
+    async remove(key) {
+      await rm(pathOf(key), { force: true })
+    },
+  }
+}

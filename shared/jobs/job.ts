@@ -1,0 +1,74 @@
+import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
+import type { JobResult } from '../events/job-events.ts'
+import type { jobEvents } from '../events/job-events.ts'
+
+export type JobEvent = Extract<DomainEvent, { type: keyof typeof jobEvents }>
+export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed'
+
+/** A job as GET /v2/jobs/{id} shows it, and as the worker resumes it. */
+export interface JobDoc {
+  id: number
+  type: EventData<'JobQueued'>['type']
+  status: JobStatus
+  queued_at: number
+  processed_at: number | null
+  completed_at: number | null
+  failed_at: number | null
+  error: string | null
+  payload: EventData<'JobQueued'>['payload']
+  blob: string | null
+  results: JobResult[]
+}
+
+export const jobStream = (accountId: number, jobId: number) => `job-${accountId}_${jobId}`
+
+export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
+  if (event.type === 'JobQueued') {
+    const d = event.data
+    return {
+      id: d.job_id,
+      type: d.type,
+      status: 'queued',
+      queued_at: d.at,
+      processed_at: null,
+      completed_at: null,
+      failed_at: null,
+      error: null,
+      payload: d.payload,
+      blob: d.blob ?? null,
+      results: [],
+    }
+  }
+  if (!job) throw new Error(`${event.type} before JobQueued`)
+  switch (event.type) {
+    case 'JobStarted':
+      return { ...job, status: 'processing', processed_at: job.processed_at ?? event.data.at }
+    case 'JobItemsProcessed':
+      return { ...job, results: [...job.results, ...event.data.results] }
+    case 'JobCompleted':
+      return { ...job, status: 'completed', completed_at: event.data.at }
+    case 'JobFailed':
+      return { ...job, status: 'failed', failed_at: event.data.at, error: event.data.error }
+    default:
+      return assertNever(event)
+  }
+}
+
+export const foldJob = (events: readonly JobEvent[]) => events.reduce<JobDoc | undefined>(evolveJob, undefined)
+
+export const isFinished = (job: JobDoc) => job.status === 'completed' || job.status === 'failed'
+
+/** The job resource: `results` only once completed, `failed_at`/`error` only when failed. */
+export function renderJob(job: JobDoc) {
+  return {
+    object: 'job',
+    id: job.id,
+    status: job.status,
+    queued_at: job.queued_at,
+    processed_at: job.processed_at,
+    completed_at: job.completed_at,
+    ...(job.status === 'completed' ? { results: job.results } : {}),
+    ...(job.status === 'failed' ? { failed_at: job.failed_at, error: { message: job.error } } : {}),
+    payload: job.payload,
+  }
+}
