@@ -1,6 +1,7 @@
 import type { App } from '../shared/http/server.ts'
 import type { JobQueue } from '../shared/jobs/queue.ts'
 import type { Runtime } from '../shared/runtime.ts'
+import { carrierServiceRoutes } from './carrier-services/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 
@@ -8,4 +9,5 @@ import { trackerRoutes } from './trackers/routes.ts'
 export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
   trackerRoutes(app, rt)
   pickupPointRoutes(app, rt, queue)
+  carrierServiceRoutes(app, rt)
 }

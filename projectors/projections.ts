@@ -1,6 +1,7 @@
 import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
-import { accountEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
+import { accountEventTypes, carrierServiceEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
+import { evolveCarrierService, type CarrierServiceDoc } from '../shared/delivery/carrier-service.ts'
 import { evolveJob, type JobDoc, type JobEvent } from '../shared/jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
@@ -71,6 +72,15 @@ export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorde
   fields: (doc) => ({ merchant_id: doc.merchant_id }),
 })
 
+export const carrierServicesProjection = documentProjection<CarrierServiceDoc, Recorded<{ type: 'CarrierServiceConfigured' }>>({
+  name: 'carrier_services',
+  collection: collections.carrier_services.name,
+  handles: isOneOf(carrierServiceEventTypes),
+  evolve: (doc, event) => evolveCarrierService(doc, event.data),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ carrier_code: doc.carrier_code }),
+})
+
 /** Every projection, by name. */
 export const projections: readonly Projection[] = [
   accountsProjection,
@@ -78,4 +88,5 @@ export const projections: readonly Projection[] = [
   trackersProjection,
   jobsProjection,
   pickupPointsProjection,
+  carrierServicesProjection,
 ]

@@ -1,5 +1,6 @@
 import type { App } from '../shared/http/server.ts'
 import type { Runtime } from '../shared/runtime.ts'
+import { deliveryEstimationRoutes } from './delivery-estimation/routes.ts'
 import { jobRoutes } from './jobs/routes.ts'
 import { orderRoutes } from './orders/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
@@ -11,4 +12,5 @@ export function queryApi(app: App, rt: Runtime) {
   trackerRoutes(app, rt)
   jobRoutes(app, rt)
   pickupPointRoutes(app, rt)
+  deliveryEstimationRoutes(app, rt)
 }

@@ -7,6 +7,7 @@ export const collections = {
     name: 'orders',
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
   },
+  carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
   jobs: { name: 'jobs', fields: { status: 'text' } },
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
   trackers: {

@@ -1,13 +1,14 @@
 import type { z } from 'zod'
 import type { NewEvent, RecordedEvent } from '../event-store/port.ts'
 import { accountEvents } from './account-events.ts'
+import { carrierServiceEvents } from './carrier-service-events.ts'
 import { jobEvents } from './job-events.ts'
 import { orderEvents } from './order-events.ts'
 import { pickupPointEvents } from './pickup-point-events.ts'
 import { requestEvents } from './request-events.ts'
 
 /** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
-export const eventSchemas = { ...accountEvents, ...orderEvents, ...requestEvents, ...jobEvents, ...pickupPointEvents } as const
+export const eventSchemas = { ...accountEvents, ...orderEvents, ...requestEvents, ...jobEvents, ...pickupPointEvents, ...carrierServiceEvents } as const
 
 export type EventType = keyof typeof eventSchemas
 export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>
@@ -19,6 +20,7 @@ export type NewDomainEvent = { [T in EventType]: NewEvent<T, EventData<T>> }[Eve
 
 export const orderEventTypes = Object.keys(orderEvents) as (keyof typeof orderEvents)[]
 export const accountEventTypes = Object.keys(accountEvents) as (keyof typeof accountEvents)[]
+export const carrierServiceEventTypes = Object.keys(carrierServiceEvents) as (keyof typeof carrierServiceEvents)[]
 export const jobEventTypes = Object.keys(jobEvents) as (keyof typeof jobEvents)[]
 export const pickupPointEventTypes = Object.keys(pickupPointEvents) as (keyof typeof pickupPointEvents)[]
 

@@ -1,0 +1,88 @@
+import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
+import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type CalendarDate } from '../../shared/delivery/calendar.ts'
+
+export interface EstimationRequest {
+  origin?: { country_code?: string; city?: string }
+  destination?: { country_code?: string; city?: string }
+  merchant_shipping_date?: CalendarDate
+}
+
+export interface Estimation {
+  carrier_code: string
+  service_code: string
+  delivery_date: CalendarDate
+  safe_delivery_date: CalendarDate
+  cutoff_datetime_utc: string
+}
+
+/** A year of days: no configuration can need more, and a loop over days never runs away. */
+const MAX_DAYS = 366
+
+/**
+ * The lane's transit days: the entry for exactly this origin and destination,
+ * else one that leaves a side to its default (null), else the default lane.
+ */
+export function transitDays(service: CarrierServiceDoc, origin?: string, destination?: string): number | undefined {
+  const matches = (lane: string | null, asked?: string) => lane === null || lane === asked
+  const candidates = service.transit_days.filter((l) => matches(l.origin, origin) && matches(l.destination, destination))
+  const specificity = (l: (typeof candidates)[number]) => (l.origin === null ? 0 : 2) + (l.destination === null ? 0 : 1)
+  return candidates.sort((a, b) => specificity(b) - specificity(a))[0]?.days
+}
+
+/**
+ * Estimates one carrier service. Pure: the time comes in as `now`.
+ * - ship day: the merchant's shipping date when given, else today if it is a pickup day before the cutoff;
+ *   moved to the next pickup day that is not a public holiday at the origin;
+ * - delivery: `days` business days after the ship day, skipping days the carrier does not deliver and
+ *   public holidays of the lane's countries (shipped Monday with 2 days arrives Wednesday);
+ * - safe date: a further margin of max(1, ⌈days / 3⌉) business days, the slack a lane's late parcels need;
+ * - cutoff: the ship day's cutoff, in UTC.
+ */
+export function estimateService(service: CarrierServiceDoc, request: EstimationRequest, now: Date): Estimation | undefined {
+  const origin = request.origin?.country_code
+  const destination = request.destination?.country_code
+  const days = transitDays(service, origin, destination)
+  if (days === undefined || service.pickup_days.length === 0 || service.delivery_days.length === 0) return undefined
+  const holiday = (d: CalendarDate) => [origin, destination].some((c) => c !== undefined && isPublicHoliday(c, d))
+  const pickupDay = (d: CalendarDate) => service.pickup_days.includes(weekdayOf(d)) && !(origin && isPublicHoliday(origin, d))
+  const businessDay = (d: CalendarDate) => service.delivery_days.includes(weekdayOf(d)) && !holiday(d)
+
+  const local = localDateTime(service.time_zone, now)
+  let ship = request.merchant_shipping_date ?? local.date
+  if (!request.merchant_shipping_date && local.time >= service.cutoff_time) ship = addDays(ship, 1)
+  for (let i = 0; !pickupDay(ship); i++) {
+    if (i > MAX_DAYS) return undefined
+    ship = addDays(ship, 1)
+  }
+  const afterBusinessDays = (from: CalendarDate, n: number) => {
+    let d = from
+    for (let counted = 0, i = 0; counted < n; i++) {
+      if (i > MAX_DAYS) return undefined
+      d = addDays(d, 1)
+      if (businessDay(d)) counted++
+    }
+    return d
+  }
+  const delivery = afterBusinessDays(ship, days)
+  const safe = delivery && afterBusinessDays(delivery, Math.max(1, Math.ceil(days / 3)))
+  if (!delivery || !safe) return undefined
+  return {
+    carrier_code: service.carrier_code,
+    service_code: service.service_code,
+    delivery_date: delivery,
+    safe_delivery_date: safe,
+    cutoff_datetime_utc: instantOf(service.time_zone, ship, service.cutoff_time).toISOString(),
+  }
+}
+
+/** The deterministic rule: earliest delivery, then earliest safe date, then lowest carrier and service code. */
+export function bestEstimation(estimations: readonly Estimation[]): Estimation | null {
+  const key = (e: Estimation) => [e.delivery_date, e.safe_delivery_date, e.carrier_code, e.service_code]
+  return (
+    [...estimations].sort((a, b) => {
+      const [x, y] = [key(a), key(b)]
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
+      return 0
+    })[0] ?? null
+  )
+}

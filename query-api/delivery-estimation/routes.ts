@@ -1,0 +1,76 @@
+import { z } from 'zod'
+import { countryName } from '../../shared/contacts/contacts.ts'
+import { isCalendarDate } from '../../shared/delivery/calendar.ts'
+import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
+import { renderCarrierServiceConfig } from '../../shared/delivery/carrier-service.ts'
+import { callerOf } from '../../shared/http/auth.ts'
+import { awaitPosition } from '../../shared/http/consistency.ts'
+import type { App } from '../../shared/http/server.ts'
+import { collections } from '../../shared/read-models.ts'
+import type { Runtime } from '../../shared/runtime.ts'
+import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { bestEstimation, estimateService, type Estimation } from './estimate.ts'
+
+const SERVICES = collections.carrier_services.name
+/** Every service of an account is read for one estimation; more than this is not a configuration. */
+const MAX_SERVICES = 1000
+
+const place = z
+  .object({
+    country_code: z.string().transform((v) => v.toUpperCase()).refine((v) => countryName(v) !== null, 'must be a 2-letter ISO 3166-1 country code').optional(),
+    city: z.string().optional(),
+  })
+  .optional()
+
+const estimationBody = z.preprocess(
+  (body) => body ?? {},
+  z.object({
+    delivery_date_estimation: z
+      .object({
+        origin: place,
+        destination: place,
+        order: z.object({ merchant_shipping_date: z.string().refine(isCalendarDate, 'must be a date YYYY-MM-DD').optional() }).optional(),
+        carriers: z.array(z.object({ code: z.string().min(1), service_code: z.string().min(1).nullish() })).optional(),
+      })
+      .optional(),
+  }),
+)
+
+export function deliveryEstimationRoutes(app: App, rt: Runtime) {
+  app.post(
+    '/v1/delivery_date_estimation',
+    { config: { auth: 'public-or-private' }, schema: { body: estimationBody, summary: 'Estimate delivery dates per carrier service' } },
+    async (request) => {
+      const { account } = callerOf(request)
+      const input = request.body.delivery_date_estimation ?? {}
+      await awaitPosition(request, rt, [SERVICES])
+      const { docs } = await rt.readStore.find<CarrierServiceDoc>(SERVICES, { accountId: account.id, limit: MAX_SERVICES })
+      const asked = input.carriers
+      const services = docs
+        .map((d) => d.doc)
+        .filter((s) => !asked || asked.some((c) => c.code === s.carrier_code && (c.service_code == null || c.service_code === s.service_code)))
+        .sort((a, b) => a.carrier_code.localeCompare(b.carrier_code) || a.service_code.localeCompare(b.service_code))
+      const now = rt.clock.now()
+      const request_ = { origin: input.origin, destination: input.destination, merchant_shipping_date: input.order?.merchant_shipping_date }
+      const estimations = services.map((s) => estimateService(s, request_, now)).filter((e): e is Estimation => e !== undefined)
+      return { delivery_date_estimations: estimations, best_estimation: bestEstimation(estimations) }
+    },
+  )
+
+  app.get(
+    '/v2/carrier_services',
+    { schema: { querystring: z.object(paginationQuery), summary: 'List configured carrier services' } },
+    async (request) => {
+      const { account } = callerOf(request)
+      await awaitPosition(request, rt, [SERVICES])
+      const q = request.query
+      const page = await rt.readStore.find<CarrierServiceDoc>(SERVICES, {
+        accountId: account.id,
+        startingAfter: q.starting_after,
+        endingBefore: q.ending_before,
+        limit: q.limit,
+      })
+      return listEnvelope(page, renderCarrierServiceConfig)
+    },
+  )
+}

@@ -1,0 +1,67 @@
+import Holidays from 'date-holidays'
+import { weekdays, type Weekday } from '../events/pickup-point-events.ts'
+
+/** A calendar date, `YYYY-MM-DD`; arithmetic on it never involves a time zone. */
+export type CalendarDate = string
+
+const DAY_MS = 86_400_000
+const toDate = (d: CalendarDate) => new Date(`${d}T00:00:00Z`)
+
+export const addDays = (d: CalendarDate, n: number): CalendarDate => new Date(toDate(d).getTime() + n * DAY_MS).toISOString().slice(0, 10)
+
+/** Monday-first like the spec's CSV, from JavaScript's Sunday-first getUTCDay. */
+export const weekdayOf = (d: CalendarDate): Weekday => weekdays[(toDate(d).getUTCDay() + 6) % 7]!
+
+export const isCalendarDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && toDate(s).toISOString().slice(0, 10) === s
+
+export function isTimeZone(tz: string) {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+function partsIn(timeZone: string, instant: Date) {
+  let f = formatters.get(timeZone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    })
+    formatters.set(timeZone, f)
+  }
+  const p = Object.fromEntries(f.formatToParts(instant).map((x) => [x.type, x.value]))
+  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}`, seconds: Number(p.second) }
+}
+
+/** The local date and `HH:MM` time of an instant in a time zone. */
+export const localDateTime = (timeZone: string, instant: Date) => partsIn(timeZone, instant)
+
+/** The instant at which it is `time` on `date` in `timeZone` (the later one in a DST fold). */
+export function instantOf(timeZone: string, date: CalendarDate, time: string): Date {
+  const wall = Date.parse(`${date}T${time}:00Z`)
+  let guess = wall
+  for (let i = 0; i < 3; i++) {
+    const p = partsIn(timeZone, new Date(guess))
+    const shownAsUtc = Date.parse(`${p.date}T${p.time}:${String(p.seconds).padStart(2, '0')}Z`)
+    guess += wall - shownAsUtc
+  }
+  return new Date(guess)
+}
+
+const publicHolidays = new Map<string, Set<CalendarDate>>()
+
+/** Public holidays of a country (ISO 3166-1 alpha-2) from date-holidays, a maintained library. */
+export function isPublicHoliday(countryCode: string, d: CalendarDate): boolean {
+  const year = Number(d.slice(0, 4))
+  const key = `${countryCode}:${year}`
+  let set = publicHolidays.get(key)
+  if (!set) {
+    const holidays = new Holidays(countryCode)
+    set = new Set((holidays.getHolidays(year) || []).filter((h) => h.type === 'public').map((h) => h.date.slice(0, 10)))
+    publicHolidays.set(key, set)
+  }
+  return set.has(d)
+}
