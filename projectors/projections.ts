@@ -2,7 +2,7 @@ import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
 import { accountEventTypes, carrierServiceEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from '../shared/delivery/carrier-service.ts'
-import { evolveJob, type JobDoc, type JobEvent } from '../shared/jobs/job.ts'
+import { evolveJob, jobIdOf, type JobDoc, type JobEvent, type JobResultsDoc } from '../shared/jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
 import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
@@ -63,6 +63,17 @@ export const jobsProjection = documentProjection<JobDoc, Recorded<JobEvent>>({
   fields: (doc) => ({ status: doc.status }),
 })
 
+/** Each chunk of a job's results as its own document, so a job of 100,000 rows never rewrites one huge document. */
+export const jobResultsProjection = documentProjection<JobResultsDoc, Recorded<{ type: 'JobItemsProcessed' }>>({
+  name: 'job_results',
+  collection: collections.job_results.name,
+  handles: isOneOf(['JobItemsProcessed']),
+  keyOf: (event) => `${event.stream}#${event.data.chunk_id}`,
+  evolve: (_doc, event) => ({ id: event.data.chunk_id, job_id: jobIdOf(event.stream), results: event.data.results }),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ job_id: doc.job_id }),
+})
+
 export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorded<{ type: 'PickupPointImported' }>>({
   name: 'pickup_points',
   collection: collections.pickup_points.name,
@@ -87,6 +98,7 @@ export const projections: readonly Projection[] = [
   ordersProjection,
   trackersProjection,
   jobsProjection,
+  jobResultsProjection,
   pickupPointsProjection,
   carrierServicesProjection,
 ]

@@ -9,6 +9,7 @@ export const collections = {
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
   jobs: { name: 'jobs', fields: { status: 'text' } },
+  job_results: { name: 'job_results', fields: { job_id: 'integer' } },
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
   trackers: {
     name: 'trackers',

@@ -32,7 +32,7 @@ export async function importPickupPoints(ctx: JobContext) {
       },
     }),
   )
-  const done = ctx.job.results.length
+  const done = ctx.job.items_processed
   let index = 0
   let chunk: { row: Row; line: number }[] = []
   try {
@@ -81,7 +81,7 @@ async function importChunk(ctx: JobContext, rows: { row: Row; line: number }[]) 
       expected: p.revision >= 0 ? p.revision : ('no_stream' as const),
       events: toNewEvents(p.events, metadata),
     })),
-    { type: 'JobItemsProcessed', data: { results, at } },
+    { type: 'JobItemsProcessed', data: { chunk_id: ctx.rt.ids.next(), results, at } },
   )
 }
 

@@ -21,7 +21,8 @@ export const jobEvents = {
     at,
   }),
   JobStarted: z.object({ at }),
-  JobItemsProcessed: z.object({ results: z.array(jobResult), at }),
+  /** `chunk_id` is the id of the chunk's results document in the read model. */
+  JobItemsProcessed: z.object({ chunk_id: z.number().int(), results: z.array(jobResult), at }),
   JobCompleted: z.object({ at }),
   JobFailed: z.object({ error: z.string(), at }),
 } as const

@@ -1,6 +1,5 @@
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
-import type { JobResult } from '../events/job-events.ts'
-import type { jobEvents } from '../events/job-events.ts'
+import type { JobResult, jobEvents } from '../events/job-events.ts'
 
 export type JobEvent = Extract<DomainEvent, { type: keyof typeof jobEvents }>
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed'
@@ -17,10 +16,12 @@ export interface JobDoc {
   error: string | null
   payload: EventData<'JobQueued'>['payload']
   blob: string | null
-  results: JobResult[]
+  /** Items with a recorded result; their results are kept in chunks beside the job (job_results). */
+  items_processed: number
 }
 
 export const jobStream = (accountId: number, jobId: number) => `job-${accountId}_${jobId}`
+export const jobIdOf = (stream: string) => Number(stream.slice(stream.lastIndexOf('_') + 1))
 
 export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
   if (event.type === 'JobQueued') {
@@ -36,7 +37,7 @@ export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
       error: null,
       payload: d.payload,
       blob: d.blob ?? null,
-      results: [],
+      items_processed: 0,
     }
   }
   if (!job) throw new Error(`${event.type} before JobQueued`)
@@ -44,7 +45,7 @@ export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
     case 'JobStarted':
       return { ...job, status: 'processing', processed_at: job.processed_at ?? event.data.at }
     case 'JobItemsProcessed':
-      return { ...job, results: [...job.results, ...event.data.results] }
+      return { ...job, items_processed: job.items_processed + event.data.results.length }
     case 'JobCompleted':
       return { ...job, status: 'completed', completed_at: event.data.at }
     case 'JobFailed':
@@ -58,8 +59,16 @@ export const foldJob = (events: readonly JobEvent[]) => events.reduce<JobDoc | u
 
 export const isFinished = (job: JobDoc) => job.status === 'completed' || job.status === 'failed'
 
-/** The job resource: `results` only once completed, `failed_at`/`error` only when failed. */
-export function renderJob(job: JobDoc) {
+/** One chunk of a job's results, as the job_results read model keeps it. */
+export interface JobResultsDoc {
+  /** The chunk's id: chunks of one job are in file order by id. */
+  id: number
+  job_id: number
+  results: JobResult[]
+}
+
+/** The job resource: `results` (all chunks, in order) only once completed, `failed_at`/`error` only when failed. */
+export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
   return {
     object: 'job',
     id: job.id,
@@ -67,7 +76,7 @@ export function renderJob(job: JobDoc) {
     queued_at: job.queued_at,
     processed_at: job.processed_at,
     completed_at: job.completed_at,
-    ...(job.status === 'completed' ? { results: job.results } : {}),
+    ...(job.status === 'completed' ? { results } : {}),
     ...(job.status === 'failed' ? { failed_at: job.failed_at, error: { message: job.error } } : {}),
     payload: job.payload,
   }
