@@ -1,6 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { allRoles, ConfigError, loadConfig, type Role } from '../shared/config.ts'
-import { openRuntime } from '../shared/runtime.ts'
+import { openRuntime, type Runtime } from '../shared/runtime.ts'
+import { parseDateTime } from '../shared/clock.ts'
+import { projections } from '../projectors/projections.ts'
+import { exportEvents } from './events.ts'
+import { projectionStatus, rebuildProjections } from './projections.ts'
 import { createAccountCommand } from './accounts.ts'
 import { startServer } from './serve.ts'
 
@@ -9,6 +13,26 @@ const parseRoles = (value: string): Role[] => {
   const unknown = roles.filter((r) => !(allRoles as readonly string[]).includes(r))
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown role ${unknown.join(', ')}; roles are ${allRoles.join(', ')}`)
   return roles as Role[]
+}
+
+/** Runs a command against the configured stores, quietly: its output is the command's. */
+const withRuntime = async (work: (rt: Runtime) => Promise<void>) => {
+  const rt = await openRuntime(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }))
+  try {
+    await work(rt)
+  } finally {
+    await rt.close()
+  }
+}
+
+const parseTime = (value: string) => {
+  const seconds = parseDateTime(value)
+  if (seconds === undefined) throw new InvalidArgumentError('expected Unix seconds or an ISO 8601 datetime')
+  return seconds * 1000
+}
+const parseInteger = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected an integer')
+  return Number(value)
 }
 
 const program = new Command()
@@ -36,18 +60,50 @@ accounts
   .description('create an account and print its keys as JSON (shown only once)')
   .requiredOption('--name <name>', 'account name')
   .action(async (options: { name: string }) => {
-    const rt = await openRuntime(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }))
-    try {
+    return withRuntime(async (rt) => {
       process.stdout.write(`${JSON.stringify(await createAccountCommand(rt, options.name))}\n`)
-    } finally {
-      await rt.close()
-    }
+    })
   })
+
+const projectionsCommand = program.command('projections').description('inspect and rebuild the read models')
+projectionsCommand
+  .command('status')
+  .description("each projection's checkpoint and its lag behind the head of the log, as JSON")
+  .action(() =>
+    withRuntime(async (rt) => {
+      process.stdout.write(`${JSON.stringify(await projectionStatus(rt), null, 2)}\n`)
+    }),
+  )
+projectionsCommand
+  .command('rebuild')
+  .description('rebuild from position 0 into a fresh collection, swapped in atomically once caught up')
+  .argument('[name]', `one of ${projections.map((p) => p.name).join(', ')}`)
+  .option('--all', 'every projection')
+  .action((name: string | undefined, options: { all?: boolean }) => {
+    if (!name && !options.all) throw new InvalidArgumentError('name a projection or pass --all')
+    return withRuntime((rt) => rebuildProjections(rt, options.all ? projections.map((p) => p.name) : [name!]))
+  })
+
+program
+  .command('events')
+  .description('the event history')
+  .command('export')
+  .description('events as NDJSON on stdout, oldest first, streamed')
+  .option('--stream <stream>', 'one stream, or a prefix ending in * (order-*)')
+  .option('--type <type...>', 'only these event types')
+  .option('--since <time>', 'recorded at or after (Unix seconds or ISO 8601)', parseTime)
+  .option('--until <time>', 'recorded before (Unix seconds or ISO 8601)', parseTime)
+  .option('--account <id>', 'only this account', parseInteger)
+  .action((options: { stream?: string; type?: string[]; since?: number; until?: number; account?: number }) =>
+    withRuntime(async (rt) => {
+      await exportEvents(rt, { stream: options.stream, types: options.type, since: options.since, until: options.until, account: options.account }, process.stdout)
+    }),
+  )
 
 try {
   await program.parseAsync(process.argv)
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof InvalidArgumentError) {
     process.stderr.write(`${error.message}\n`)
     process.exit(2)
   }

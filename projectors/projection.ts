@@ -7,6 +7,8 @@ export interface Projection {
   collection: string
   /** The documents this batch of events changes, given the store to load the current ones from. */
   apply(events: readonly RecordedEvent[], store: ReadStore): Promise<DocumentWrite[]>
+  /** The same projection writing elsewhere under another checkpoint (a rebuild's shadow). */
+  retarget(name: string, collection: string): Projection
 }
 
 /**
@@ -27,6 +29,7 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   return {
     name: spec.name,
     collection: spec.collection,
+    retarget: (name, collection) => documentProjection({ ...spec, name, collection }),
     async apply(events, store) {
       const byKey = new Map<string, E[]>()
       for (const e of events) {

@@ -63,12 +63,33 @@ export async function runProjection(
 }
 
 /** Applies every event already in the store to one projection, then returns (the CLI's catch-up). */
-export async function catchUp(rt: Pick<Runtime, 'eventStore' | 'readStore'>, projection: Projection, batchSize = 1000) {
+export async function catchUp(
+  rt: Pick<Runtime, 'eventStore' | 'readStore'>,
+  projection: Projection,
+  options: { batchSize?: number; onBatch?: (events: number, position: bigint) => void } = {},
+) {
   let after = await rt.readStore.checkpoint(projection.name)
   for (;;) {
-    const batch = await rt.eventStore.readAll({ after, limit: batchSize })
+    const batch = await rt.eventStore.readAll({ after, limit: options.batchSize ?? 1000 })
     if (batch.length === 0) return
     after = batch[batch.length - 1]!.position
     await rt.readStore.commit(projection.name, await projection.apply(batch, rt.readStore), after)
+    options.onBatch?.(batch.length, after)
   }
+}
+
+/**
+ * Rebuilds a projection from position 0 into a shadow collection while the
+ * live one keeps serving, then swaps it in atomically once it has caught up
+ * with the live projection.
+ */
+export async function rebuildProjection(
+  rt: Pick<Runtime, 'eventStore' | 'readStore'>,
+  projection: Projection,
+  onBatch?: (events: number, position: bigint) => void,
+) {
+  const shadowName = `${projection.name}__rebuild`
+  const shadow = projection.retarget(shadowName, await rt.readStore.prepareRebuild(projection.collection, shadowName))
+  do await catchUp(rt, shadow, { batchSize: 5000, onBatch })
+  while (!(await rt.readStore.completeRebuild(projection.collection, projection.name, shadowName)))
 }

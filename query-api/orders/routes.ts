@@ -8,7 +8,9 @@ import { collections } from '../../shared/read-models.ts'
 import type { Condition } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion } from '../shared/expansion.ts'
-import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { listEnvelope, pageOf, paginationQuery } from '../shared/pagination.ts'
+import { parseDateTime, toUnixSeconds } from '../../shared/clock.ts'
+import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { renderOrder } from '../shared/resources.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
 
@@ -37,6 +39,12 @@ const listOrdersQuery = z.object({
 })
 
 const ORDERS = collections.orders.name
+const orderIdParams = z.object({ id: z.coerce.number().int().positive() })
+const asOf = z.string().transform((v, ctx) => {
+  const seconds = parseDateTime(v)
+  if (seconds === undefined) ctx.addIssue({ code: 'custom', message: 'must be Unix seconds or an ISO 8601 datetime' })
+  return seconds ?? 0
+})
 
 export function orderRoutes(app: App, rt: Runtime) {
   app.get('/v2/orders', { schema: { querystring: listOrdersQuery, summary: 'List orders' } }, async (request) => {
@@ -61,22 +69,53 @@ export function orderRoutes(app: App, rt: Runtime) {
     return listEnvelope(page, (doc) => renderOrder(doc, expansion))
   })
 
+  const findOrder = async (accountId: number, id: number) => {
+    const found = await rt.readStore.get<OrderDoc>(ORDERS, accountId, id)
+    if (!found) throw notFound('Order not found')
+    return found
+  }
+
   app.get(
     '/v2/orders/:id',
     {
       schema: {
-        params: z.object({ id: z.coerce.number().int().positive() }),
-        querystring: z.object({ expand }),
-        summary: 'Retrieve an order',
+        params: orderIdParams,
+        querystring: z.object({ expand, as_of: asOf.optional() }),
+        summary: 'Retrieve an order, as it is now or as it was at a past time (as_of)',
       },
     },
     async (request) => {
       const { account } = callerOf(request)
       const expansion = Expansion.parse(request.query.expand, orderExpandPaths)
       await awaitPosition(request, rt, [ORDERS])
-      const found = await rt.readStore.get<OrderDoc>(ORDERS, account.id, request.params.id)
-      if (!found) throw notFound('Order not found')
-      return renderOrder(found.doc, expansion)
+      const found = await findOrder(account.id, request.params.id)
+      const { as_of } = request.query
+      if (as_of === undefined) return renderOrder(found.doc, expansion)
+      // The past is folded from the stream itself: every event recorded up to that time.
+      const events = await rt.eventStore.readStream(found.key)
+      const past = foldOrder(events.filter((e) => e.metadata.recordedAt <= as_of * 1000) as unknown as OrderEvent[])
+      if (!past) throw notFound('The order did not exist at that time')
+      return renderOrder(past, expansion)
+    },
+  )
+
+  app.get(
+    '/v2/orders/:id/history',
+    { schema: { params: orderIdParams, querystring: z.object(paginationQuery), summary: "An order's events, newest first" } },
+    async (request) => {
+      const { account } = callerOf(request)
+      await awaitPosition(request, rt, [ORDERS])
+      const found = await findOrder(account.id, request.params.id)
+      const { limit, starting_after, ending_before } = request.query
+      // A history entry's id is its revision in the order's stream, counted from 1.
+      const entries = (await rt.eventStore.readStream(found.key)).map((e) => ({
+        object: 'history_event',
+        id: e.revision + 1,
+        type: e.type,
+        recorded_at: toUnixSeconds(e.metadata.recordedAt),
+        data: e.data,
+      }))
+      return pageOf(entries, { limit, startingAfter: starting_after, endingBefore: ending_before })
     },
   )
 }

@@ -16,3 +16,16 @@ export const listEnvelope = <D>(page: Page<D>, render: (doc: D) => unknown) => (
   has_more: page.hasMore,
   data: page.docs.map((d) => render(d.doc)),
 })
+
+/**
+ * The same pagination over a list already in memory (an order's history):
+ * descending ids, the cursors and has_more exactly as the read store pages.
+ */
+export function pageOf<T extends { id: number }>(items: readonly T[], q: { limit: number; startingAfter?: number; endingBefore?: number }) {
+  const inRange = items
+    .filter((i) => (q.startingAfter === undefined || i.id > q.startingAfter) && (q.endingBefore === undefined || i.id < q.endingBefore))
+    .sort((a, b) => b.id - a.id)
+  const forward = q.startingAfter !== undefined && q.endingBefore === undefined
+  const page = forward ? inRange.slice(-q.limit) : inRange.slice(0, q.limit)
+  return { object: 'list' as const, has_more: inRange.length > q.limit, data: page }
+}

@@ -30,11 +30,12 @@ export async function createMongoReadStore(url: string, collections: readonly Co
   const client = await new MongoClient(url).connect()
   const db = client.db() // the database named in the URL, "test" when it names none
   const specs = new Map(collections.map((c) => [c.name, c]))
-  for (const spec of collections) {
+  const createIndexes = async (spec: CollectionSpec) => {
     const c = db.collection<Stored>(spec.name)
     await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
     for (const field of Object.keys(spec.fields)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
   }
+  for (const spec of collections) await createIndexes(spec)
   const checkpoints = db.collection<{ _id: string; position: Long }>('checkpoints')
   const collection = (name: string) => {
     if (!specs.has(name)) throw new Error(`unknown collection ${name}`)
@@ -117,6 +118,25 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     async checkpoint(projection) {
       const found = await checkpoints.findOne({ _id: projection })
       return found ? BigInt(found.position.toString()) : undefined
+    },
+    async prepareRebuild(name, shadowProjection) {
+      const spec = specs.get(name)
+      if (!spec) throw new Error(`unknown collection ${name}`)
+      const shadow = { name: `${name}__rebuild`, fields: spec.fields }
+      await db.collection(shadow.name).drop().catch(() => undefined)
+      await createIndexes(shadow)
+      await checkpoints.deleteOne({ _id: shadowProjection })
+      specs.set(shadow.name, shadow)
+      return shadow.name
+    },
+    async completeRebuild(name, projection, shadowProjection) {
+      const [live, rebuilt] = await Promise.all([checkpoints.findOne({ _id: projection }), checkpoints.findOne({ _id: shadowProjection })])
+      if (!rebuilt || (live && live.position.greaterThan(rebuilt.position))) return false
+      // renameCollection with dropTarget replaces the live collection in one step.
+      await db.collection(`${name}__rebuild`).rename(name, { dropTarget: true })
+      await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })
+      await checkpoints.deleteOne({ _id: shadowProjection })
+      return true
     },
     async reset(name, projection) {
       await collection(name).deleteMany({})

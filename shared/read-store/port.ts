@@ -73,7 +73,19 @@ export interface ReadStore {
    */
   commit(projection: string, writes: readonly DocumentWrite[], checkpoint: Position): Promise<void>
   checkpoint(projection: string): Promise<Position | undefined>
-  /** Empties a collection and forgets a projection's checkpoint (rebuild, tests). */
+  /**
+   * Starts a rebuild: an empty shadow of the collection, with its own
+   * checkpoint, that a projection can fill from position 0 while the live
+   * collection keeps serving. Returns the shadow's name.
+   */
+  prepareRebuild(collection: string, shadowProjection: string): Promise<string>
+  /**
+   * Swaps the shadow in, atomically, with its checkpoint as the projection's,
+   * when the shadow has caught up with the live projection; false (nothing
+   * changed) when it has not yet.
+   */
+  completeRebuild(collection: string, projection: string, shadowProjection: string): Promise<boolean>
+  /** Empties a collection and forgets a projection's checkpoint (tests). */
   reset(collection: string, projection: string): Promise<void>
   close(): Promise<void>
 }

@@ -33,7 +33,8 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
 
   const specs = new Map(collections.map((c) => [c.name, c]))
-  for (const spec of collections) {
+  /** Creates a collection's table and indexes. A rebuilt table keeps the index names it was built with, so an index is matched by its suffix. */
+  const createTable = (spec: CollectionSpec) => {
     for (const name of [spec.name, ...Object.keys(spec.fields)]) {
       if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
     }
@@ -45,13 +46,15 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
         key        TEXT    NOT NULL UNIQUE,
         revision   INTEGER NOT NULL,
         doc        TEXT    NOT NULL${columns.join('')}
-      );
-      CREATE UNIQUE INDEX IF NOT EXISTS ${spec.name}_by_account_id ON ${spec.name} (account_id, id);
-      ${Object.keys(spec.fields)
-        .map((f) => `CREATE INDEX IF NOT EXISTS ${spec.name}_by_${f} ON ${spec.name} (account_id, f_${f}, id);`)
-        .join('\n')}
-    `)
+      )`)
+    const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
+    const ensureIndex = (suffix: string, definition: string) => {
+      if (!existing.some((name) => name.endsWith(suffix))) db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}${suffix}`)}`)
+    }
+    ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
+    for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
   }
+  for (const spec of collections) createTable(spec)
   const specOf = (name: string) => {
     const spec = specs.get(name)
     if (!spec) throw new Error(`unknown collection ${name}`)
@@ -152,6 +155,33 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     async checkpoint(projection) {
       const row = checkpointOf.get(projection)
       return row ? BigInt(row.position) : undefined
+    },
+    async prepareRebuild(collection, shadowProjection) {
+      const spec = specOf(collection)
+      const shadow: CollectionSpec = { name: `${spec.name}__rebuild`, fields: spec.fields }
+      db.transaction(() => {
+        db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
+        createTable(shadow)
+        db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(shadowProjection)
+      }).immediate()
+      specs.set(shadow.name, shadow)
+      return shadow.name
+    },
+    async completeRebuild(collection, projection, shadowProjection) {
+      const spec = specOf(collection)
+      return db
+        .transaction(() => {
+          // Under the write lock the live projector cannot commit: compare, then swap.
+          const live = BigInt(checkpointOf.get(projection)?.position ?? 0)
+          const rebuilt = BigInt(checkpointOf.get(shadowProjection)?.position ?? -1)
+          if (rebuilt < live) return false
+          db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${spec.name}__rebuild RENAME TO ${spec.name}`)
+          saveCheckpoint.run(projection, rebuilt.toString())
+          db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(shadowProjection)
+          statements.clear()
+          return true
+        })
+        .immediate()
     },
     async reset(collection, projection) {
       db.transaction(() => {
