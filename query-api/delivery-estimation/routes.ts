@@ -8,7 +8,7 @@ import { awaitPosition } from '../../shared/http/consistency.ts'
 import type { App } from '../../shared/http/server.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
-import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { listPage, paginationQuery } from '../shared/pagination.ts'
 import { bestEstimation, estimateService, type Estimation } from './estimate.ts'
 
 const SERVICES = collections.carrier_services.name
@@ -64,13 +64,7 @@ export function deliveryEstimationRoutes(app: App, rt: Runtime) {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [SERVICES])
       const q = request.query
-      const page = await rt.readStore.find<CarrierServiceDoc>(SERVICES, {
-        accountId: account.id,
-        startingAfter: q.starting_after,
-        endingBefore: q.ending_before,
-        limit: q.limit,
-      })
-      return listEnvelope(page, renderCarrierServiceConfig)
+      return listPage(rt.readStore, SERVICES, account.id, q, [], renderCarrierServiceConfig)
     },
   )
 }

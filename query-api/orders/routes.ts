@@ -5,10 +5,9 @@ import { awaitPosition } from '../../shared/http/consistency.ts'
 import type { App } from '../../shared/http/server.ts'
 import type { OrderDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
-import type { Condition } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion } from '../shared/expansion.ts'
-import { listEnvelope, pageOf, paginationQuery } from '../shared/pagination.ts'
+import { listPage, pageOf, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { parseDateTime, toUnixSeconds } from '../../shared/clock.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { renderOrder } from '../shared/resources.ts'
@@ -52,21 +51,13 @@ export function orderRoutes(app: App, rt: Runtime) {
     const q = request.query
     checkTimeFilterRules(q)
     const expansion = Expansion.parse(q.expand, orderExpandPaths)
-    const where: Condition[] = [
-      ...(q.email !== undefined ? [{ field: 'email', op: 'eq' as const, value: q.email }] : []),
-      ...(q.order_number !== undefined ? [{ field: 'order_number', op: 'eq' as const, value: q.order_number }] : []),
+    const where = [
+      ...whereEqual({ email: q.email, order_number: q.order_number }),
       ...timeConditions('created_at', q.created_at),
       ...timeConditions('ordered_at', q.ordered_at),
     ]
     await awaitPosition(request, rt, [ORDERS])
-    const page = await rt.readStore.find<OrderDoc>(ORDERS, {
-      accountId: account.id,
-      where,
-      startingAfter: q.starting_after,
-      endingBefore: q.ending_before,
-      limit: q.limit,
-    })
-    return listEnvelope(page, (doc) => renderOrder(doc, expansion))
+    return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
   })
 
   const findOrder = async (accountId: number, id: number) => {

@@ -5,7 +5,7 @@ import type { App } from '../../shared/http/server.ts'
 import type { PickupPointDoc } from '../../shared/pickup-points/pickup-point.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
-import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
 
 const POINTS = collections.pickup_points.name
 
@@ -19,14 +19,7 @@ export function pickupPointRoutes(app: App, rt: Runtime) {
       const { account } = callerOf(request)
       const q = request.query
       await awaitPosition(request, rt, [POINTS])
-      const page = await rt.readStore.find<PickupPointDoc>(POINTS, {
-        accountId: account.id,
-        where: q.merchant_id === undefined ? [] : [{ field: 'merchant_id', op: 'eq', value: q.merchant_id }],
-        startingAfter: q.starting_after,
-        endingBefore: q.ending_before,
-        limit: q.limit,
-      })
-      return listEnvelope(page, renderPickupPoint)
+      return listPage(rt.readStore, POINTS, account.id, q, whereEqual({ merchant_id: q.merchant_id }), renderPickupPoint)
     },
   )
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Page } from '../../shared/read-store/port.ts'
+import type { Condition, ReadStore } from '../../shared/read-store/port.ts'
 
 const id = z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER)
 
@@ -10,12 +10,31 @@ export const paginationQuery = {
   ending_before: id.optional(),
 }
 
-/** The list envelope of index responses: newest id first, `has_more` when the page is not the end. */
-export const listEnvelope = <D>(page: Page<D>, render: (doc: D) => unknown) => ({
-  object: 'list' as const,
-  has_more: page.hasMore,
-  data: page.docs.map((d) => render(d.doc)),
-})
+export interface PaginationParams {
+  limit: number
+  starting_after?: number
+  ending_before?: number
+}
+
+/** Equality conditions for the filters a request sets; unset ones are left out. */
+export const whereEqual = (filters: Record<string, string | undefined>): Condition[] =>
+  Object.entries(filters).flatMap(([field, value]) => (value === undefined ? [] : [{ field, op: 'eq' as const, value }]))
+
+/**
+ * One page of an account's collection as the list envelope of index
+ * responses: newest id first, `has_more` when the page is not the end.
+ */
+export async function listPage<D>(
+  store: ReadStore,
+  collection: string,
+  accountId: number,
+  q: PaginationParams,
+  where: readonly Condition[],
+  render: (doc: D) => unknown,
+) {
+  const page = await store.find<D>(collection, { accountId, where, startingAfter: q.starting_after, endingBefore: q.ending_before, limit: q.limit })
+  return { object: 'list' as const, has_more: page.hasMore, data: page.docs.map((d) => render(d.doc)) }
+}
 
 /**
  * The same pagination over a list already in memory (an order's history):

@@ -4,10 +4,9 @@ import { awaitPosition } from '../../shared/http/consistency.ts'
 import type { App } from '../../shared/http/server.ts'
 import type { TrackerDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
-import type { Condition } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion } from '../shared/expansion.ts'
-import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { renderTracker } from '../shared/resources.ts'
 
 export const trackerExpandPaths = ['carrier', 'events', 'events.address', 'line_items'] as const
@@ -26,17 +25,8 @@ export function trackerRoutes(app: App, rt: Runtime) {
     const { account } = callerOf(request)
     const q = request.query
     const expansion = Expansion.parse(q.expand, trackerExpandPaths)
-    const where: Condition[] = []
-    if (q.tracking_number !== undefined) where.push({ field: 'tracking_number', op: 'eq', value: q.tracking_number })
-    if (q.delivery_status_code !== undefined) where.push({ field: 'delivery_status_code', op: 'eq', value: q.delivery_status_code })
+    const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
     await awaitPosition(request, rt, [TRACKERS])
-    const page = await rt.readStore.find<TrackerDoc>(TRACKERS, {
-      accountId: account.id,
-      where,
-      startingAfter: q.starting_after,
-      endingBefore: q.ending_before,
-      limit: q.limit,
-    })
-    return listEnvelope(page, (doc) => renderTracker(doc, expansion, ''))
+    return listPage<TrackerDoc>(rt.readStore, TRACKERS, account.id, q, where, (doc) => renderTracker(doc, expansion, ''))
   })
 }
