@@ -10,7 +10,7 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
 const BATCH_SIZE = 1000
 const CONCURRENCY = 2
 
-const server = await benchServer()
+const server = await benchServer(process.env.BENCH_ROLES ? { ROLES: process.env.BENCH_ROLES } : {})
 const batch = (b: number) =>
   Array.from({ length: BATCH_SIZE }, (_, i) => ({
     order_number: `B${b}-O${Math.floor(i / 2)}`, // two trackers per order

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis'
 import { commandApi } from '../command-api/index.ts'
 import { projections } from '../projectors/projections.ts'
-import { startProjectors, type ProjectorRunner } from '../projectors/runner.ts'
+import type { ProjectorRunner } from '../projectors/runner.ts'
+import { startProjectorThread } from '../projectors/in-thread.ts'
 import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/clock.ts'
 import type { Config, Role } from '../shared/config.ts'
@@ -48,7 +49,7 @@ export async function startServer(
   if (roles.has('command')) commandApi(app, rt, queue!)
   if (roles.has('query')) queryApi(app, rt)
   let projector: ProjectorRunner | undefined
-  if (roles.has('projector')) projector = startProjectors(rt)
+  if (roles.has('projector')) projector = await startProjectorThread(config, rt.logger)
   // BullMQ's worker blocks on its own connection.
   const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL) : undefined
   const worker = workerConnection && startJobWorker(rt, queue!, workerConnection)

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path'
+import { BroadcastChannel } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { ConcurrencyError } from '../errors.ts'
 import type { AppendRequest, AppendResult, EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
@@ -71,6 +73,13 @@ export function createSqliteEventStore(file: string): EventStore {
   const readStream = db.prepare<[string], Row>('SELECT * FROM events WHERE stream = ? ORDER BY revision')
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
+  // Appends wake subscribers in every thread of the process (the projector runs in its own).
+  const channel = new BroadcastChannel(`shiplog-appends:${resolve(file)}`)
+  channel.unref()
+  const wake = () => {
+    for (const l of listeners) l()
+  }
+  channel.onmessage = wake
   const readAllStatements = new Map<number, Database.Statement<unknown[], Row>>()
   /** One prepared statement per number of filtered types (0 = no filter). */
   const readAllStatement = (typeCount: number) => {
@@ -131,7 +140,8 @@ export function createSqliteEventStore(file: string): EventStore {
     kind: 'sqlite',
     async append(requests) {
       const result = appendAll.immediate(requests)
-      for (const l of listeners) l()
+      wake()
+      channel.postMessage(null)
       return result
     },
     async readStream(stream) {
@@ -148,6 +158,7 @@ export function createSqliteEventStore(file: string): EventStore {
       return () => listeners.delete(listener)
     },
     async close() {
+      channel.close()
       db.close()
     },
   }

@@ -20,6 +20,7 @@ t.test('a rebuild equals the live read model, document by document, while the se
     position = post.position
   }
   await readAfter(server, '/v2/orders', position)
+  await readAfter(server, '/v2/trackers', position)
   const before = { orders: await allDocs(server, collections.orders.name), trackers: await allDocs(server, collections.trackers.name) }
   t.equal(before.orders.length, 150)
 

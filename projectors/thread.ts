@@ -1,0 +1,19 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import type { Config } from '../shared/config.ts'
+import { openRuntime } from '../shared/runtime.ts'
+import { startProjectors } from './runner.ts'
+
+/*
+ * The projector role in a worker thread: it gets the second core, so
+ * projecting never competes with request handling on the main thread.
+ * It opens its own connections to the stores and stops on a 'stop' message.
+ */
+const rt = await openRuntime(workerData as Config)
+const runner = startProjectors(rt)
+parentPort!.on('message', async (message) => {
+  if (message !== 'stop') return
+  await runner.stop()
+  await rt.close()
+  parentPort!.postMessage('stopped')
+})
+parentPort!.postMessage('started')
