@@ -3,6 +3,7 @@
  * embedded stores: new items, then the same items again (updates), then the
  * time until the last batch is visible in GET /v2/orders.
  * Targets: ≥ 10,000 trackers/s sustained; median batch < 250 ms.
+ * BENCH_ROLES=command,query measures the write path without projecting.
  */
 import { benchServer, conditions, ms, percentile } from './support.ts'
 
@@ -58,6 +59,10 @@ async function run(label: string) {
 console.log(`trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers, ${CONCURRENCY} concurrent clients; ${conditions()}`)
 await run('new items')
 const lastPosition = await run('repeated items')
+if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {
+  await server.close()
+  process.exit(0)
+}
 const t0 = performance.now()
 const last = `B${BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`
 for (;;) {

@@ -105,6 +105,13 @@ export function createSqliteEventStore(file: string): EventStore {
   }
 
   const appendAll = db.transaction((requests: AppendRequest[]): AppendResult => {
+    // A command stamps all its events with one metadata object: serialise it once.
+    const metadataJson = new Map<object, string>()
+    const serialiseMetadata = (m: object) => {
+      let json = metadataJson.get(m)
+      if (json === undefined) metadataJson.set(m, (json = JSON.stringify(m)))
+      return json
+    }
     let position = 0n
     const revisions: number[] = []
     for (const req of requests) {
@@ -127,7 +134,7 @@ export function createSqliteEventStore(file: string): EventStore {
       for (const e of req.events) {
         revision += 1
         const info = insert.run(
-          e.id, req.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), e.metadata.recordedAt,
+          e.id, req.stream, revision, e.type, JSON.stringify(e.data), serialiseMetadata(e.metadata), e.metadata.recordedAt,
         )
         position = BigInt(info.lastInsertRowid)
       }
