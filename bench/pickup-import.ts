@@ -19,7 +19,7 @@ if (only === undefined) {
   // RSS follows V8's heap sizing as much as live data: each size also runs with the old
   // space capped, which an import that held its file or its results in memory could not survive.
   for (const heap of [[], ['--max-old-space-size=160']]) {
-    console.log(heap.length ? 'with --max-old-space-size=160 (per thread):' : 'default heap:')
+    console.log(heap.length ? 'with --max-old-space-size=160:' : 'default heap:')
     for (const rows of sizes) {
       const child = spawnSync(process.execPath, [...heap, '--import', 'tsx', 'bench/pickup-import.ts', String(rows)], { encoding: 'utf8' })
       if (child.status !== 0) throw new Error(child.stderr)

@@ -7,6 +7,7 @@ import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/clock.ts'
 import type { Config, Role } from '../shared/config.ts'
 import { healthRoutes } from '../shared/http/health.ts'
+import { metricsRoutes } from '../shared/http/metrics.ts'
 import { createHttpServer } from '../shared/http/server.ts'
 import { connectRedis } from '../shared/jobs/redis.ts'
 import { createJobQueue, type JobQueue } from '../shared/jobs/queue.ts'
@@ -34,7 +35,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const roles = new Set(options.roles ?? config.ROLES)
   const rt = await openRuntime(config, options)
-  const app = createHttpServer(rt)
+  const app = await createHttpServer(rt)
 
   let redis: Redis | undefined
   let queue: JobQueue | undefined
@@ -42,10 +43,9 @@ export async function startServer(
     redis = connectRedis(config.REDIS_URL)
     queue = createJobQueue(config.QUEUE_NAME, redis)
   }
-  healthRoutes(app, rt, {
-    projections: roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : [],
-    redis: redis && (() => redis!.ping()),
-  })
+  const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
+  healthRoutes(app, rt, { projections: watched, redis: redis && (() => redis!.ping()) })
+  metricsRoutes(app, rt, watched)
   if (roles.has('command')) commandApi(app, rt, queue!)
   if (roles.has('query')) queryApi(app, rt)
   let projector: ProjectorRunner | undefined

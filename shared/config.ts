@@ -38,6 +38,8 @@ export const configSchema = z.object({
     .pipe(z.array(z.enum(roles)).min(1)),
   /** Largest JSON request body, in bytes. */
   BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Requests one key (or one address without a key) may make per minute on one process. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** Largest CSV upload, in bytes (413 above). */
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   /** Jobs one worker process runs at once. */

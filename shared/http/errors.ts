@@ -40,7 +40,7 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   const shiplogError = toShiplogError(error)
   if (shiplogError.status >= 500) request.log.error({ err: error }, 'request failed')
   else request.log.info({ code: shiplogError.code, reason: shiplogError.message }, 'request rejected')
-  if (shiplogError.code === 'SHIPLOG_ERR_RATE_LIMITED') reply.header('retry-after', '1')
+  if (shiplogError.code === 'SHIPLOG_ERR_RATE_LIMITED' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60')
   return reply
     .status(shiplogError.status)
     .header('x-shiplog-error', shiplogError.code)

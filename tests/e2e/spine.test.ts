@@ -108,3 +108,22 @@ t.test('shiplog accounts create prints keys that work at once on a running serve
   t.equal(badConfig.status, 2)
   t.match(badConfig.stderr, /PORT:/)
 })
+
+t.test('operations: OpenAPI document, Prometheus metrics, rate limit with Retry-After', async (t) => {
+  const server = await startTestServer(t, { env: { RATE_LIMIT_PER_MINUTE: '5' } })
+  const openapi = await server.request('GET', '/openapi.json', { key: null })
+  t.equal(openapi.status, 200)
+  t.match(openapi.body, { openapi: /^3\./, paths: { '/v1/trackers': { post: Object }, '/v2/orders': { get: Object }, '/v2/jobs/{job_id}': { get: Object } } })
+  const metrics = await server.request('GET', '/metrics', { key: null })
+  t.equal(metrics.status, 200)
+  t.match(metrics.body, /shiplog_projection_lag_positions\{projection="orders"\} \d+/)
+  t.match(metrics.body, /process_cpu_user_seconds_total/)
+  const statuses: number[] = []
+  for (let i = 0; i < 7; i++) statuses.push((await server.request('GET', '/v2/orders')).status)
+  t.same(statuses.slice(0, 3), [200, 200, 200])
+  const limited = await server.request('GET', '/v2/orders')
+  t.equal(limited.status, 429)
+  t.match(limited.headers.get('retry-after'), /^\d+$/)
+  t.match(limited.body, { errors: { details: /Rate limit/ } })
+  t.equal((await server.request('GET', '/healthz', { key: null })).status, 200, 'health is never limited')
+})
