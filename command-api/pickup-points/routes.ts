@@ -49,9 +49,12 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
         body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
         readPosition: 0n,
       }))
+      // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.
+      const job = (response.body as { id: number }).id
+      if (job !== jobId) await rt.blobs.remove(blob)
       // The job is safe in its stream; if Redis is down now, the worker's sweep enqueues it later.
-      await queue.enqueue({ accountId: account.id, jobId }).catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-      reply.header('location', `/v2/jobs/${jobId}`)
+      await queue.enqueue({ accountId: account.id, jobId: job }).catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
+      reply.header('location', `/v2/jobs/${job}`)
       return sendCommandResponse(reply, response)
     })
   })

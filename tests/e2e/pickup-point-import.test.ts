@@ -137,6 +137,20 @@ t.test('upload errors: no file part, empty file, too large, not multipart, and n
   t.same(jobs, [], 'no job was created')
 })
 
+t.test('an upload repeated with the same Idempotency-Key answers the first job', async (t) => {
+  const server = await startTestServer(t)
+  const csv = pickupPointCsv([point('K-1')])
+  const upload = (key: string) =>
+    fetch(`${server.url}/v2/pickup_points/import`, { method: 'POST', headers: { authorization: server.privateKey, 'idempotency-key': key }, body: csvForm(csv) }).then(async (r) => ({ status: r.status, location: r.headers.get('location'), body: (await r.json()) as { id: number } }))
+  const first = await upload('upload-1')
+  const again = await upload('upload-1')
+  t.equal(again.status, 202)
+  t.same(again.body, first.body)
+  t.equal(again.location, first.location)
+  await waitForJob(server, first.body.id)
+  t.same(await server.runtime.readStore.lookupAll('jobs', 'status', 'completed', 10).then((j) => j.map((d) => d.id)), [first.body.id], 'one job')
+})
+
 t.test('jobs of another account, or unknown, are 404', async (t) => {
   const server = await startTestServer(t)
   const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('Z-1')])))
