@@ -1,4 +1,7 @@
+import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,3 +37,39 @@ export const conditions = () =>
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, embedded SQLite stores (WAL) in ${tmpdir()}`
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
+
+/**
+ * The server as users run it: `shiplog serve` in a process of its own, so the
+ * benchmark's client does not share its event loop.
+ */
+export async function benchServerProcess(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  const childEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', QUEUE_NAME: `bench-${randomUUID()}`, ...env }
+  const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], { env: childEnv, encoding: 'utf8' })
+  if (created.status !== 0) throw new Error(created.stderr)
+  const account = JSON.parse(created.stdout) as { id: number; private_key: string }
+  const child = spawn(process.execPath, ['bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break
+    if (i > 300) throw new Error('the server did not start')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    url,
+    dataDir,
+    key: account.private_key,
+    accountId: account.id,
+    async close() {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}

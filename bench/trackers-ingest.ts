@@ -5,13 +5,13 @@
  * Targets: ≥ 10,000 trackers/s sustained; median batch < 250 ms.
  * BENCH_ROLES=command,query measures the write path without projecting.
  */
-import { benchServer, conditions, ms, percentile } from './support.ts'
+import { benchServerProcess, conditions, ms, percentile } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
 const BATCH_SIZE = 1000
 const CONCURRENCY = 2
 
-const server = await benchServer(process.env.BENCH_ROLES ? { ROLES: process.env.BENCH_ROLES } : {})
+const server = await benchServerProcess(process.env.BENCH_ROLES ? { ROLES: process.env.BENCH_ROLES } : {})
 const batch = (b: number) =>
   Array.from({ length: BATCH_SIZE }, (_, i) => ({
     order_number: `B${b}-O${Math.floor(i / 2)}`, // two trackers per order
@@ -56,7 +56,7 @@ async function run(label: string) {
   return lastPosition
 }
 
-console.log(`trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers, ${CONCURRENCY} concurrent clients; ${conditions()}`)
+console.log(`trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions()}`)
 await run('new items')
 const lastPosition = await run('repeated items')
 if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {

@@ -4,6 +4,7 @@ import { catchUp } from '../projectors/runner.ts'
 import { accountStream, createAccount } from '../shared/accounts/account.ts'
 import { toUnixSeconds } from '../shared/clock.ts'
 import { assertValidEvent } from '../shared/events/index.ts'
+import { eventId } from '../shared/ids.ts'
 import type { Runtime } from '../shared/runtime.ts'
 
 /**
@@ -22,7 +23,7 @@ export async function createAccountCommand(rt: Runtime, name: string) {
       expected: 'no_stream',
       events: [
         {
-          id: randomUUID(),
+          id: eventId(now.getTime()),
           type: 'AccountCreated',
           data: event,
           metadata: { accountId: id, correlationId: `cli_${randomUUID()}`, recordedAt: now.getTime() },

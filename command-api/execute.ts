@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
+import { eventId } from '../shared/ids.ts'
 import type { AppendRequest, EventMetadata, NewEvent, Position } from '../shared/event-store/port.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/errors.ts'
 import { assertValidEvent, type DomainEvent } from '../shared/events/index.ts'
@@ -46,7 +47,7 @@ export const metadataFor = (request: Pick<CommandRequest, 'caller' | 'requestId'
 export function toNewEvents(events: readonly DomainEvent[], metadata: EventMetadata): NewEvent[] {
   return events.map((e) => {
     assertValidEvent(e)
-    return { id: randomUUID(), type: e.type, data: e.data, metadata }
+    return { id: eventId(metadata.recordedAt), type: e.type, data: e.data, metadata }
   })
 }
 

@@ -1,3 +1,5 @@
+import { randomFillSync } from 'node:crypto'
+
 /**
  * Resource ids: 53-bit integers, time-ordered, unique across writers without
  * coordination (snowflake layout). They are allocated on the write side and
@@ -45,3 +47,18 @@ export function createIdGenerator(node: number, nowMs: () => number = Date.now):
 /** The millisecond an id was allocated in (for diagnostics). */
 export const idTime = (id: number): Date =>
   new Date(Math.floor(id / 2 ** (NODE_BITS + SEQUENCE_BITS)) + EPOCH_MS)
+
+const uuidBytes = Buffer.alloc(16)
+
+/**
+ * Event ids: RFC 9562 UUIDv7, time-ordered, so the unique index on event ids
+ * grows at its end instead of at random places (KurrentDB takes any UUID).
+ */
+export function eventId(nowMs: number = Date.now()): string {
+  randomFillSync(uuidBytes)
+  uuidBytes.writeUIntBE(nowMs, 0, 6)
+  uuidBytes[6] = (uuidBytes[6]! & 0x0f) | 0x70
+  uuidBytes[8] = (uuidBytes[8]! & 0x3f) | 0x80
+  const h = uuidBytes.toString('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}

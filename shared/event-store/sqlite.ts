@@ -115,28 +115,38 @@ export function createSqliteEventStore(file: string): EventStore {
     let position = 0n
     const revisions: number[] = []
     for (const req of requests) {
-      const retry = alreadyAppended(req)
-      if (retry) {
-        revisions.push(retry.revision)
-        if (retry.position > position) position = retry.position
-        continue
-      }
       const current = lastRevision.get(req.stream)?.r ?? -1
       const ok =
         req.expected === 'any' ||
         (req.expected === 'no_stream' && current === -1) ||
         (req.expected === 'stream_exists' && current >= 0) ||
         req.expected === current
-      if (!ok) {
+      // A retry of events already stored is looked for only when the append cannot go
+      // ahead as asked: the expected state fails, or the first event's id is taken.
+      const retry = ok ? undefined : alreadyAppended(req)
+      if (!ok && !retry) {
         throw new ConcurrencyError(req.stream, describe(req.expected), current === -1 ? 'no stream' : `revision ${current}`)
       }
+      if (retry) {
+        revisions.push(retry.revision)
+        if (retry.position > position) position = retry.position
+        continue
+      }
       let revision = current
-      for (const e of req.events) {
-        revision += 1
-        const info = insert.run(
-          e.id, req.stream, revision, e.type, JSON.stringify(e.data), serialiseMetadata(e.metadata), e.metadata.recordedAt,
-        )
-        position = BigInt(info.lastInsertRowid)
+      try {
+        for (const e of req.events) {
+          revision += 1
+          const info = insert.run(
+            e.id, req.stream, revision, e.type, JSON.stringify(e.data), serialiseMetadata(e.metadata), e.metadata.recordedAt,
+          )
+          position = BigInt(info.lastInsertRowid)
+        }
+      } catch (error) {
+        const again = (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(req) : undefined
+        if (!again) throw error
+        revisions.push(again.revision)
+        if (again.position > position) position = again.position
+        continue
       }
       revisions.push(revision)
     }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createIdGenerator, idTime } from '../../shared/ids.ts'
+import { createIdGenerator, eventId, idTime } from '../../shared/ids.ts'
 
 t.test('a burst of 100,000 ids is unique, increasing and below 2^53', async (t) => {
   const ids = createIdGenerator(3, () => Date.UTC(2026, 10, 22))
@@ -44,4 +44,13 @@ t.test('ids are ordered by time and carry it', async (t) => {
   t.equal(idTime(id).getTime(), at)
   t.ok(createIdGenerator(31, () => at).next() < createIdGenerator(0, () => at + 1).next())
   t.throws(() => createIdGenerator(32), RangeError)
+})
+
+t.test('event ids are RFC 9562 UUIDv7, ordered by time', async (t) => {
+  const a = eventId(Date.UTC(2026, 0, 1))
+  const b = eventId(Date.UTC(2026, 0, 1, 0, 0, 1))
+  t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  t.ok(a < b)
+  t.equal(parseInt(a.replaceAll('-', '').slice(0, 12), 16), Date.UTC(2026, 0, 1))
+  t.not(eventId(1), eventId(1), 'random below the millisecond')
 })
