@@ -54,7 +54,9 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
   const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], { env: childEnv, encoding: 'utf8' })
   if (created.status !== 0) throw new Error(created.stderr)
   const account = JSON.parse(created.stdout) as { id: number; private_key: string }
-  const child = spawn(process.execPath, ['bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
+  // BENCH_SERVER_NODE_ARGS passes node flags to the server (--cpu-prof, say).
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break

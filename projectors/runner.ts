@@ -12,53 +12,61 @@ export interface ProjectorRunner {
 const RETRY_DELAY_MS = 1000
 
 /**
- * Runs each projection from its checkpoint: catch-up, then live. A batch's
- * documents and the checkpoint after it are committed together (one
- * transaction in the embedded store), so a stop at any moment resumes exactly
- * where it left off.
+ * Runs the projections from their checkpoints: catch-up, then live. One reader
+ * serves them all, so each event is read once whatever the number of read
+ * models. A batch's documents and the checkpoint after it are committed
+ * together (one transaction in the embedded store), so a stop at any moment
+ * resumes exactly where it left off.
  */
 export function startProjectors(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>,
   projections: readonly Projection[] = allProjections,
 ): ProjectorRunner {
   const controller = new AbortController()
-  const runs = projections.map((p) => keepRunning(rt, p, controller.signal, rt.logger.child({ projection: p.name })))
+  const run = keepRunning(rt, projections, controller.signal, rt.logger.child({ role: 'projector' }))
   return {
     async stop() {
       controller.abort()
-      await Promise.all(runs)
+      await run
     },
   }
 }
 
 async function keepRunning(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
-  projection: Projection,
+  projections: readonly Projection[],
   signal: AbortSignal,
   log: Logger,
 ) {
   while (!signal.aborted) {
     try {
-      await runProjection(rt, projection, signal)
+      await runProjections(rt, projections, signal)
     } catch (error) {
-      // A store that is down must not kill the process: log, wait, resume from the checkpoint.
-      log.error({ err: error }, 'projection failed; retrying from its checkpoint')
+      // A store that is down must not kill the process: log, wait, resume from the checkpoints.
+      log.error({ err: error }, 'projection failed; retrying from the checkpoints')
       await new Promise((r) => setTimeout(r, RETRY_DELAY_MS))
     }
   }
 }
 
-export async function runProjection(
+export async function runProjections(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
-  projection: Projection,
+  projections: readonly Projection[],
   signal: AbortSignal,
 ) {
-  const after = await rt.readStore.checkpoint(projection.name)
-  // Unfiltered on purpose: the checkpoint must pass every event, so a reader
-  // waiting for a position never waits on events this projection ignores.
+  const checkpoints = new Map<Projection, bigint>()
+  for (const p of projections) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
+  const after = [...checkpoints.values()].reduce((a, b) => (a < b ? a : b))
+  // Unfiltered on purpose: every checkpoint must pass every event, so a reader
+  // waiting for a position never waits on events a projection ignores.
   for await (const batch of subscribeToAll(rt.eventStore, { after, pollMs: rt.config.POLL_INTERVAL_MS, signal })) {
-    const writes = await projection.apply(batch, rt.readStore)
-    await rt.readStore.commit(projection.name, writes, batch[batch.length - 1]!.position)
+    const last = batch[batch.length - 1]!.position
+    for (const [projection, checkpoint] of checkpoints) {
+      if (checkpoint >= last) continue
+      const events = checkpoint >= batch[0]!.position ? batch.filter((e) => e.position > checkpoint) : batch
+      await rt.readStore.commit(projection.name, await projection.apply(events, rt.readStore), last)
+      checkpoints.set(projection, last)
+    }
   }
 }
 

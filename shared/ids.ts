@@ -48,17 +48,23 @@ export function createIdGenerator(node: number, nowMs: () => number = Date.now):
 export const idTime = (id: number): Date =>
   new Date(Math.floor(id / 2 ** (NODE_BITS + SEQUENCE_BITS)) + EPOCH_MS)
 
-const uuidBytes = Buffer.alloc(16)
+/** Random bytes drawn 4 KiB at a time: one system call for 256 event ids. */
+const pool = Buffer.alloc(4096)
+let poolOffset = pool.length
 
 /**
  * Event ids: RFC 9562 UUIDv7, time-ordered, so the unique index on event ids
  * grows at its end instead of at random places (KurrentDB takes any UUID).
  */
 export function eventId(nowMs: number = Date.now()): string {
-  randomFillSync(uuidBytes)
-  uuidBytes.writeUIntBE(nowMs, 0, 6)
-  uuidBytes[6] = (uuidBytes[6]! & 0x0f) | 0x70
-  uuidBytes[8] = (uuidBytes[8]! & 0x3f) | 0x80
-  const h = uuidBytes.toString('hex')
+  if (poolOffset === pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  const bytes = pool.subarray(poolOffset, (poolOffset += 16))
+  bytes.writeUIntBE(nowMs, 0, 6)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const h = bytes.toString('hex')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }

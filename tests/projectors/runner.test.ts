@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { decideTrackerUpserts } from '../../command-api/trackers/decide.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
-import { catchUp, runProjection } from '../../projectors/runner.ts'
+import { catchUp, runProjections } from '../../projectors/runner.ts'
 import { loadConfig } from '../../shared/config.ts'
 import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
 import { createIdGenerator } from '../../shared/ids.ts'
@@ -51,7 +51,7 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
       if (++batches === 3) controller.abort()
     },
   }
-  await runProjection({ eventStore: smallPages(eventStore), readStore: counting, config }, ordersProjection, controller.signal)
+  await runProjections({ eventStore: smallPages(eventStore), readStore: counting, config }, [ordersProjection], controller.signal)
   const stoppedAt = await interrupted.checkpoint('orders')
   t.ok(stoppedAt && stoppedAt < (await eventStore.head()), 'stopped part-way')
   // Restart from the checkpoint to the end.
