@@ -20,7 +20,7 @@ const batch = (b: number) =>
     first_name: 'Jo',
     address_country: 'FR',
     address_city: 'Lyon',
-    phone: '06 12 34 56 78',
+    phone: `06 ${String(b * BATCH_SIZE + i).padStart(8, '0')}`, // a different customer each item
     carrier_code: 'ups',
   }))
 const bodies = Array.from({ length: BATCHES }, (_, b) => JSON.stringify({ trackers: batch(b) }))

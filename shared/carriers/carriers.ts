@@ -1,5 +1,6 @@
 import { allCouriers, getTracking } from 'ts-tracking-number'
 import type { Carrier } from '../events/resources.ts'
+import { memoize } from '../memo.ts'
 
 /**
  * Carriers as a tracker shows them. Detection and tracking pages come from
@@ -33,7 +34,9 @@ export function carrierByCode(code: string, trackingNumber: string): CarrierMatc
 }
 
 /** Guesses the carrier from the tracking number's format; undefined when no pattern matches. */
-export function detectCarrier(trackingNumber: string): CarrierMatch | undefined {
+export const detectCarrier = memoize(detect)
+
+function detect(trackingNumber: string): CarrierMatch | undefined {
   const match = getTracking(trackingNumber.replace(/\s+/g, ''))
   if (!match) return undefined
   const code = match.courier.code

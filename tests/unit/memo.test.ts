@@ -1,0 +1,21 @@
+import t from 'tap'
+import { memoize } from '../../shared/memo.ts'
+import { normalizePhone } from '../../shared/contacts/contacts.ts'
+
+t.test('memoize keeps the last results and forgets the oldest', async (t) => {
+  let calls = 0
+  const double = memoize((k: string) => (calls++, k + k), 2)
+  t.equal(double('a'), 'aa')
+  t.equal(double('a'), 'aa')
+  t.equal(calls, 1)
+  double('b')
+  double('c') // evicts a
+  double('a')
+  t.equal(calls, 4)
+})
+
+t.test('phone numbers are read in the country given with them', async (t) => {
+  t.equal(normalizePhone('06 12 34 56 78', 'FR'), '+33612345678')
+  t.equal(normalizePhone('06 12 34 56 78', 'US'), '06 12 34 56 78', 'the same digits are not a US number')
+  t.equal(normalizePhone('+1 415 555 2671'), '+14155552671')
+})
