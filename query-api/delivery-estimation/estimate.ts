@@ -57,7 +57,8 @@ export function estimateService(service: CarrierServiceDoc, request: EstimationR
   const afterBusinessDays = (from: CalendarDate, n: number) => {
     let d = from
     for (let counted = 0, i = 0; counted < n; i++) {
-      if (i > MAX_DAYS) return undefined
+      // One working day a week at the least, plus a year of holidays, is the furthest a configuration can reach.
+      if (i > MAX_DAYS + 7 * n) return undefined
       d = addDays(d, 1)
       if (businessDay(d)) counted++
     }
