@@ -3,6 +3,7 @@ import { toUnixSeconds } from '../../shared/clock.ts'
 import { countryName } from '../../shared/contacts/contacts.ts'
 import { carrierServiceStream, evolveCarrierService, renderCarrierServiceConfig, type CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
 import { isTimeZone } from '../../shared/delivery/calendar.ts'
+import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import { weekdays } from '../../shared/events/pickup-point-events.ts'
 import type { App } from '../../shared/http/server.ts'
 import type { Runtime } from '../../shared/runtime.ts'
@@ -48,7 +49,10 @@ export function carrierServiceRoutes(app: App, rt: Runtime) {
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, async () => {
         const history = await rt.eventStore.readStream(stream)
-        const current = history.reduce<CarrierServiceDoc | undefined>((d, e) => evolveCarrierService(d, e.data as never), undefined)
+        const current = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(history).reduce<CarrierServiceDoc | undefined>(
+          (d, e) => evolveCarrierService(d, e.data),
+          undefined,
+        )
         const now = rt.clock.now()
         const data = {
           carrier_service_id: current?.id ?? rt.ids.next(),

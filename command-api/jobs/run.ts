@@ -1,6 +1,6 @@
 import { ShiplogError, isConcurrencyError } from '../../shared/errors.ts'
 import type { EventMetadata, NewEvent } from '../../shared/event-store/port.ts'
-import type { DomainEvent } from '../../shared/events/index.ts'
+import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import { foldJob, isFinished, jobStream, type JobDoc, type JobEvent } from '../../shared/jobs/job.ts'
 import type { QueuedJob } from '../../shared/jobs/queue.ts'
 import type { Runtime } from '../../shared/runtime.ts'
@@ -35,7 +35,7 @@ export interface JobContext {
 export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: { lastAttempt: boolean }) {
   const stream = jobStream(queued.accountId, queued.jobId)
   const history = await rt.eventStore.readStream(stream)
-  const job = foldJob(history as unknown as JobEvent[])
+  const job = foldJob(asDomainEvents<JobEvent>(history))
   if (!job || isFinished(job)) return
   const metadata = (): EventMetadata => ({
     accountId: queued.accountId,

@@ -1,12 +1,14 @@
 import { CsvError, parse } from 'csv-parse'
+import { toUnixSeconds } from '../../shared/clock.ts'
+import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import type { JobResult } from '../../shared/events/job-events.ts'
 import type { PickupPointFields } from '../../shared/events/pickup-point-events.ts'
 import { evolvePickupPoint, pickupPointStream, type PickupPointDoc } from '../../shared/pickup-points/pickup-point.ts'
-import { toUnixSeconds } from '../../shared/clock.ts'
-import { JobFailure, type JobContext } from '../jobs/run.ts'
 import { toNewEvents } from '../execute.ts'
-import type { DomainEvent } from '../../shared/events/index.ts'
+import { JobFailure, type JobContext } from '../jobs/run.ts'
 import { checkRow, missingColumns, type Row } from './row.ts'
+
+type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>
 
 /** Rows decided and appended together, with their results, in one atomic append. */
 const CHUNK_ROWS = 1000
@@ -59,7 +61,7 @@ async function importChunk(ctx: JobContext, rows: { row: Row; line: number }[]) 
   const points = new Map<string, { doc?: PickupPointDoc; revision: number; events: DomainEvent[] }>()
   streams.forEach((s, i) => {
     const history = histories[i]!
-    const doc = history.reduce<PickupPointDoc | undefined>((p, e) => evolvePickupPoint(p, e.data as never), undefined)
+    const doc = asDomainEvents<PickupPointImported>(history).reduce<PickupPointDoc | undefined>((p, e) => evolvePickupPoint(p, e.data), undefined)
     points.set(s, { doc, revision: history.length - 1, events: [] })
   })
   const at = toUnixSeconds(ctx.rt.clock.now())

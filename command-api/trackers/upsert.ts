@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Runtime } from '../../shared/runtime.ts'
 import { orderStream } from '../../shared/orders/document.ts'
+import { asDomainEvents } from '../../shared/events/index.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
@@ -44,7 +45,7 @@ export function planTrackerUpserts(
       const last = history[history.length - 1]
       if (last && last.position > readPosition) readPosition = last.position
       const { events, outcomes: groupOutcomes } = decideTrackerUpserts(
-        foldOrder(history as unknown as OrderEvent[]),
+        foldOrder(asDomainEvents<OrderEvent>(history)),
         group.items,
         ctx,
       )

@@ -9,6 +9,7 @@ import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion } from '../shared/expansion.ts'
 import { listPage, pageOf, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { parseDateTime, toUnixSeconds } from '../../shared/clock.ts'
+import { asDomainEvents } from '../../shared/events/index.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { renderOrder } from '../shared/resources.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
@@ -84,7 +85,7 @@ export function orderRoutes(app: App, rt: Runtime) {
       if (as_of === undefined) return renderOrder(found.doc, expansion)
       // The past is folded from the stream itself: every event recorded up to that time.
       const events = await rt.eventStore.readStream(found.key)
-      const past = foldOrder(events.filter((e) => e.metadata.recordedAt <= as_of * 1000) as unknown as OrderEvent[])
+      const past = foldOrder(asDomainEvents<OrderEvent>(events.filter((e) => e.metadata.recordedAt <= as_of * 1000)))
       if (!past) throw notFound('The order did not exist at that time')
       return renderOrder(past, expansion)
     },

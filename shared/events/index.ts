@@ -33,3 +33,10 @@ export function assertValidEvent(event: DomainEvent): void {
 export const assertNever = (x: never): never => {
   throw new Error(`unexpected value ${JSON.stringify(x)}`)
 }
+
+/**
+ * A stream's recorded events as the domain events its category holds. Streams
+ * are written only through `toNewEvents`, which checks each event against its
+ * schema, so the category names the types.
+ */
+export const asDomainEvents = <E extends DomainEvent>(events: readonly RecordedEvent[]): E[] => events as unknown as E[]
