@@ -25,6 +25,8 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   evolve: (doc: D | undefined, event: E) => D
   id: (doc: D) => number
   fields: (doc: D) => Record<string, FieldValue>
+  /** The collection's pre-serialised views of a document. */
+  views?: (doc: D) => Record<string, string>
 }): Projection {
   return {
     name: spec.name,
@@ -54,7 +56,7 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
           accountId = e.metadata.accountId
         }
         if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
-        writes.push({ collection: spec.collection, key, accountId, id: spec.id(doc), revision, doc, fields: spec.fields(doc) })
+        writes.push({ collection: spec.collection, key, accountId, id: spec.id(doc), revision, doc, fields: spec.fields(doc), views: spec.views?.(doc) })
       }
       return writes
     },

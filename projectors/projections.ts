@@ -7,6 +7,8 @@ import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
 import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
 import { collections } from '../shared/read-models.ts'
+import { Expansion, orderExpandPaths } from '../shared/resources/expansion.ts'
+import { renderOrder } from '../shared/resources/render.ts'
 import { documentProjection, type Projection } from './projection.ts'
 
 type Recorded<E extends { type: string }> = Extract<RecordedDomainEvent, { type: E['type'] }>
@@ -25,6 +27,8 @@ export const accountsProjection = documentProjection<AccountDoc, Recorded<{ type
   fields: (doc) => ({ private_key_hash: doc.private_key_hash, public_key_hash: doc.public_key_hash }),
 })
 
+const fullOrder = Expansion.full(orderExpandPaths)
+
 export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent>>({
   name: 'orders',
   collection: collections.orders.name,
@@ -37,6 +41,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
     created_at: doc.created_at,
     ordered_at: doc.ordered_at,
   }),
+  views: (doc) => ({ full: JSON.stringify(renderOrder(doc, fullOrder)) }),
 })
 
 /** One document per tracker (source key `<order stream>#<tracker id>`), for GET /v2/trackers. */

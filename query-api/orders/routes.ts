@@ -6,26 +6,13 @@ import type { App } from '../../shared/http/server.ts'
 import type { OrderDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
-import { Expansion } from '../shared/expansion.ts'
-import { listPage, pageOf, paginationQuery, whereEqual } from '../shared/pagination.ts'
+import { Expansion, orderExpandPaths } from '../../shared/resources/expansion.ts'
+import { listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { parseDateTime, toUnixSeconds } from '../../shared/clock.ts'
 import { asDomainEvents } from '../../shared/events/index.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
-import { renderOrder } from '../shared/resources.ts'
+import { renderOrder } from '../../shared/resources/render.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
-
-/** The nine expand[] paths of GET /v2/orders. */
-export const orderExpandPaths = [
-  'shipping_address',
-  'line_items',
-  'notifications.notification_payloads',
-  'notifications.notification_type',
-  'fulfillments.trackers.line_items',
-  'fulfillments.trackers.events.address',
-  'fulfillments.trackers.carrier',
-  'fulfillments.shipping_address',
-  'fulfillments.line_items',
-] as const
 
 const expand = z.union([z.string(), z.array(z.string())]).optional()
 
@@ -47,7 +34,7 @@ const asOf = z.string().transform((v, ctx) => {
 })
 
 export function orderRoutes(app: App, rt: Runtime) {
-  app.get('/v2/orders', { schema: { querystring: listOrdersQuery, summary: 'List orders' } }, async (request) => {
+  app.get('/v2/orders', { schema: { querystring: listOrdersQuery, summary: 'List orders' } }, async (request, reply) => {
     const { account } = callerOf(request)
     const q = request.query
     checkTimeFilterRules(q)
@@ -58,6 +45,13 @@ export function orderRoutes(app: App, rt: Runtime) {
       ...timeConditions('ordered_at', q.ordered_at),
     ]
     await awaitPosition(request, rt, [ORDERS])
+    if (expansion.isFull) {
+      // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
+      const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
+      if (page.views.every((v) => v !== null)) {
+        return reply.type('application/json; charset=utf-8').send(`{"object":"list","has_more":${page.hasMore},"data":[${page.views.join(',')}]}`)
+      }
+    }
     return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
   })
 

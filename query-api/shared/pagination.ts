@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Condition, ReadStore } from '../../shared/read-store/port.ts'
+import type { Condition, FindQuery, ReadStore } from '../../shared/read-store/port.ts'
 
 const id = z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER)
 
@@ -20,6 +20,15 @@ export interface PaginationParams {
 export const whereEqual = (filters: Record<string, string | undefined>): Condition[] =>
   Object.entries(filters).flatMap(([field, value]) => (value === undefined ? [] : [{ field, op: 'eq' as const, value }]))
 
+/** The read store query of a page of an account's collection. */
+export const pageQuery = (accountId: number, q: PaginationParams, where: readonly Condition[]): FindQuery => ({
+  accountId,
+  where,
+  startingAfter: q.starting_after,
+  endingBefore: q.ending_before,
+  limit: q.limit,
+})
+
 /**
  * One page of an account's collection as the list envelope of index
  * responses: newest id first, `has_more` when the page is not the end.
@@ -32,7 +41,7 @@ export async function listPage<D>(
   where: readonly Condition[],
   render: (doc: D) => unknown,
 ) {
-  const page = await store.find<D>(collection, { accountId, where, startingAfter: q.starting_after, endingBefore: q.ending_before, limit: q.limit })
+  const page = await store.find<D>(collection, pageQuery(accountId, q, where))
   return { object: 'list' as const, has_more: page.hasMore, data: page.docs.map((d) => render(d.doc)) }
 }
 

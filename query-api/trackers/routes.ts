@@ -5,11 +5,9 @@ import type { App } from '../../shared/http/server.ts'
 import type { TrackerDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
-import { Expansion } from '../shared/expansion.ts'
+import { Expansion, trackerExpandPaths } from '../../shared/resources/expansion.ts'
 import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
-import { renderTracker } from '../shared/resources.ts'
-
-export const trackerExpandPaths = ['carrier', 'events', 'events.address', 'line_items'] as const
+import { renderTracker } from '../../shared/resources/render.ts'
 
 const listTrackersQuery = z.object({
   tracking_number: z.string().optional(),

@@ -42,6 +42,23 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     return db.collection<Stored>(name)
   }
 
+  /** A page in descending id order, on the (account, field, id) indexes. */
+  const pageRows = async (name: string, query: FindQuery, projection?: Document) => {
+    const filter: Document = { accountId: query.accountId }
+    for (const c of query.where ?? []) {
+      filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
+    }
+    const id: Document = {}
+    if (query.startingAfter !== undefined) id.$gt = query.startingAfter
+    if (query.endingBefore !== undefined) id.$lt = query.endingBefore
+    if (Object.keys(id).length > 0) filter.id = id
+    const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+    const cursor = collection(name).find(filter).sort({ id: forward ? 1 : -1 }).limit(query.limit + 1)
+    const rows = await (projection ? cursor.project<Stored>(projection) : cursor).toArray()
+    const page = rows.slice(0, query.limit)
+    return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+  }
+
   return {
     kind: 'mongodb',
     async get<D>(name: string, accountId: number, id: number) {
@@ -65,22 +82,12 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return found.map((s) => toStored<D>(s))
     },
     async find<D>(name: string, query: FindQuery) {
-      const filter: Document = { accountId: query.accountId }
-      for (const c of query.where ?? []) {
-        filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
-      }
-      const id: Document = {}
-      if (query.startingAfter !== undefined) id.$gt = query.startingAfter
-      if (query.endingBefore !== undefined) id.$lt = query.endingBefore
-      if (Object.keys(id).length > 0) filter.id = id
-      const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-      const rows = await collection(name)
-        .find(filter)
-        .sort({ id: forward ? 1 : -1 })
-        .limit(query.limit + 1)
-        .toArray()
-      const page = rows.slice(0, query.limit).map((r) => toStored<D>(r))
-      return { docs: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+      const { rows, hasMore } = await pageRows(name, query)
+      return { docs: rows.map((r) => toStored<D>(r)), hasMore }
+    },
+    async findView(name, query, view) {
+      const { rows, hasMore } = await pageRows(name, query, { [`v.${view}`]: 1 })
+      return { views: rows.map((r) => (r.v as Record<string, string> | undefined)?.[view] ?? null), hasMore }
     },
     async commit(projection, writes, checkpoint) {
       const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
@@ -91,7 +98,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
             // Only a newer revision replaces a document; an older one fails the
             // filter, tries to insert the same _id and is dropped as a duplicate.
             filter: { _id: w.key, revision: { $lt: w.revision } },
-            update: { $set: { accountId: w.accountId, id: w.id, revision: w.revision, doc: w.doc, f: w.fields } },
+            update: { $set: { accountId: w.accountId, id: w.id, revision: w.revision, doc: w.doc, f: w.fields, v: w.views ?? {} } },
             upsert: true,
           },
         })
@@ -122,7 +129,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     async prepareRebuild(name, shadowProjection) {
       const spec = specs.get(name)
       if (!spec) throw new Error(`unknown collection ${name}`)
-      const shadow = { name: `${name}__rebuild`, fields: spec.fields }
+      const shadow = { name: `${name}__rebuild`, fields: spec.fields, views: spec.views }
       await db.collection(shadow.name).drop().catch(() => undefined)
       await createIndexes(shadow)
       await checkpoints.deleteOne({ _id: shadowProjection })

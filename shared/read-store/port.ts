@@ -11,6 +11,8 @@ export interface CollectionSpec {
   name: string
   /** Indexed fields; each gets an index whose prefix is the account id and whose suffix is the id. */
   fields: Record<string, FieldType>
+  /** Pre-serialised renderings kept beside each document, served without parsing it. */
+  views?: readonly string[]
 }
 
 export type FieldValue = string | number | null
@@ -31,6 +33,8 @@ export interface StoredDocument<D = unknown> {
 export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
   collection: string
   fields: Record<string, FieldValue>
+  /** The collection's views of this document, as JSON text. */
+  views?: Record<string, string>
 }
 
 export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'
@@ -67,6 +71,11 @@ export interface ReadStore {
   /** Unscoped, for operators' sweeps (jobs left queued): documents whose field has this value. */
   lookupAll<D>(collection: string, field: string, value: string, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
+  /**
+   * The same page as `find`, as one view's JSON text per document; null for a
+   * document written before the view existed (the caller renders it instead).
+   */
+  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (string | null)[]; hasMore: boolean }>
   /**
    * Writes documents and moves the projection's checkpoint. The embedded store
    * does both in one transaction; every store keeps the checkpoint monotonic.

@@ -45,6 +45,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
     }
     const columns = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
+    for (const name of spec.views ?? []) if (!NAME.test(name)) throw new Error(`invalid view name ${name}`)
     db.exec(`
       CREATE TABLE IF NOT EXISTS ${spec.name} (
         account_id INTEGER NOT NULL,
@@ -53,6 +54,9 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
         revision   INTEGER NOT NULL,
         doc        TEXT    NOT NULL${columns.join('')}
       )`)
+    // A view added after the table was created becomes a new column; documents fill it as they are next written.
+    const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
+    for (const view of spec.views ?? []) if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
     const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
     const ensureIndex = (suffix: string, definition: string) => {
       if (!existing.some((name) => name.endsWith(suffix))) db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}${suffix}`)}`)
@@ -72,6 +76,38 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     if (!s) statements.set(sql, (s = db.prepare(sql)))
     return s as Database.Statement<P, R>
   }
+  /**
+   * A page in descending id order: chosen on the index alone (ids and rowids),
+   * then only its rows are read, so a range filter sorts small index entries,
+   * never whole documents.
+   */
+  const pageRows = <R>(collection: string, query: FindQuery, select: string) => {
+    const spec = specOf(collection)
+    const clauses = ['account_id = ?']
+    const params: unknown[] = [query.accountId]
+    for (const c of query.where ?? []) {
+      if (!(c.field in spec.fields)) throw new Error(`${c.field} is not an indexed field of ${collection}`)
+      clauses.push(`f_${c.field} ${operators[c.op]} ?`)
+      params.push(c.value)
+    }
+    if (query.startingAfter !== undefined) {
+      clauses.push('id > ?')
+      params.push(query.startingAfter)
+    }
+    if (query.endingBefore !== undefined) {
+      clauses.push('id < ?')
+      params.push(query.endingBefore)
+    }
+    // Going forward in time reads upwards from the cursor, then flips the page.
+    const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+    const order = forward ? 'ASC' : 'DESC'
+    const sql = `SELECT ${select} FROM ${spec.name} t JOIN (
+        SELECT rowid AS r FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ?
+      ) page ON t.rowid = page.r ORDER BY t.id ${order}`
+    const rows = prepared<unknown[], R>(sql).all(...params, query.limit + 1)
+    const page = rows.slice(0, query.limit)
+    return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+  }
   const checkpointOf = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?')
   const saveCheckpoint = db.prepare(
     `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
@@ -81,13 +117,17 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
   const commit = db.transaction((projection: string, writes: readonly DocumentWrite[], checkpoint: bigint) => {
     for (const w of writes) {
       const spec = specOf(w.collection)
-      const fields = Object.keys(spec.fields)
-      const sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${fields.map((f) => `, f_${f}`).join('')})
-        VALUES (?, ?, ?, ?, ?${fields.map(() => ', ?').join('')})
+      const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...(spec.views ?? []).map((v) => `v_${v}`)]
+      const sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
+        VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
         ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
-          revision = excluded.revision, doc = excluded.doc${fields.map((f) => `, f_${f} = excluded.f_${f}`).join('')}
+          revision = excluded.revision, doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
         WHERE excluded.revision > ${spec.name}.revision`
-      prepared(sql).run(w.accountId, w.id, w.key, w.revision, JSON.stringify(w.doc), ...fields.map((f) => w.fields[f] ?? null))
+      prepared(sql).run(
+        w.accountId, w.id, w.key, w.revision, JSON.stringify(w.doc),
+        ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
+        ...(spec.views ?? []).map((v) => w.views?.[v] ?? null),
+      )
     }
     const current = checkpointOf.get(projection)
     if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
@@ -126,34 +166,13 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
         .map((r) => toStored<D>(r))
     },
     async find<D>(collection: string, query: FindQuery) {
-      const spec = specOf(collection)
-      const clauses = ['account_id = ?']
-      const params: unknown[] = [query.accountId]
-      for (const c of query.where ?? []) {
-        if (!(c.field in spec.fields)) throw new Error(`${c.field} is not an indexed field of ${collection}`)
-        clauses.push(`f_${c.field} ${operators[c.op]} ?`)
-        params.push(c.value)
-      }
-      if (query.startingAfter !== undefined) {
-        clauses.push('id > ?')
-        params.push(query.startingAfter)
-      }
-      if (query.endingBefore !== undefined) {
-        clauses.push('id < ?')
-        params.push(query.endingBefore)
-      }
-      // Going forward in time reads upwards from the cursor, then flips the page.
-      const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-      // The page is chosen on the index alone (ids and rowids), then only its rows are read:
-      // a range filter sorts small index entries, never whole documents.
-      const order = forward ? 'ASC' : 'DESC'
-      const sql = `SELECT t.* FROM ${spec.name} t JOIN (
-          SELECT rowid AS r FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ?
-        ) page ON t.rowid = page.r ORDER BY t.id ${order}`
-      const rows = prepared<unknown[], Row>(sql).all(...params, query.limit + 1)
-      const hasMore = rows.length > query.limit
-      const page = rows.slice(0, query.limit).map((r) => toStored<D>(r))
-      return { docs: forward ? page.reverse() : page, hasMore }
+      const { rows, hasMore } = pageRows<Row>(collection, query, 't.*')
+      return { docs: rows.map((r) => toStored<D>(r)), hasMore }
+    },
+    async findView(collection, query, view) {
+      if (!specOf(collection).views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
+      const { rows, hasMore } = pageRows<Record<string, string | null>>(collection, query, `t.v_${view} AS v`)
+      return { views: rows.map((r) => r.v ?? null), hasMore }
     },
     async commit(projection, writes, checkpoint) {
       commit.immediate(projection, writes, checkpoint)
@@ -164,7 +183,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     },
     async prepareRebuild(collection, shadowProjection) {
       const spec = specOf(collection)
-      const shadow: CollectionSpec = { name: `${spec.name}__rebuild`, fields: spec.fields }
+      const shadow: CollectionSpec = { name: `${spec.name}__rebuild`, fields: spec.fields, views: spec.views }
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
         createTable(shadow)

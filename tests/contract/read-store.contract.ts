@@ -5,6 +5,7 @@ import type { CollectionSpec, DocumentWrite, ReadStore } from '../../shared/read
 export const contractCollection = {
   name: 'contract_docs',
   fields: { email: 'text', created_at: 'integer' },
+  views: ['card'],
 } as const satisfies CollectionSpec
 
 let streams = 0
@@ -70,6 +71,15 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     })
     t.same(range.docs.map((d) => d.id), [11, 10, 9])
     t.equal(range.hasMore, true)
+  })
+
+  t.test('views are kept beside documents and paged like them', async (t) => {
+    await store.commit('contract', [1, 2, 3].map((id) => ({ ...write(1, id), views: { card: `{"card":${id}}` } })), 1n)
+    await store.commit('contract', [write(1, 4)], 2n)
+    const page = await store.findView(contractCollection.name, { accountId: 1, limit: 2 }, 'card')
+    t.same(page, { views: [null, '{"card":3}'], hasMore: true }, 'null where a document has no view yet')
+    const rest = await store.findView(contractCollection.name, { accountId: 1, limit: 5, endingBefore: 3 }, 'card')
+    t.same(rest, { views: ['{"card":2}', '{"card":1}'], hasMore: false })
   })
 
   t.test('a document only moves forward in revision; checkpoints are monotonic', async (t) => {

@@ -1,8 +1,10 @@
 import t from 'tap'
 import { fixedClock } from '../../shared/clock.ts'
+import { orderExpandPaths } from '../../shared/resources/expansion.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 const T0 = Date.parse('2026-11-01T00:00:00Z') / 1000
+const orderExpandPathsQuery = orderExpandPaths.map((p) => `expand[]=${p}`).join('&')
 const numbers = (r: { body: { data: { order_number: string }[] } }) => r.body.data.map((o) => o.order_number)
 
 /** 35 orders created one minute apart (O-01 oldest), ordered_at one day apart, two e-mails. */
@@ -163,6 +165,21 @@ t.test('expansion: every path, its parents, stubs otherwise, unknown paths refus
   t.match(unknown.body.errors, { details: /fulfillments\.secrets/, 'expand[]': String })
   const one = await readAfter(server, `/v2/orders/${bare.id}?expand[]=shipping_address`, post.position)
   t.match(one.body, { object: 'order', id: bare.id, shipping_address: { city: 'Paris' } })
+})
+
+t.test('fully expanded pages, served pre-rendered, equal each order rendered on its own', async (t) => {
+  const { server, get } = await seed(t)
+  const all = orderExpandPathsQuery
+  const page = await get(`/v2/orders?limit=7&${all}`)
+  t.equal(page.body.data.length, 7)
+  t.equal(page.body.has_more, true)
+  for (const order of page.body.data) {
+    const single = await server.request('GET', `/v2/orders/${order.id}?${all}`)
+    t.same(order, single.body, `order ${order.order_number}`)
+  }
+  t.match(page.body.data[0], { object: 'order', shipping_address: null, fulfillments: { data: [{ object: 'fulfillment', trackers: { data: [{ object: 'tracker' }] } }] } })
+  const filtered = await get(`/v2/orders?${all}&email=five@x.io&created_at[gte]=${T0 + 20 * 60}`)
+  t.same(numbers(filtered), ['O-35', 'O-30', 'O-25', 'O-20'])
 })
 
 t.test("another account's ids are not found and never listed", async (t) => {

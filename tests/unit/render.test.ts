@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { OrderDoc } from '../../shared/orders/document.ts'
-import { Expansion } from '../../query-api/shared/expansion.ts'
-import { renderOrder } from '../../query-api/shared/resources.ts'
-import { orderExpandPaths } from '../../query-api/orders/routes.ts'
+import { Expansion } from '../../shared/resources/expansion.ts'
+import { renderOrder } from '../../shared/resources/render.ts'
+import { orderExpandPaths } from '../../shared/resources/expansion.ts'
 
 const address = (id: number) => ({
   id, address1: '1 Main St', address2: null, city: 'Paris', comment: null, company_title: null, country: 'France',

@@ -1,4 +1,4 @@
-import { validationError } from '../../shared/errors.ts'
+import { validationError } from '../errors.ts'
 
 /**
  * The set of expanded paths of a request. A path also expands every level
@@ -6,9 +6,17 @@ import { validationError } from '../../shared/errors.ts'
  * `fulfillments.trackers` too.
  */
 export class Expansion {
-  private constructor(private readonly paths: ReadonlySet<string>) {}
+  private constructor(
+    private readonly paths: ReadonlySet<string>,
+    /** Every allowed path is expanded: the whole resource, as the read model keeps it pre-rendered. */
+    readonly isFull = false,
+  ) {}
 
   static none = new Expansion(new Set())
+
+  static full(allowed: readonly string[]): Expansion {
+    return Expansion.parse([...allowed], allowed)
+  }
 
   /** Reads `expand[]`; an unknown path is a 400 naming it. */
   static parse(requested: string | string[] | undefined, allowed: readonly string[]): Expansion {
@@ -24,10 +32,26 @@ export class Expansion {
       const parts = path.split('.')
       for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join('.'))
     }
-    return new Expansion(paths)
+    return new Expansion(paths, allowed.every((p) => paths.has(p)))
   }
 
   has(path: string): boolean {
     return this.paths.has(path)
   }
 }
+
+/** The nine expand[] paths of GET /v2/orders. */
+export const orderExpandPaths = [
+  'shipping_address',
+  'line_items',
+  'notifications.notification_payloads',
+  'notifications.notification_type',
+  'fulfillments.trackers.line_items',
+  'fulfillments.trackers.events.address',
+  'fulfillments.trackers.carrier',
+  'fulfillments.shipping_address',
+  'fulfillments.line_items',
+] as const
+
+/** The expand[] paths of GET /v2/trackers. */
+export const trackerExpandPaths = ['carrier', 'events', 'events.address', 'line_items'] as const

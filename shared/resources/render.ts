@@ -1,5 +1,5 @@
-import type { Address, Carrier, CarrierService, Notification } from '../../shared/events/resources.ts'
-import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../../shared/orders/document.ts'
+import type { Address, Carrier, CarrierService, Notification } from '../events/resources.ts'
+import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
 import type { Expansion } from './expansion.ts'
 
 /*
