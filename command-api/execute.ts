@@ -15,6 +15,8 @@ export interface CommandPlan {
   body: unknown
   /** Position of the newest event the decision read: the floor for read-your-writes when nothing is appended. */
   readPosition: Position
+  /** Told, after the append succeeded, each written stream's new revision and the commit position. */
+  onAppended?: (revisions: ReadonlyMap<string, number>, position: Position) => void
 }
 
 export interface CommandRequest {
@@ -90,7 +92,8 @@ export async function executeCommand(
     }
     if (appends.length === 0) return { status: decided.status, body: decided.body, position: decided.readPosition }
     try {
-      const { position } = await rt.eventStore.append(appends)
+      const { position, revisions } = await rt.eventStore.append(appends)
+      decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
       return { status: decided.status, body: decided.body, position }
     } catch (error) {
       if (!isConcurrencyError(error)) throw error

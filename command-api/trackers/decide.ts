@@ -25,7 +25,7 @@ export function decideTrackerUpserts(
   current: OrderDoc | undefined,
   items: readonly TrackerInput[],
   ctx: UpsertContext,
-): { events: OrderEvent[]; outcomes: TrackerOutcome[] } {
+): { events: OrderEvent[]; outcomes: TrackerOutcome[]; order: OrderDoc | undefined } {
   const events: OrderEvent[] = []
   const outcomes: TrackerOutcome[] = []
   let order = current
@@ -98,7 +98,7 @@ export function decideTrackerUpserts(
       created: trackerIsNew,
     })
   }
-  return { events, outcomes }
+  return { events, outcomes, order }
 }
 
 /**

@@ -2,15 +2,16 @@ import type { App } from '../../shared/http/server.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { commandRequest, executeCommand, sendCommandResponse } from '../execute.ts'
 import { upsertTrackersBody } from './schema.ts'
-import { planTrackerUpserts } from './upsert.ts'
+import { createOrderStates, planTrackerUpserts } from './upsert.ts'
 
 export function trackerRoutes(app: App, rt: Runtime) {
+  const orders = createOrderStates()
   app.post(
     '/v1/trackers',
     { schema: { body: upsertTrackersBody, summary: 'Batch create or update trackers' } },
     async (request, reply) => {
       const command = commandRequest(request)
-      const response = await executeCommand(rt, command, planTrackerUpserts(rt, command, request.body.trackers))
+      const response = await executeCommand(rt, command, planTrackerUpserts(rt, orders, command, request.body.trackers))
       return sendCommandResponse(reply, response)
     },
   )

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Runtime } from '../../shared/runtime.ts'
-import { orderStream } from '../../shared/orders/document.ts'
-import { asDomainEvents } from '../../shared/events/index.ts'
-import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
+import { orderStream, type OrderDoc } from '../../shared/orders/document.ts'
+import { evolveOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
+import { createStateCache } from '../state-cache.ts'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
 import { decideTrackerUpserts } from './decide.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
+
+/** Orders as the write side last folded them. */
+export const createOrderStates = () => createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent))
+export type OrderStates = ReturnType<typeof createOrderStates>
 
 /**
  * Plans a batch upsert: the items grouped by order, one read and one append
@@ -15,6 +19,7 @@ import type { TrackerInput, TrackerOutcome } from './schema.ts'
  */
 export function planTrackerUpserts(
   rt: Pick<Runtime, 'eventStore' | 'clock' | 'ids'>,
+  orders: OrderStates,
   request: CommandRequest,
   items: readonly TrackerInput[],
 ): () => Promise<CommandPlan> {
@@ -29,7 +34,7 @@ export function planTrackerUpserts(
   const groups = [...byOrder.values()]
 
   return async () => {
-    const histories = await Promise.all(groups.map((g) => rt.eventStore.readStream(g.stream)))
+    const loaded = await Promise.all(groups.map((g) => orders.load(rt.eventStore, g.stream)))
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
     const ctx = {
@@ -39,23 +44,30 @@ export function planTrackerUpserts(
       newUuid: () => randomUUID(),
     }
     const outcomes: TrackerOutcome[] = new Array(items.length)
-    let readPosition = 0n
-    const appends = groups.map((group, g) => {
-      const history = histories[g]!
-      const last = history[history.length - 1]
-      if (last && last.position > readPosition) readPosition = last.position
-      const { events, outcomes: groupOutcomes } = decideTrackerUpserts(
-        foldOrder(asDomainEvents<OrderEvent>(history)),
-        group.items,
-        ctx,
-      )
+    const decided = groups.map((group, g) => {
+      const current = loaded[g]!
+      const { events, outcomes: groupOutcomes, order } = decideTrackerUpserts(current.state, group.items, ctx)
       groupOutcomes.forEach((o, i) => (outcomes[group.indexes[i]!] = o))
       return {
-        stream: group.stream,
-        expected: last ? last.revision : ('no_stream' as const),
-        events: toNewEvents(events, metadata),
+        order,
+        append: {
+          stream: group.stream,
+          expected: current.revision >= 0 ? current.revision : ('no_stream' as const),
+          events: toNewEvents(events, metadata),
+        },
       }
     })
-    return { appends, status: 201, body: { trackers: outcomes }, readPosition }
+    return {
+      appends: decided.map((d) => d.append),
+      status: 201,
+      body: { trackers: outcomes },
+      readPosition: loaded.reduce((max, l) => (l.position > max ? l.position : max), 0n),
+      onAppended(revisions, position) {
+        for (const { order, append } of decided) {
+          const revision = revisions.get(append.stream)
+          if (order && revision !== undefined) orders.appended(append, order, revision, position)
+        }
+      },
+    }
   }
 }

@@ -76,10 +76,10 @@ export function createKurrentEventStore(connectionString: string): EventStore {
         for (const l of listeners) l()
       }
     },
-    async readStream(stream) {
+    async readStream(stream, fromRevision = 0) {
       const events: RecordedEvent[] = []
       try {
-        for await (const resolved of client.readStream(stream, { fromRevision: START, direction: FORWARDS })) {
+        for await (const resolved of client.readStream(stream, { fromRevision: fromRevision === 0 ? START : BigInt(fromRevision), direction: FORWARDS })) {
           const e = toRecorded(resolved as AllStreamResolvedEvent)
           if (e) events.push(e)
         }

@@ -61,8 +61,8 @@ export interface EventStore {
    * state must hold or nothing is written and a ConcurrencyError is thrown.
    */
   append(requests: AppendRequest[]): Promise<AppendResult>
-  /** A stream's events in revision order; empty when the stream does not exist. */
-  readStream(stream: string): Promise<RecordedEvent[]>
+  /** A stream's events in revision order, from `fromRevision` (default 0); empty when the stream does not exist. */
+  readStream(stream: string, fromRevision?: number): Promise<RecordedEvent[]>
   /** A page of the global log in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>
   /** Position of the newest event in the store, 0n when empty. */

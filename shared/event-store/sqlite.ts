@@ -72,7 +72,7 @@ export function createSqliteEventStore(file: string): EventStore {
   const insert = db.prepare(
     'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
-  const readStream = db.prepare<[string], Row>('SELECT * FROM events WHERE stream = ? ORDER BY revision')
+  const readStream = db.prepare<[string, number], Row>('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision')
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
   // Appends wake subscribers in every thread of the process (the projector runs in its own).
@@ -163,8 +163,8 @@ export function createSqliteEventStore(file: string): EventStore {
       channel.postMessage(null)
       return result
     },
-    async readStream(stream) {
-      return readStream.all(stream).map(toEvent)
+    async readStream(stream, fromRevision = 0) {
+      return readStream.all(stream, fromRevision).map(toEvent)
     },
     async readAll({ after = 0n, types = [], limit }) {
       return readAllStatement(types.length).all(after, ...types, limit).map(toEvent)

@@ -35,6 +35,8 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(read[0]!.data, { n: 1 })
     t.equal(read[0]!.metadata.accountId, 1)
     t.same(await store.readStream(uniqueStream('missing')), [], 'a missing stream reads empty')
+    t.same((await store.readStream(s, 1)).map((e) => e.type), ['B', 'C'], 'from a revision')
+    t.same(await store.readStream(s, 3), [], 'past the end')
   })
 
   t.test('a concurrency conflict is reported and nothing is written', async (t) => {

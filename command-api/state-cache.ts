@@ -1,0 +1,40 @@
+import type { AppendRequest, EventStore, Position, RecordedEvent } from '../shared/event-store/port.ts'
+
+export interface LoadedState<S> {
+  state: S | undefined
+  /** Revision of the stream's last event, -1 when it does not exist: the expected revision of the next append. */
+  revision: number
+  /** Position of the stream's last event read, 0n when none. */
+  position: Position
+}
+
+/**
+ * The write side's memory of aggregates it folded recently. Loading a stream
+ * reads only the events after the remembered revision, so an order updated
+ * every few minutes is not re-read and re-folded from its first event each
+ * time. Always correct: whatever another process appended is read and folded
+ * on top, and an append that expected a stale revision fails as a conflict.
+ */
+export function createStateCache<S>(evolve: (state: S | undefined, event: RecordedEvent) => S, max = 10_000) {
+  const cache = new Map<string, LoadedState<S>>()
+  const remember = (stream: string, loaded: LoadedState<S>) => {
+    cache.delete(stream)
+    if (cache.size >= max) cache.delete(cache.keys().next().value!)
+    cache.set(stream, loaded)
+  }
+  return {
+    async load(store: EventStore, stream: string): Promise<LoadedState<S>> {
+      const known = cache.get(stream) ?? { state: undefined, revision: -1, position: 0n }
+      const events = await store.readStream(stream, known.revision + 1)
+      if (events.length === 0) return known
+      const last = events[events.length - 1]!
+      const loaded = { state: events.reduce<S | undefined>(evolve, known.state), revision: last.revision, position: last.position }
+      remember(stream, loaded)
+      return loaded
+    },
+    /** After a successful append: the state the appended events led to. */
+    appended(request: AppendRequest, state: S, revision: number, position: Position) {
+      remember(request.stream, { state, revision, position })
+    },
+  }
+}
