@@ -19,8 +19,6 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string
   runtime: Runtime
-  /** Enqueues again the jobs that are not finished (what the worker does on start and periodically). */
-  sweepJobs(): Promise<void>
   close(): Promise<void>
 }
 
@@ -63,7 +61,6 @@ export async function startServer(
   return {
     url: `http://${host}:${port}`,
     runtime: rt,
-    sweepJobs: () => worker?.sweep() ?? Promise.resolve(),
     async close() {
       await app.close()
       await worker?.close()

@@ -34,7 +34,6 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) 
   void sweeping()
   const timer = setInterval(sweeping, SWEEP_MS)
   return {
-    sweep,
     async close() {
       clearInterval(timer)
       await worker.close()

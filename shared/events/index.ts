@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { NewEvent, RecordedEvent } from '../event-store/port.ts'
+import type { RecordedEvent } from '../event-store/port.ts'
 import { accountEvents } from './account-events.ts'
 import { carrierServiceEvents } from './carrier-service-events.ts'
 import { jobEvents } from './job-events.ts'
@@ -16,7 +16,6 @@ export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>
 /** A discriminated union over `type`, so a switch over it is checked for exhaustiveness. */
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType]
 export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData<T>> }[EventType]
-export type NewDomainEvent = { [T in EventType]: NewEvent<T, EventData<T>> }[EventType]
 
 export const orderEventTypes = Object.keys(orderEvents) as (keyof typeof orderEvents)[]
 export const accountEventTypes = Object.keys(accountEvents) as (keyof typeof accountEvents)[]
