@@ -70,6 +70,11 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     if (!spec) throw new Error(`unknown collection ${name}`)
     return spec
   }
+  /** The column of an indexed field; a field without an index is a bug in the caller. */
+  const fieldColumn = (spec: CollectionSpec, field: string) => {
+    if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
+    return `f_${field}`
+  }
   const statements = new Map<string, Database.Statement>()
   const prepared = <P extends unknown[], R>(sql: string) => {
     let s = statements.get(sql)
@@ -86,8 +91,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     const clauses = ['account_id = ?']
     const params: unknown[] = [query.accountId]
     for (const c of query.where ?? []) {
-      if (!(c.field in spec.fields)) throw new Error(`${c.field} is not an indexed field of ${collection}`)
-      clauses.push(`f_${c.field} ${operators[c.op]} ?`)
+      clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ?`)
       params.push(c.value)
     }
     if (query.startingAfter !== undefined) {
@@ -109,21 +113,31 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
   }
   const checkpointOf = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?')
+  const forgetCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?')
   const saveCheckpoint = db.prepare(
     `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
      ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
   )
 
+  /** The upsert of a collection's documents, built once per collection: only a newer revision replaces a document. */
+  const upserts = new Map<string, string>()
+  const upsertSql = (spec: CollectionSpec) => {
+    let sql = upserts.get(spec.name)
+    if (sql !== undefined) return sql
+    const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...(spec.views ?? []).map((v) => `v_${v}`)]
+    sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
+      VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
+      ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
+        revision = excluded.revision, doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
+      WHERE excluded.revision > ${spec.name}.revision`
+    upserts.set(spec.name, sql)
+    return sql
+  }
+
   const commit = db.transaction((projection: string, writes: readonly DocumentWrite[], checkpoint: bigint) => {
     for (const w of writes) {
       const spec = specOf(w.collection)
-      const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...(spec.views ?? []).map((v) => `v_${v}`)]
-      const sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
-        VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
-        ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
-          revision = excluded.revision, doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
-        WHERE excluded.revision > ${spec.name}.revision`
-      prepared(sql).run(
+      prepared(upsertSql(spec)).run(
         w.accountId, w.id, w.key, w.revision, JSON.stringify(w.doc),
         ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
         ...(spec.views ?? []).map((v) => w.views?.[v] ?? null),
@@ -154,14 +168,12 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
-      if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${collection}`)
-      const row = prepared<[string], Row>(`SELECT * FROM ${spec.name} WHERE f_${field} = ? LIMIT 1`).get(value)
+      const row = prepared<[string], Row>(`SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`).get(value)
       return row && toStored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
       const spec = specOf(collection)
-      if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${collection}`)
-      return prepared<[string, number], Row>(`SELECT * FROM ${spec.name} WHERE f_${field} = ? LIMIT ?`)
+      return prepared<[string, number], Row>(`SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`)
         .all(value, limit)
         .map((r) => toStored<D>(r))
     },
@@ -187,7 +199,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
         createTable(shadow)
-        db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(shadowProjection)
+        forgetCheckpoint.run(shadowProjection)
       }).immediate()
       specs.set(shadow.name, shadow)
       return shadow.name
@@ -202,7 +214,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
           if (rebuilt < live) return false
           db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${spec.name}__rebuild RENAME TO ${spec.name}`)
           saveCheckpoint.run(projection, rebuilt.toString())
-          db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(shadowProjection)
+          forgetCheckpoint.run(shadowProjection)
           statements.clear()
           return true
         })
@@ -211,7 +223,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     async reset(collection, projection) {
       db.transaction(() => {
         db.prepare(`DELETE FROM ${specOf(collection).name}`).run()
-        db.prepare('DELETE FROM checkpoints WHERE projection = ?').run(projection)
+        forgetCheckpoint.run(projection)
       }).immediate()
     },
     async close() {
