@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/clock.ts'
+import { expectedAfter } from '../../shared/event-store/port.ts'
 import { countryName } from '../../shared/contacts/contacts.ts'
 import { carrierServiceStream, evolveCarrierService, renderCarrierServiceConfig, type CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
 import { isTimeZone } from '../../shared/delivery/calendar.ts'
@@ -65,7 +66,7 @@ export function carrierServiceRoutes(app: App, rt: Runtime) {
           appends: [
             {
               stream,
-              expected: history.length > 0 ? history.length - 1 : ('no_stream' as const),
+              expected: expectedAfter(history.length - 1),
               events: toNewEvents([{ type: 'CarrierServiceConfigured', data }], metadataFor(command, now.getTime())),
             },
           ],

@@ -1,5 +1,5 @@
 import { ShiplogError, isConcurrencyError } from '../../shared/errors.ts'
-import type { EventMetadata, NewEvent } from '../../shared/event-store/port.ts'
+import type { AppendRequest, EventMetadata } from '../../shared/event-store/port.ts'
 import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import { foldJob, isFinished, jobStream, type JobDoc, type JobEvent } from '../../shared/jobs/job.ts'
 import type { QueuedJob } from '../../shared/jobs/queue.ts'
@@ -23,7 +23,7 @@ export interface JobContext {
   revision: number
   metadata: () => EventMetadata
   /** Appends events to other streams together with a progress event on the job stream, atomically. */
-  appendWithProgress(appends: { stream: string; expected: number | 'no_stream'; events: NewEvent[] }[], progress: DomainEvent): Promise<void>
+  appendWithProgress(appends: AppendRequest[], progress: DomainEvent): Promise<void>
 }
 
 /**

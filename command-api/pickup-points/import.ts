@@ -1,5 +1,6 @@
 import { CsvError, parse } from 'csv-parse'
 import { toUnixSeconds } from '../../shared/clock.ts'
+import { expectedAfter } from '../../shared/event-store/port.ts'
 import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import type { JobResult } from '../../shared/events/job-events.ts'
 import type { PickupPointFields } from '../../shared/events/pickup-point-events.ts'
@@ -80,7 +81,7 @@ async function importChunk(ctx: JobContext, rows: { row: Row; line: number }[]) 
   await ctx.appendWithProgress(
     [...points].map(([stream, p]) => ({
       stream,
-      expected: p.revision >= 0 ? p.revision : ('no_stream' as const),
+      expected: expectedAfter(p.revision),
       events: toNewEvents(p.events, metadata),
     })),
     { type: 'JobItemsProcessed', data: { chunk_id: ctx.rt.ids.next(), results, at } },

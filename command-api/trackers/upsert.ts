@@ -4,6 +4,7 @@ import { orderStream, type OrderDoc } from '../../shared/orders/document.ts'
 import { evolveOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { createStateCache } from '../state-cache.ts'
 import { toUnixSeconds } from '../../shared/clock.ts'
+import { expectedAfter } from '../../shared/event-store/port.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
 import { decideTrackerUpserts } from './decide.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
@@ -52,7 +53,7 @@ export function planTrackerUpserts(
         order,
         append: {
           stream: group.stream,
-          expected: current.revision >= 0 ? current.revision : ('no_stream' as const),
+          expected: expectedAfter(current.revision),
           events: toNewEvents(events, metadata),
         },
       }

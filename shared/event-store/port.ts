@@ -33,6 +33,9 @@ export interface RecordedEvent<T extends string = string, D = unknown> extends N
 /** `no_stream` / `stream_exists` / `any`, or the revision of the stream's last event. */
 export type ExpectedState = 'any' | 'no_stream' | 'stream_exists' | number
 
+/** The expected state of an append after reading a stream up to `revision` (-1: nothing read, no stream). */
+export const expectedAfter = (revision: number): ExpectedState => (revision >= 0 ? revision : 'no_stream')
+
 export interface AppendRequest {
   stream: string
   events: NewEvent[]
