@@ -38,7 +38,7 @@ export async function startServer(
   let redis: Redis | undefined
   let queue: JobQueue | undefined
   if (roles.has('worker') || roles.has('command')) {
-    redis = connectRedis(config.REDIS_URL)
+    redis = connectRedis(config.REDIS_URL, rt.logger)
     queue = createJobQueue(config.QUEUE_NAME, redis)
   }
   const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
@@ -49,7 +49,7 @@ export async function startServer(
   let projector: ProjectorRunner | undefined
   if (roles.has('projector')) projector = await startProjectorThread(config, rt.logger)
   // BullMQ's worker blocks on its own connection.
-  const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL) : undefined
+  const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL, rt.logger) : undefined
   const worker = workerConnection && startJobWorker(rt, queue!, workerConnection)
 
   await app.listen({ port: config.PORT, host: config.HOST })
