@@ -1,83 +1,126 @@
 import { countryName } from '../../shared/contacts/contacts.ts'
-import { weekdays, type PickupPointFields } from '../../shared/events/pickup-point-events.ts'
+import { weekdays, type OpeningHours, type PickupPointFields, type Weekday } from '../../shared/events/pickup-point-events.ts'
+
+const hourParts = ['am_opening', 'am_closing', 'pm_opening', 'pm_closing'] as const
 
 /** The columns of the pickup point CSV, in the spec's order. */
 export const pickupPointColumns = [
   'merchant_id', 'merchant_id_2', 'name', 'address1', 'address2', 'city', 'postal_code', 'state_code', 'country_code',
   'gps_lat', 'gps_long', 'phone',
-  ...weekdays.flatMap((d) => ['am_opening', 'am_closing', 'pm_opening', 'pm_closing'].map((p) => `${d}_${p}`)),
+  ...weekdays.flatMap((d) => hourParts.map((p) => `${d}_${p}` as const)),
 ] as const
+type Column = (typeof pickupPointColumns)[number]
 
-export const requiredColumns = ['merchant_id', 'name', 'address1', 'city', 'postal_code', 'country_code'] as const
+export const requiredColumns = ['merchant_id', 'name', 'address1', 'city', 'postal_code', 'country_code'] as const satisfies Column[]
 
-export type Row = Partial<Record<string, string>>
 export type RowCheck = { ok: true; fields: PickupPointFields } | { ok: false; errors: Record<string, string> }
+
+/** Checks the data rows of one file, by the positions its header gave the columns. Pure. */
+export interface RowChecker {
+  check(record: readonly string[]): RowCheck
+  /** The row's merchant_id as given, for the results of rows that fail. */
+  merchantId(record: readonly string[]): string | null
+}
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/
 const DECIMAL = /^-?\d+(\.\d+)?$/
 
-/** Columns the file's header lacks; empty when the header is usable. */
-export const missingColumns = (header: readonly string[]) => requiredColumns.filter((c) => !header.includes(c))
+/** A column and where it sits in the file's records (-1: the file lacks it). */
+type Cell = { column: Column; position: number }
+type HalfDay = { opening: Cell; closing: Cell; openingRequired: string; closingRequired: string; closingAfter: string }
 
-/** Validates one row: the reason for each bad column, or the pickup point's fields. Pure. */
-export function checkRow(row: Row): RowCheck {
-  const errors: Record<string, string> = {}
-  const text = (column: string) => {
-    const v = row[column]?.trim()
-    return v ? v : null
-  }
-  for (const column of requiredColumns) if (!text(column)) errors[column] = 'is required'
-  const country = text('country_code')?.toUpperCase() ?? null
-  if (country && countryName(country) === null) errors.country_code = 'must be a 2-letter ISO 3166-1 country code'
-  const coordinate = (column: string, limit: number) => {
-    const v = text(column)
-    if (v === null) return null
-    const n = Number(v)
-    if (!DECIMAL.test(v) || Math.abs(n) > limit) {
-      errors[column] = `must be a decimal number from -${limit} to ${limit}`
-      return null
-    }
-    return n
-  }
-  const gps_lat = coordinate('gps_lat', 90)
-  const gps_long = coordinate('gps_long', 180)
+/**
+ * The checker for a file's rows, from its header row (columns come in any
+ * order, unknown ones are ignored), or the required columns the header lacks.
+ * Every column's position and every message is resolved here, once per file:
+ * thousands of rows a second go through `check`.
+ */
+export function rowChecker(header: readonly string[]): { ok: true; checker: RowChecker } | { ok: false; missing: string[] } {
+  const names = header.map((h) => h.trim())
+  const missing = requiredColumns.filter((c) => !names.includes(c))
+  if (missing.length > 0) return { ok: false, missing }
+  const at = (column: Column): Cell => ({ column, position: names.indexOf(column) })
+  const required = requiredColumns.map(at)
+  const [merchantId, merchantId2, name, address1, address2, city, postalCode, stateCode, countryCode, gpsLat, gpsLong, phone] =
+    pickupPointColumns.slice(0, 12).map((c) => at(c))
+  const days = weekdays.map((day) => {
+    const half = (h: 'am' | 'pm'): HalfDay => ({
+      opening: at(`${day}_${h}_opening`),
+      closing: at(`${day}_${h}_closing`),
+      openingRequired: `is required with ${day}_${h}_closing`,
+      closingRequired: `is required with ${day}_${h}_opening`,
+      closingAfter: `must be after ${day}_${h}_opening`,
+    })
+    return { day, am: half('am'), pm: half('pm') }
+  })
 
-  const opening_hours = {} as PickupPointFields['opening_hours']
-  for (const day of weekdays) {
-    const time = (part: string) => {
-      const column = `${day}_${part}`
-      const v = text(column)
-      if (v !== null && !TIME.test(v)) errors[column] = 'must be a time HH:MM'
-      return v !== null && TIME.test(v) ? v : null
-    }
-    const hours = { am_opening: time('am_opening'), am_closing: time('am_closing'), pm_opening: time('pm_opening'), pm_closing: time('pm_closing') }
-    for (const half of ['am', 'pm'] as const) {
-      const [open, close] = [hours[`${half}_opening`], hours[`${half}_closing`]]
-      if ((open === null) !== (close === null) && !errors[`${day}_${half}_opening`] && !errors[`${day}_${half}_closing`]) {
-        errors[`${day}_${half}_${open === null ? 'opening' : 'closing'}`] = `is required with ${day}_${half}_${open === null ? 'closing' : 'opening'}`
-      } else if (open !== null && close !== null && open >= close) {
-        errors[`${day}_${half}_closing`] = `must be after ${day}_${half}_opening`
+  const checker: RowChecker = {
+    merchantId: (record) => text(record, merchantId!),
+    check(record) {
+      const errors: Record<string, string> = {}
+      let failed = false
+      const fail = (cell: Cell, reason: string) => {
+        errors[cell.column] = reason
+        failed = true
       }
-    }
-    opening_hours[day] = hours
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors }
-  return {
-    ok: true,
-    fields: {
-      merchant_id: text('merchant_id')!,
-      merchant_id_2: text('merchant_id_2'),
-      name: text('name')!,
-      address1: text('address1')!,
-      address2: text('address2'),
-      city: text('city')!,
-      postal_code: text('postal_code')!,
-      state_code: text('state_code'),
-      country_code: country!,
-      gps_lat,
-      gps_long,
-      phone: text('phone'),
-      opening_hours,
+      for (const cell of required) if (text(record, cell) === null) fail(cell, 'is required')
+      const country = text(record, countryCode!)?.toUpperCase() ?? null
+      if (country !== null && countryName(country) === null) fail(countryCode!, 'must be a 2-letter ISO 3166-1 country code')
+      const coordinate = (cell: Cell, limit: number) => {
+        const v = text(record, cell)
+        if (v === null) return null
+        const n = Number(v)
+        if (DECIMAL.test(v) && Math.abs(n) <= limit) return n
+        fail(cell, `must be a decimal number from -${limit} to ${limit}`)
+        return null
+      }
+      const time = (cell: Cell) => {
+        const v = text(record, cell)
+        if (v === null || TIME.test(v)) return v
+        fail(cell, 'must be a time HH:MM')
+        return null
+      }
+      // A half day needs both its times, the closing after the opening; a malformed time is reported as that alone.
+      const halfDay = (h: HalfDay): [string | null, string | null] => {
+        const open = time(h.opening)
+        const close = time(h.closing)
+        if (failed && (h.opening.column in errors || h.closing.column in errors)) return [open, close]
+        if (open === null && close !== null) fail(h.opening, h.openingRequired)
+        else if (open !== null && close === null) fail(h.closing, h.closingRequired)
+        else if (open !== null && close !== null && open >= close) fail(h.closing, h.closingAfter)
+        return [open, close]
+      }
+      const gps_lat = coordinate(gpsLat!, 90)
+      const gps_long = coordinate(gpsLong!, 180)
+      const opening_hours = {} as Record<Weekday, OpeningHours>
+      for (const { day, am, pm } of days) {
+        const [am_opening, am_closing] = halfDay(am)
+        const [pm_opening, pm_closing] = halfDay(pm)
+        opening_hours[day] = { am_opening, am_closing, pm_opening, pm_closing }
+      }
+      if (failed) return { ok: false, errors }
+      return {
+        ok: true,
+        fields: {
+          merchant_id: text(record, merchantId!)!,
+          merchant_id_2: text(record, merchantId2!),
+          name: text(record, name!)!,
+          address1: text(record, address1!)!,
+          address2: text(record, address2!),
+          city: text(record, city!)!,
+          postal_code: text(record, postalCode!)!,
+          state_code: text(record, stateCode!),
+          country_code: country!,
+          gps_lat,
+          gps_long,
+          phone: text(record, phone!),
+          opening_hours,
+        },
+      }
     },
   }
+  return { ok: true, checker }
 }
+
+/** A row's trimmed value in a column; null when the file lacks the column or the cell is blank. */
+const text = (record: readonly string[], cell: Cell): string | null => record[cell.position]?.trim() || null
