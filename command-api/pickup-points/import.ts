@@ -64,19 +64,24 @@ export async function importPickupPoints(ctx: JobContext) {
 type Line = { fields: string[]; line: number }
 
 async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
-  const checked = lines.map(({ fields, line }) => ({ line, check: rows.check(fields), merchantId: rows.merchantId(fields) }))
-  const streams = [...new Set(checked.flatMap((c) => (c.check.ok ? [pickupPointStream(ctx.accountId, c.check.fields.merchant_id)] : [])))]
-  const histories = await Promise.all(streams.map((s) => ctx.rt.eventStore.readStream(s)))
+  const checked = lines.map(({ fields, line }) => {
+    const check = rows.check(fields)
+    return check.ok
+      ? { line, check, stream: pickupPointStream(ctx.accountId, check.fields.merchant_id) }
+      : { line, check, merchantId: rows.merchantId(fields) }
+  })
+  const streams = [...new Set(checked.flatMap((c) => (c.stream === undefined ? [] : [c.stream])))]
+  const histories = await ctx.rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
   const points = new Map<string, { doc?: PickupPointDoc; revision: number; events: DomainEvent[] }>()
-  streams.forEach((s, i) => {
-    const history = histories[i]!
-    const doc = asDomainEvents<PickupPointImported>(history).reduce<PickupPointDoc | undefined>((p, e) => evolvePickupPoint(p, e.data), undefined)
-    points.set(s, { doc, revision: history.length - 1, events: [] })
+  streams.forEach((stream, i) => {
+    const history = asDomainEvents<PickupPointImported>(histories[i]!)
+    const doc = history.reduce<PickupPointDoc | undefined>((p, e) => evolvePickupPoint(p, e.data), undefined)
+    points.set(stream, { doc, revision: history.length - 1, events: [] })
   })
   const at = toUnixSeconds(ctx.rt.clock.now())
-  const results: JobResult[] = checked.map(({ line, check, merchantId }) => {
-    if (!check.ok) return { status: 422, body: { merchant_id: merchantId, line, errors: check.errors } }
-    const point = points.get(pickupPointStream(ctx.accountId, check.fields.merchant_id))!
+  const results: JobResult[] = checked.map(({ line, check, stream, merchantId }) => {
+    if (!check.ok) return { status: 422, body: { merchant_id: merchantId ?? null, line, errors: check.errors } }
+    const point = points.get(stream!)!
     const created = point.doc === undefined
     if (created || !sameFields(point.doc!, check.fields)) {
       const data = { pickup_point_id: point.doc?.id ?? ctx.rt.ids.next(), fields: check.fields, job_id: ctx.job.id, line, at }

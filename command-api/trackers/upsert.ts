@@ -35,7 +35,7 @@ export function planTrackerUpserts(
   const groups = [...byOrder.values()]
 
   return async () => {
-    const loaded = await Promise.all(groups.map((g) => orders.load(rt.eventStore, g.stream)))
+    const loaded = await orders.loadMany(rt.eventStore, groups.map((g) => g.stream))
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
     const ctx = {

@@ -46,7 +46,7 @@ function toRecorded(resolved: Pick<AllStreamResolvedEvent, 'event'>): RecordedEv
 export function createKurrentEventStore(connectionString: string): EventStore {
   const client = KurrentDBClient.connectionString(connectionString)
   const listeners = new Set<() => void>()
-  return {
+  const store: EventStore = {
     kind: 'kurrentdb',
     async append(requests) {
       const toEventData = (r: (typeof requests)[number]) =>
@@ -75,6 +75,10 @@ export function createKurrentEventStore(connectionString: string): EventStore {
       } finally {
         for (const l of listeners) l()
       }
+    },
+    async readStreams(reads) {
+      // gRPC multiplexes the reads over one connection.
+      return Promise.all(reads.map((r) => store.readStream(r.stream, r.fromRevision)))
     },
     async readStream(stream, fromRevision = 0) {
       const events: RecordedEvent[] = []
@@ -121,4 +125,5 @@ export function createKurrentEventStore(connectionString: string): EventStore {
       await client.dispose()
     },
   }
+  return store
 }

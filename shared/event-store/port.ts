@@ -49,6 +49,12 @@ export interface AppendResult {
   revisions: number[]
 }
 
+/** One stream of a `readStreams`, from `fromRevision` (default 0). */
+export interface StreamRead {
+  stream: string
+  fromRevision?: number
+}
+
 export interface ReadAllOptions {
   /** Exclusive: only events after this position. Omitted means from the start. */
   after?: Position
@@ -66,6 +72,12 @@ export interface EventStore {
   append(requests: AppendRequest[]): Promise<AppendResult>
   /** A stream's events in revision order, from `fromRevision` (default 0); empty when the stream does not exist. */
   readStream(stream: string, fromRevision?: number): Promise<RecordedEvent[]>
+  /**
+   * Several streams at once, each read as `readStream` reads it, answered in
+   * request order: a batch touching a thousand streams costs one round trip
+   * where the store allows it.
+   */
+  readStreams(reads: readonly StreamRead[]): Promise<RecordedEvent[][]>
   /** A page of the global log in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>
   /** Position of the newest event in the store, 0n when empty. */

@@ -73,6 +73,11 @@ export function createSqliteEventStore(file: string): EventStore {
     'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
   const readStream = db.prepare<[string, number], Row>('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision')
+  // The streams of a batch as one JSON parameter: one statement whatever their number.
+  const readStreams = db.prepare<[string], Row & { request: number }>(`
+    SELECT r.key AS request, e.* FROM json_each(?) r
+    JOIN events e ON e.stream = r.value ->> '$[0]' AND e.revision >= r.value ->> '$[1]'
+    ORDER BY r.key, e.revision`)
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
   // Appends wake subscribers in every thread of the process (the projector runs in its own).
@@ -165,6 +170,12 @@ export function createSqliteEventStore(file: string): EventStore {
     },
     async readStream(stream, fromRevision = 0) {
       return readStream.all(stream, fromRevision).map(toEvent)
+    },
+    async readStreams(reads) {
+      const results: RecordedEvent[][] = reads.map(() => [])
+      const rows = readStreams.all(JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0])))
+      for (const row of rows) results[row.request]!.push(toEvent(row))
+      return results
     },
     async readAll({ after = 0n, types = [], limit }) {
       return readAllStatement(types.length).all(after, ...types, limit).map(toEvent)

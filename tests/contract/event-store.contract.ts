@@ -39,6 +39,18 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(await store.readStream(s, 3), [], 'past the end')
   })
 
+  t.test('reads several streams at once, each from its revision, in request order', async (t) => {
+    const [a, b, missing] = [uniqueStream('thing'), uniqueStream('thing'), uniqueStream('missing')]
+    await store.append([
+      { stream: a, expected: 'no_stream', events: [event('A'), event('B'), event('C')] },
+      { stream: b, expected: 'no_stream', events: [event('D')] },
+    ])
+    const read = await store.readStreams([{ stream: b }, { stream: missing }, { stream: a, fromRevision: 1 }, { stream: b, fromRevision: 1 }])
+    t.same(read.map((events) => events.map((e) => [e.stream, e.type, e.revision])), [[[b, 'D', 0]], [], [[a, 'B', 1], [a, 'C', 2]], []])
+    t.same(read[2]![0]!.data, { n: 1 })
+    t.same(await store.readStreams([]), [])
+  })
+
   t.test('a concurrency conflict is reported and nothing is written', async (t) => {
     const s = uniqueStream('thing')
     const other = uniqueStream('thing')

@@ -14,10 +14,10 @@ t.test('the state cache reads only what it has not folded, including other write
   t.teardown(() => store.close())
   let folded = 0
   const sums = createStateCache<number>((sum, e) => (folded++, (sum ?? 0) + (e.data as { n: number }).n))
-  t.same(await sums.load(store, 'sum-1'), { state: undefined, revision: -1, position: 0n })
+  t.same(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1, position: 0n }])
 
   const first = await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
-  t.match(await sums.load(store, 'sum-1'), { state: 3, revision: 1 })
+  t.match(await sums.loadMany(store, ['sum-1']), [{ state: 3, revision: 1 }])
   t.equal(folded, 2)
 
   // What this process appends it remembers without reading back.
@@ -25,7 +25,8 @@ t.test('the state cache reads only what it has not folded, including other write
   sums.appended({ stream: 'sum-1', expected: 1, events: [] }, 13, ours.revisions[0]!, ours.position)
   // Another writer appends: only its event is read and folded on top.
   await store.append([{ stream: 'sum-1', expected: 2, events: [event(100)] }])
-  t.match(await sums.load(store, 'sum-1'), { state: 113, revision: 3 })
-  t.equal(folded, 3, 'one more event folded, not four')
+  await store.append([{ stream: 'sum-2', expected: 'no_stream', events: [event(5)] }])
+  t.match(await sums.loadMany(store, ['sum-2', 'sum-1', 'sum-3']), [{ state: 5, revision: 0 }, { state: 113, revision: 3 }, { state: undefined, revision: -1 }])
+  t.equal(folded, 4, 'one more event folded on sum-1, not four, and the one of sum-2')
   t.ok(first.position > 0n)
 })
