@@ -158,13 +158,9 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       return row && toStored<D>(row)
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
-      const found = new Map<string, StoredDocument<D>>()
-      const statement = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key = ?`)
-      for (const key of keys) {
-        const row = statement.get(key)
-        if (row) found.set(key, toStored<D>(row))
-      }
-      return found
+      // The keys as one JSON parameter: one statement for a projector's whole batch.
+      const rows = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys))
+      return new Map(rows.map((row) => [row.key, toStored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
