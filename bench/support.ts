@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountCommand } from '../cli/accounts.ts'
@@ -65,9 +65,16 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
   }
   return {
     url,
+    pid: child.pid,
     dataDir,
     key: account.private_key,
     accountId: account.id,
+    /** The server's resident memory now and at its peak, in MB, as the kernel counts them (Linux). */
+    memoryMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+      return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
+    },
     async close() {
       child.kill('SIGTERM')
       await once(child, 'exit')

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 // The shiplog executable: runs the TypeScript sources through tsx's loader.
+import { setFlagsFromString } from 'node:v8'
 import { register } from 'tsx/esm/api'
+
+// A service's heap should stay near the data it holds. By default V8 lets the
+// old generation grow to about four times the live data between full
+// collections: hundreds of MB of garbage during a large import. At 1.5 times,
+// full collections come more often but stay short (tens of MB live). A
+// `--heap-growing-percent` given to node itself wins.
+if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=50')
 
 register()
 await import('../cli/shiplog.ts')

@@ -77,6 +77,7 @@ export const jobResultsProjection = documentProjection<JobResultsDoc, Recorded<{
   evolve: (_doc, event) => ({ id: event.data.chunk_id, job_id: jobIdOf(event.stream), results: event.data.results }),
   id: (doc) => doc.id,
   fields: (doc) => ({ job_id: doc.job_id }),
+  views: (doc) => ({ results: JSON.stringify(doc.results).slice(1, -1) }),
 })
 
 export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorded<{ type: 'PickupPointImported' }>>({

@@ -11,7 +11,12 @@ export const collections = {
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
   jobs: { name: 'jobs', fields: { status: 'text' } },
-  job_results: { name: 'job_results', fields: { job_id: 'integer' } },
+  job_results: {
+    name: 'job_results',
+    fields: { job_id: 'integer' },
+    /** `results`: the chunk's results as JSON array items, so a job of 100,000 rows is answered by joining strings. */
+    views: ['results'],
+  },
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
   trackers: {
     name: 'trackers',

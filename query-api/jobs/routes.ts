@@ -1,9 +1,10 @@
+import { Readable } from 'node:stream'
 import { z } from 'zod'
 import { notFound } from '../../shared/errors.ts'
 import { callerOf } from '../../shared/http/auth.ts'
 import { awaitPosition } from '../../shared/http/consistency.ts'
 import type { App } from '../../shared/http/server.ts'
-import { renderJob, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
+import { renderJob, renderJobJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
 import { collections } from '../../shared/read-models.ts'
 import { waitForProjections } from '../../shared/read-store/consistency.ts'
 import type { Runtime } from '../../shared/runtime.ts'
@@ -15,7 +16,7 @@ export function jobRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/jobs/:job_id',
     { schema: { params: z.object({ job_id: z.coerce.number().int().positive() }), summary: 'Retrieve a job' } },
-    async (request) => {
+    async (request, reply) => {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [collections.jobs.name, collections.job_results.name])
       const found = await rt.readStore.get<JobDoc>(collections.jobs.name, account.id, request.params.job_id)
@@ -24,11 +25,14 @@ export function jobRoutes(app: App, rt: Runtime) {
       // The results are another projection: let it reach the point where this job was seen completed.
       const seenAt = (await rt.readStore.checkpoint(collections.jobs.name)) ?? 0n
       await waitForProjections(rt.readStore, [collections.job_results.name], seenAt, rt.config.CONSISTENCY_WAIT_MS)
-      const chunks = await rt.readStore.find<JobResultsDoc>(collections.job_results.name, {
-        accountId: account.id,
-        where: [{ field: 'job_id', op: 'eq', value: found.doc.id }],
-        limit: MAX_CHUNKS,
-      })
+      const query = { accountId: account.id, where: [{ field: 'job_id', op: 'eq' as const, value: found.doc.id }], limit: MAX_CHUNKS }
+      // Chunks come newest first. Their results are kept pre-serialised: joined, never parsed.
+      const page = await rt.readStore.findView(collections.job_results.name, query, 'results')
+      if (page.views.every((v) => v !== null)) {
+        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, page.views.reverse() as string[])))
+      }
+      // Chunks projected before the view existed are rendered from their documents.
+      const chunks = await rt.readStore.find<JobResultsDoc>(collections.job_results.name, query)
       return renderJob(found.doc, chunks.docs.reverse().flatMap((c) => c.doc.results))
     },
   )

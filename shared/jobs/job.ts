@@ -81,3 +81,24 @@ export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
     payload: job.payload,
   }
 }
+
+/**
+ * The job resource as JSON text, in pieces to be streamed: its results are the
+ * chunks' pre-serialised items (the job_results `results` view, in file order),
+ * so a job of 100,000 rows is answered without parsing, re-serialising or
+ * even concatenating its results.
+ */
+export function* renderJobJson(job: JobDoc, resultItems: readonly string[]): Generator<string> {
+  const json = JSON.stringify(renderJob(job, []))
+  // Only scalar fields come before `results`, so its first occurrence is the resource's own key.
+  const at = job.status === 'completed' ? json.indexOf('"results":[]') : -1
+  if (at < 0) return yield json
+  yield json.slice(0, at) + '"results":['
+  let first = true
+  for (const items of resultItems) {
+    if (items === '') continue
+    yield first ? items : `,${items}`
+    first = false
+  }
+  yield json.slice(at + '"results":['.length)
+}

@@ -29,12 +29,13 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
   const db = new Database(file)
   // An order document is several kilobytes: 16 KiB pages hold one without an overflow
   // chain (this only takes effect on a new file, before WAL). Reads go through a
-  // memory map and a larger page cache, so a page of 100 orders is a few page lookups.
+  // memory map, so a page of 100 orders is a few page lookups; the page cache
+  // (16 MiB) holds what a projector's transaction writes.
   db.pragma('page_size = 16384')
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
-  db.pragma('cache_size = -131072')
+  db.pragma('cache_size = -16384')
   db.pragma('mmap_size = 2147483648')
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
 
