@@ -57,13 +57,12 @@ export function decideTrackerUpserts(
 
     let found = findTracker(order, item.tracking_number)
     const trackerIsNew = !found
-    const proposedTracker = (): TrackerChanges => ({
-      ...carrierFields(item, trackerIsNew),
-      custom_variables: item.custom_variables,
-      mute_notifications: item.mute_notifications,
-      untracked_carrier_name: item.untracked_carrier_name,
-      ...expectedDelivery(item.expected_delivery_at),
-    })
+    const proposedTracker = (): TrackerChanges =>
+      Object.assign(
+        carrierFields(item, trackerIsNew),
+        { custom_variables: item.custom_variables, mute_notifications: item.mute_notifications, untracked_carrier_name: item.untracked_carrier_name },
+        expectedDelivery(item.expected_delivery_at),
+      )
     if (!found) {
       const fulfillment = {
         fulfillment_id: ctx.newId(),
@@ -160,9 +159,12 @@ function mergeAddress(current: Address | null, item: TrackerInput, ctx: UpsertCo
     country_code: item.address_country,
     country: item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
   }
-  const fields = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined))
-  if (Object.keys(fields).length === 0) return undefined
-  return { ...(current ?? emptyAddress(ctx.newId())), ...fields }
+  let address: Address | undefined
+  for (const key in sent) {
+    const value = sent[key as keyof Address]
+    if (value !== undefined) (address ??= Object.assign({}, current ?? emptyAddress(ctx.newId())))[key as keyof Address] = value as never
+  }
+  return address
 }
 
 /** A street may hold line breaks: the first line is address1, the rest address2. */
@@ -190,10 +192,23 @@ const emptyAddress = (id: number): Address => ({
 
 /** The proposed values that differ from the current ones; undefined when none do. */
 function changed<C extends object>(current: object, proposed: C): C | undefined {
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(proposed)) {
-    if (value === undefined) continue
-    if (JSON.stringify((current as Record<string, unknown>)[key]) !== JSON.stringify(value)) out[key] = value
+  let out: Record<string, unknown> | undefined
+  for (const key in proposed) {
+    const value = proposed[key]
+    if (value === undefined || sameJson((current as Record<string, unknown>)[key], value)) continue
+    ;(out ??= {})[key] = value
   }
-  return Object.keys(out).length > 0 ? (out as C) : undefined
+  return out as C | undefined
+}
+
+/** Deep equality of JSON values (key order aside), without serialising them: a batch compares thousands. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]))
+  }
+  const aKeys = Object.keys(a)
+  if (aKeys.length !== Object.keys(b).length) return false
+  return aKeys.every((k) => k in b && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
