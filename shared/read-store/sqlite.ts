@@ -28,15 +28,15 @@ const NAME = /^[a-z][a-z0-9_]*$/
 export function createSqliteReadStore(file: string, collections: readonly CollectionSpec[]): ReadStore {
   const db = new Database(file)
   // An order document is several kilobytes: 16 KiB pages hold one without an overflow
-  // chain (this only takes effect on a new file, before WAL). Reads go through a
-  // memory map, so a page of 100 orders is a few page lookups; the page cache
-  // (16 MiB) holds what a projector's transaction writes.
+  // chain (this only takes effect on a new file, before WAL). The page cache
+  // (16 MiB) holds what a projector's transaction writes. No memory map: mapped
+  // pages count in the process's memory as the tables grow, and a page of 100
+  // fully expanded orders at 1,000,000 orders measured as fast without one.
   db.pragma('page_size = 16384')
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
   db.pragma('cache_size = -16384')
-  db.pragma('mmap_size = 2147483648')
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
 
   const specs = new Map(collections.map((c) => [c.name, c]))
