@@ -75,6 +75,12 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
       const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
       return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
     },
+    /** CPU seconds the server has used so far, every thread included (Linux). */
+    cpuSeconds() {
+      // Fields 14 and 15 of /proc/<pid>/stat: user and system time in clock ticks (100 per second).
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      return (Number(fields[11]) + Number(fields[12])) / 100
+    },
     async close() {
       child.kill('SIGTERM')
       await once(child, 'exit')
