@@ -4,14 +4,11 @@ import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { createFileBlobStore } from './blobs/files.ts'
-import { createGridFsBlobStore } from './blobs/gridfs.ts'
 import type { BlobStore } from './blobs/port.ts'
-import { createKurrentEventStore } from './event-store/kurrentdb.ts'
 import type { EventStore } from './event-store/port.ts'
 import { createSqliteEventStore } from './event-store/sqlite.ts'
 import { createIdGenerator, type IdGenerator } from './ids.ts'
 import { allCollections } from './read-models.ts'
-import { createMongoReadStore } from './read-store/mongodb.ts'
 import type { ReadStore } from './read-store/port.ts'
 import { createSqliteReadStore } from './read-store/sqlite.ts'
 
@@ -31,14 +28,16 @@ export async function openRuntime(config: Config, overrides: { clock?: Clock; lo
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
   const embedded = !config.EVENTSTORE_URL || !config.MONGODB_URL
   if (embedded) mkdirSync(config.DATA_DIR, { recursive: true })
+  // The server adapters' clients are loaded only when configured: each weighs
+  // several MB of heap in every thread that opens a runtime.
   const eventStore = config.EVENTSTORE_URL
-    ? createKurrentEventStore(config.EVENTSTORE_URL)
+    ? (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL)
     : createSqliteEventStore(join(config.DATA_DIR, 'events.db'))
   const readStore = config.MONGODB_URL
-    ? await createMongoReadStore(config.MONGODB_URL, allCollections)
+    ? await (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections)
     : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections)
   const blobs = config.MONGODB_URL
-    ? await createGridFsBlobStore(config.MONGODB_URL)
+    ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
     : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
   const clock = overrides.clock ?? systemClock
   return {
