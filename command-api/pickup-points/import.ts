@@ -15,15 +15,23 @@ type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>
 const CHUNK_ROWS = 1000
 
 /**
- * csv-parse's stream with each record paired with the line it ends on. The
- * line is read from the parser's live counters as the record is pushed: the
- * `info` option would copy all of them into every record, a third of the
- * parser's time on a large file.
+ * csv-parse's stream with each record paired with the line it starts on (a
+ * quoted value may hold line breaks). The line is read from the parser's live
+ * counter as the record is pushed: the `info` option would copy all its
+ * counters into every record, a third of the parser's time on a large file.
  */
 class NumberedRecords extends Parser {
   override push(record: unknown) {
-    return super.push(record === null ? null : { fields: record, line: this.info.lines })
+    if (record === null) return super.push(null)
+    // The counter has passed the record's own line breaks: step back over them.
+    return super.push({ fields: record, line: this.info.lines - lineBreaks(record as string[]) })
   }
+}
+
+const lineBreaks = (fields: readonly string[]) => {
+  let count = 0
+  for (const field of fields) if (field.includes('\n') || field.includes('\r')) count += field.match(/\r\n|\r|\n/g)!.length
+  return count
 }
 
 /**
@@ -60,7 +68,7 @@ export async function importPickupPoints(ctx: JobContext) {
   if (chunk.length > 0) await importChunk(ctx, rows!, chunk)
 }
 
-/** A data row of the file and the line it ends on. */
+/** A data row of the file and the line it starts on. */
 type Line = { fields: string[]; line: number }
 
 async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {

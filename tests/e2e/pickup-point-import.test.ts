@@ -88,6 +88,37 @@ t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
   t.match(p, { gps_lat: -33.5, gps_long: 151.25, opening_hours: { friday: { pm_opening: '13:30', pm_closing: '17:45' } } })
 })
 
+t.test('lines are the file’s own: a quoted line break and a blank line count', async (t) => {
+  const server = await startTestServer(t)
+  const [header, first, second, third] = pickupPointCsv([
+    point('L-1', { name: '"Relais\nColis"' }),
+    point('L-2', { city: '' }),
+    point('L-3', { gps_long: 'east' }),
+  ]).split(/\n(?=L-)/)
+  // Line 1 the header, lines 2–3 the first row, line 4 blank, line 5 the second row, line 6 the third.
+  const csv = `${header}\n${first}\n\n${second}\n${third}`
+  const { job } = await waitForJob(server, (await server.upload('/v2/pickup_points/import', csvForm(csv))).body.id)
+  t.same(
+    job.results.map((r: { status: number; body: { line: number } }) => [r.status, r.body.line]),
+    [[201, 2], [422, 5], [422, 6]],
+  )
+  const [relais] = (await server.request('GET', '/v2/pickup_points')).body.data
+  t.equal(relais.name, 'Relais\nColis', 'the line break is kept in the value')
+})
+
+t.test('results of chunks projected before their pre-serialised view existed are still answered', async (t) => {
+  const server = await startTestServer(t)
+  const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('V-1'), point('V-2')])))
+  const { job } = await waitForJob(server, upload.body.id)
+  // The chunk as an earlier version stored it: the document alone, no view.
+  const rs = server.runtime.readStore
+  const [chunk] = (await rs.find<{ id: number; job_id: number; results: unknown[] }>('job_results', {
+    accountId: server.accountId, where: [{ field: 'job_id', op: 'eq', value: job.id }], limit: 10,
+  })).docs
+  await rs.commit('job_results_test', [{ collection: 'job_results', key: chunk!.key, accountId: server.accountId, id: chunk!.id, revision: chunk!.revision + 1, doc: chunk!.doc, fields: { job_id: job.id } }], 1n)
+  t.same((await server.request('GET', `/v2/jobs/${job.id}`)).body, job)
+})
+
 t.test('the job passes through queued and processing to completed', async (t) => {
   const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
   const rows = Array.from({ length: 20_000 }, (_, i) => point(`Q-${i}`))
