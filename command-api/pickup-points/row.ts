@@ -41,8 +41,18 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
   if (missing.length > 0) return { ok: false, missing }
   const at = (column: Column): Cell => ({ column, position: names.indexOf(column) })
   const required = requiredColumns.map(at)
-  const [merchantId, merchantId2, name, address1, address2, city, postalCode, stateCode, countryCode, gpsLat, gpsLong, phone] =
-    pickupPointColumns.slice(0, 12).map((c) => at(c))
+  const merchantId = at('merchant_id')
+  const merchantId2 = at('merchant_id_2')
+  const name = at('name')
+  const address1 = at('address1')
+  const address2 = at('address2')
+  const city = at('city')
+  const postalCode = at('postal_code')
+  const stateCode = at('state_code')
+  const countryCode = at('country_code')
+  const gpsLat = at('gps_lat')
+  const gpsLong = at('gps_long')
+  const phone = at('phone')
   const days = weekdays.map((day) => {
     const half = (h: 'am' | 'pm'): HalfDay => ({
       opening: at(`${day}_${h}_opening`),
@@ -55,7 +65,7 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
   })
 
   const checker: RowChecker = {
-    merchantId: (record) => text(record, merchantId!),
+    merchantId: (record) => text(record, merchantId),
     check(record) {
       const errors: Record<string, string> = {}
       let failed = false
@@ -64,8 +74,8 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
         failed = true
       }
       for (const cell of required) if (text(record, cell) === null) fail(cell, 'is required')
-      const country = text(record, countryCode!)?.toUpperCase() ?? null
-      if (country !== null && countryName(country) === null) fail(countryCode!, 'must be a 2-letter ISO 3166-1 country code')
+      const country = text(record, countryCode)?.toUpperCase() ?? null
+      if (country !== null && countryName(country) === null) fail(countryCode, 'must be a 2-letter ISO 3166-1 country code')
       const coordinate = (cell: Cell, limit: number) => {
         const v = text(record, cell)
         if (v === null) return null
@@ -90,8 +100,8 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
         else if (open !== null && close !== null && open >= close) fail(h.closing, h.closingAfter)
         return [open, close]
       }
-      const gps_lat = coordinate(gpsLat!, 90)
-      const gps_long = coordinate(gpsLong!, 180)
+      const gps_lat = coordinate(gpsLat, 90)
+      const gps_long = coordinate(gpsLong, 180)
       const opening_hours = {} as Record<Weekday, OpeningHours>
       for (const { day, am, pm } of days) {
         const [am_opening, am_closing] = halfDay(am)
@@ -102,18 +112,18 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
       return {
         ok: true,
         fields: {
-          merchant_id: text(record, merchantId!)!,
-          merchant_id_2: text(record, merchantId2!),
-          name: text(record, name!)!,
-          address1: text(record, address1!)!,
-          address2: text(record, address2!),
-          city: text(record, city!)!,
-          postal_code: text(record, postalCode!)!,
-          state_code: text(record, stateCode!),
+          merchant_id: text(record, merchantId)!,
+          merchant_id_2: text(record, merchantId2),
+          name: text(record, name)!,
+          address1: text(record, address1)!,
+          address2: text(record, address2),
+          city: text(record, city)!,
+          postal_code: text(record, postalCode)!,
+          state_code: text(record, stateCode),
           country_code: country!,
           gps_lat,
           gps_long,
-          phone: text(record, phone!),
+          phone: text(record, phone),
           opening_hours,
         },
       }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { countryName, normalizePhone } from '../../shared/contacts/contacts.ts'
 import { carrierByCode, detectCarrier } from '../../shared/carriers/carriers.ts'
 import type { Address, OrderChanges, TrackerChanges } from '../../shared/events/resources.ts'
@@ -159,12 +160,9 @@ function mergeAddress(current: Address | null, item: TrackerInput, ctx: UpsertCo
     country_code: item.address_country,
     country: item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
   }
-  let address: Address | undefined
-  for (const key in sent) {
-    const value = sent[key as keyof Address]
-    if (value !== undefined) (address ??= Object.assign({}, current ?? emptyAddress(ctx.newId())))[key as keyof Address] = value as never
-  }
-  return address
+  const fields = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined))
+  if (Object.keys(fields).length === 0) return undefined
+  return Object.assign({}, current ?? emptyAddress(ctx.newId()), fields)
 }
 
 /** A street may hold line breaks: the first line is address1, the rest address2. */
@@ -195,20 +193,8 @@ function changed<C extends object>(current: object, proposed: C): C | undefined 
   let out: Record<string, unknown> | undefined
   for (const key in proposed) {
     const value = proposed[key]
-    if (value === undefined || sameJson((current as Record<string, unknown>)[key], value)) continue
+    if (value === undefined || isDeepStrictEqual((current as Record<string, unknown>)[key], value)) continue
     ;(out ??= {})[key] = value
   }
   return out as C | undefined
-}
-
-/** Deep equality of JSON values (key order aside), without serialising them: a batch compares thousands. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]))
-  }
-  const aKeys = Object.keys(a)
-  if (aKeys.length !== Object.keys(b).length) return false
-  return aKeys.every((k) => k in b && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
 }
