@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { expectedAfter } from '../../shared/event-store/port.ts'
-import { countryName } from '../../shared/contacts/contacts.ts'
+import { countryCode, timeOfDay } from '../../shared/fields.ts'
 import { carrierServiceStream, evolveCarrierService, renderCarrierServiceConfig, type CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
 import { isTimeZone } from '../../shared/delivery/calendar.ts'
 import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
@@ -12,11 +12,7 @@ import { callerOf } from '../../shared/http/auth.ts'
 import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
 
 const code = z.string().trim().min(1).max(100)
-const country = z
-  .string()
-  .transform((v) => v.toUpperCase())
-  .refine((v) => countryName(v) !== null, 'must be a 2-letter ISO 3166-1 country code')
-  .nullable()
+const country = countryCode.nullable()
 const dayList = z
   .array(z.enum(weekdays))
   .min(1, 'needs at least one weekday')
@@ -27,7 +23,7 @@ export const carrierServiceBody = z.strictObject({
   transit_days: z
     .array(z.strictObject({ origin: country, destination: country, days: z.number().int().min(0, 'must not be negative').max(90) }))
     .min(1, 'needs at least one lane'),
-  cutoff_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM'),
+  cutoff_time: timeOfDay,
   time_zone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
   pickup_days: dayList,
   delivery_days: dayList,

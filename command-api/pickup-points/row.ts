@@ -1,4 +1,5 @@
 import { countryName } from '../../shared/contacts/contacts.ts'
+import { COUNTRY_CODE_MESSAGE, TIME_OF_DAY, TIME_OF_DAY_MESSAGE } from '../../shared/fields.ts'
 import { weekdays, type OpeningHours, type PickupPointFields, type Weekday } from '../../shared/events/pickup-point-events.ts'
 
 const hourParts = ['am_opening', 'am_closing', 'pm_opening', 'pm_closing'] as const
@@ -22,7 +23,6 @@ export interface RowChecker {
   merchantId(record: readonly string[]): string | null
 }
 
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/
 const DECIMAL = /^-?\d+(\.\d+)?$/
 
 /** A column and where it sits in the file's records (-1: the file lacks it). */
@@ -75,7 +75,7 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
       }
       for (const cell of required) if (text(record, cell) === null) fail(cell, 'is required')
       const country = text(record, countryCode)?.toUpperCase() ?? null
-      if (country !== null && countryName(country) === null) fail(countryCode, 'must be a 2-letter ISO 3166-1 country code')
+      if (country !== null && countryName(country) === null) fail(countryCode, COUNTRY_CODE_MESSAGE)
       const coordinate = (cell: Cell, limit: number) => {
         const v = text(record, cell)
         if (v === null) return null
@@ -86,8 +86,8 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
       }
       const time = (cell: Cell) => {
         const v = text(record, cell)
-        if (v === null || TIME.test(v)) return v
-        fail(cell, 'must be a time HH:MM')
+        if (v === null || TIME_OF_DAY.test(v)) return v
+        fail(cell, TIME_OF_DAY_MESSAGE)
         return null
       }
       // A half day needs both its times, the closing after the opening; a malformed time is reported as that alone.

@@ -1,34 +1,18 @@
 import { z } from 'zod'
-import { parseDateTime } from '../../shared/clock.ts'
-import { countryName } from '../../shared/contacts/contacts.ts'
+import { countryCode, dateTime } from '../../shared/fields.ts'
 
 /** Most trackers one POST /v1/trackers may carry. */
 export const MAX_TRACKERS_PER_REQUEST = 1000
 
-/** Unix seconds or ISO 8601, read into Unix seconds. */
-const datetime = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const seconds = parseDateTime(value)
-  if (seconds === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be Unix seconds or an ISO 8601 datetime' })
-    return z.NEVER
-  }
-  return seconds
-})
-
 /** An optional string; null clears the value where clearing makes sense. */
 const optionalText = z.string().nullish()
-
-const countryCode = z
-  .string()
-  .transform((v) => v.trim().toUpperCase())
-  .refine((v) => countryName(v) !== null, 'must be a 2-letter ISO 3166-1 country code')
 
 /** One item of POST /v1/trackers, as the spec lists it. */
 export const trackerItemSchema = z.object({
   order_number: z.string().trim().min(1, 'must not be empty'),
   tracking_number: z.string().trim().min(1, 'must not be empty'),
   address_city: optionalText,
-  address_country: countryCode.nullish(),
+  address_country: z.string().trim().pipe(countryCode).nullish(),
   address_name: optionalText,
   address_state: optionalText,
   address_street: optionalText,
@@ -37,12 +21,12 @@ export const trackerItemSchema = z.object({
   carrier_service_code: optionalText,
   custom_variables: z.record(z.string(), z.unknown()).nullish(),
   email: optionalText,
-  expected_delivery_at: datetime.nullish(),
+  expected_delivery_at: dateTime.nullish(),
   first_name: optionalText,
   last_name: optionalText,
   language_code: z.string().trim().min(2).max(10).optional(),
   mute_notifications: z.boolean().optional(),
-  order_date: datetime.nullish(),
+  order_date: dateTime.nullish(),
   phone: optionalText,
   untracked_carrier_name: optionalText,
 })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { countryName } from '../../shared/contacts/contacts.ts'
+import { countryCode } from '../../shared/fields.ts'
 import { isCalendarDate } from '../../shared/delivery/calendar.ts'
 import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
 import { renderCarrierServiceConfig } from '../../shared/delivery/carrier-service.ts'
@@ -17,7 +17,7 @@ const MAX_SERVICES = 1000
 
 const place = z
   .object({
-    country_code: z.string().transform((v) => v.toUpperCase()).refine((v) => countryName(v) !== null, 'must be a 2-letter ISO 3166-1 country code').optional(),
+    country_code: countryCode.optional(),
     city: z.string().optional(),
   })
   .optional()

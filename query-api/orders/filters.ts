@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import { parseDateTime } from '../../shared/clock.ts'
 import { validationError } from '../../shared/errors.ts'
+import { DATETIME_MESSAGE } from '../../shared/fields.ts'
 import type { Condition } from '../../shared/read-store/port.ts'
 
 const timestamp = z.string().refine((v) => /^\d+$/.test(v.trim()), 'must be a Unix timestamp in seconds')
-const bound = z.string().refine((v) => parseDateTime(v) !== undefined, 'must be Unix seconds or an ISO 8601 datetime')
+const bound = z.string().refine((v) => parseDateTime(v) !== undefined, DATETIME_MESSAGE)
 
 /** `created_at=<unix>` (that second) or `created_at[gt|gte|lt|lte]=<time>`, in any combination. */
 export const timeFilter = z.union([

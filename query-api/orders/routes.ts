@@ -8,7 +8,8 @@ import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion, orderExpandPaths } from '../../shared/resources/expansion.ts'
 import { listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
-import { parseDateTime, toUnixSeconds } from '../../shared/clock.ts'
+import { toUnixSeconds } from '../../shared/clock.ts'
+import { dateTimeText } from '../../shared/fields.ts'
 import { asDomainEvents } from '../../shared/events/index.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { renderOrder } from '../../shared/resources/render.ts'
@@ -27,11 +28,6 @@ const listOrdersQuery = z.object({
 
 const ORDERS = collections.orders.name
 const orderIdParams = z.object({ id: z.coerce.number().int().positive() })
-const asOf = z.string().transform((v, ctx) => {
-  const seconds = parseDateTime(v)
-  if (seconds === undefined) ctx.addIssue({ code: 'custom', message: 'must be Unix seconds or an ISO 8601 datetime' })
-  return seconds ?? 0
-})
 
 export function orderRoutes(app: App, rt: Runtime) {
   app.get('/v2/orders', { schema: { querystring: listOrdersQuery, summary: 'List orders' } }, async (request, reply) => {
@@ -66,7 +62,7 @@ export function orderRoutes(app: App, rt: Runtime) {
     {
       schema: {
         params: orderIdParams,
-        querystring: z.object({ expand, as_of: asOf.optional() }),
+        querystring: z.object({ expand, as_of: dateTimeText.optional() }),
         summary: 'Retrieve an order, as it is now or as it was at a past time (as_of)',
       },
     },
