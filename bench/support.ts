@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountCommand } from '../cli/accounts.ts'
@@ -80,6 +80,15 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
       // Fields 14 and 15 of /proc/<pid>/stat: user and system time in clock ticks (100 per second).
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
       return (Number(fields[11]) + Number(fields[12])) / 100
+    },
+    /** CPU seconds per thread so far, by thread id (Linux). */
+    threadCpuSeconds() {
+      return new Map(
+        readdirSync(`/proc/${child.pid}/task`).map((tid) => {
+          const fields = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+          return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
+        }),
+      )
     },
     async close() {
       child.kill('SIGTERM')
