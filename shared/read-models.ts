@@ -8,6 +8,7 @@ export const collections = {
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
     /** `full`: the order rendered with every expansion, the answer dashboards and syncs ask for most. */
     views: ['full'],
+    compressed: true,
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
   jobs: { name: 'jobs', fields: { status: 'text' } },

@@ -28,8 +28,9 @@ export function jobRoutes(app: App, rt: Runtime) {
       const query = { accountId: account.id, where: [{ field: 'job_id', op: 'eq' as const, value: found.doc.id }], limit: MAX_CHUNKS }
       // Chunks come newest first. Their results are kept pre-serialised: joined, never parsed.
       const page = await rt.readStore.findView(collections.job_results.name, query, 'results')
-      if (page.views.every((v) => v !== null)) {
-        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, page.views.reverse() as string[])))
+      const views = page.views.filter((v) => v !== null)
+      if (views.length === page.views.length) {
+        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, views.reverse())))
       }
       // Chunks projected before the view existed are rendered from their documents.
       const chunks = await rt.readStore.find<JobResultsDoc>(collections.job_results.name, query)

@@ -7,7 +7,7 @@ import type { OrderDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion, orderExpandPaths } from '../../shared/resources/expansion.ts'
-import { listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
+import { listJson, listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { dateTimeText } from '../../shared/fields.ts'
 import { asDomainEvents } from '../../shared/events/index.ts'
@@ -44,9 +44,8 @@ export function orderRoutes(app: App, rt: Runtime) {
     if (expansion.isFull) {
       // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
       const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
-      if (page.views.every((v) => v !== null)) {
-        return reply.type('application/json; charset=utf-8').send(`{"object":"list","has_more":${page.hasMore},"data":[${page.views.join(',')}]}`)
-      }
+      const views = page.views.filter((v) => v !== null)
+      if (views.length === page.views.length) return reply.type('application/json; charset=utf-8').send(listJson(views, page.hasMore))
     }
     return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
   })

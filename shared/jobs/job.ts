@@ -83,12 +83,12 @@ export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
 }
 
 /**
- * The job resource as JSON text, in pieces to be streamed: its results are the
- * chunks' pre-serialised items (the job_results `results` view, in file order),
- * so a job of 100,000 rows is answered without parsing, re-serialising or
- * even concatenating its results.
+ * The job resource as JSON, in pieces to be streamed: its results are the
+ * chunks' pre-serialised items (the job_results `results` view, in file order,
+ * as UTF-8 bytes), so a job of 100,000 rows is answered without parsing,
+ * re-serialising or even concatenating its results.
  */
-export function* renderJobJson(job: JobDoc, resultItems: readonly string[]): Generator<string> {
+export function* renderJobJson(job: JobDoc, resultItems: readonly Uint8Array[]): Generator<string | Uint8Array> {
   const json = JSON.stringify(renderJob(job, []))
   // Only scalar fields come before `results`, so its first occurrence is the resource's own key.
   const at = job.status === 'completed' ? json.indexOf('"results":[]') : -1
@@ -96,8 +96,9 @@ export function* renderJobJson(job: JobDoc, resultItems: readonly string[]): Gen
   yield json.slice(0, at) + '"results":['
   let first = true
   for (const items of resultItems) {
-    if (items === '') continue
-    yield first ? items : `,${items}`
+    if (items.length === 0) continue
+    if (!first) yield ','
+    yield items
     first = false
   }
   yield json.slice(at + '"results":['.length)

@@ -87,7 +87,13 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     },
     async findView(name, query, view) {
       const { rows, hasMore } = await pageRows(name, query, { [`v.${view}`]: 1 })
-      return { views: rows.map((r) => (r.v as Record<string, string> | undefined)?.[view] ?? null), hasMore }
+      return {
+        views: rows.map((r) => {
+          const json = (r.v as Record<string, string> | undefined)?.[view]
+          return json === undefined ? null : Buffer.from(json)
+        }),
+        hasMore,
+      }
     },
     async commit(projection, writes, checkpoint) {
       const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()

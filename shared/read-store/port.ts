@@ -13,6 +13,11 @@ export interface CollectionSpec {
   fields: Record<string, FieldType>
   /** Pre-serialised renderings kept beside each document, served without parsing it. */
   views?: readonly string[]
+  /**
+   * Documents of several kilobytes, to be stored compressed by a store that
+   * does not compress on its own (the embedded SQLite store).
+   */
+  compressed?: boolean
 }
 
 export type FieldValue = string | number | null
@@ -72,10 +77,11 @@ export interface ReadStore {
   lookupAll<D>(collection: string, field: string, value: string, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
   /**
-   * The same page as `find`, as one view's JSON text per document; null for a
-   * document written before the view existed (the caller renders it instead).
+   * The same page as `find`, as one view's JSON per document, in UTF-8 bytes
+   * to be sent as they are; null for a document written before the view
+   * existed (the caller renders it instead).
    */
-  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (string | null)[]; hasMore: boolean }>
+  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (Buffer | null)[]; hasMore: boolean }>
   /**
    * Writes documents and moves the projection's checkpoint. The embedded store
    * does both in one transaction; every store keeps the checkpoint monotonic.

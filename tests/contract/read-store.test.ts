@@ -1,17 +1,41 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import { createMongoReadStore } from '../../shared/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/read-store/sqlite.ts'
-import { contractCollection, readStoreContract } from './read-store.contract.ts'
+import { contractCollection, contractCollections, readStoreContract } from './read-store.contract.ts'
 
 t.test('sqlite read store', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'shiplog-rs-')), 'read.db')
-  readStoreContract(t, async () => createSqliteReadStore(file, [contractCollection]))
+  readStoreContract(t, async () => createSqliteReadStore(file, contractCollections))
+})
+
+t.test('sqlite: a collection that becomes compressed still reads the rows written before', async (t) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'shiplog-rs-')), 'read.db')
+  const write = (id: number) => ({
+    collection: contractCollection.name, key: `doc-${id}`, accountId: 1, id, revision: 0,
+    doc: { id, city: 'Zürich' }, fields: { email: null, created_at: null }, views: { card: `{"card":"n°${id}"}` },
+  })
+  const before = createSqliteReadStore(file, [contractCollection])
+  await before.commit('contract', [write(1)], 1n)
+  await before.close()
+  const after = createSqliteReadStore(file, [{ ...contractCollection, compressed: true }])
+  await after.commit('contract', [write(2)], 2n)
+  t.same((await after.find(contractCollection.name, { accountId: 1, limit: 5 })).docs.map((d) => d.doc), [2, 1].map((id) => ({ id, city: 'Zürich' })))
+  const page = await after.findView(contractCollection.name, { accountId: 1, limit: 5 }, 'card')
+  t.same(page.views.map((v) => v?.toString()), ['{"card":"n°2"}', '{"card":"n°1"}'])
+  await after.close()
+  const db = new Database(file, { readonly: true })
+  t.same(db.prepare(`SELECT id, typeof(doc) AS doc, typeof(v_card) AS card FROM ${contractCollection.name} ORDER BY id`).all(), [
+    { id: 1, doc: 'text', card: 'text' },
+    { id: 2, doc: 'blob', card: 'blob' },
+  ], 'new rows are stored deflated, old ones left as they were')
+  db.close()
 })
 
 const url = process.env.MONGODB_URL
 t.test('mongodb read store', { skip: url ? false : 'MONGODB_URL is not set: no MongoDB server to test against' }, async (t) => {
-  readStoreContract(t, () => createMongoReadStore(url!, [contractCollection]))
+  readStoreContract(t, () => createMongoReadStore(url!, contractCollections))
 })

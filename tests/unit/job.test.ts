@@ -12,14 +12,15 @@ const results = [
   { status: 422, body: { merchant_id: null, line: 3, errors: { name: 'is required' } } },
   { status: 200, body: { id: 1, merchant_id: 'P-1', line: 4 } },
 ]
-// Chunk views as the job_results projection stores them: JSON array items, '' for an empty chunk.
-const chunks = [JSON.stringify(results.slice(0, 2)).slice(1, -1), '', JSON.stringify(results.slice(2)).slice(1, -1)]
+// Chunk views as the read store gives them back: JSON array items in UTF-8, empty for an empty chunk.
+const chunks = [JSON.stringify(results.slice(0, 2)).slice(1, -1), '', JSON.stringify(results.slice(2)).slice(1, -1)].map((items) => Buffer.from(items))
+const text = (pieces: Iterable<string | Uint8Array>) => Buffer.concat([...pieces].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString()
 
 t.test('the streamed job JSON is the job resource with every chunk’s results in order', async (t) => {
-  const json = [...renderJobJson(job('completed'), chunks)].join('')
+  const json = text(renderJobJson(job('completed'), chunks))
   t.same(JSON.parse(json), renderJob(job('completed'), results))
-  t.same([...renderJobJson(job('completed'), [])].join(''), JSON.stringify(renderJob(job('completed'), [])), 'no results')
+  t.same(text(renderJobJson(job('completed'), [])), JSON.stringify(renderJob(job('completed'), [])), 'no results')
   for (const status of ['queued', 'processing', 'failed'] as const) {
-    t.same(JSON.parse([...renderJobJson(job(status), chunks)].join('')), renderJob(job(status)), `${status}: no results shown`)
+    t.same(JSON.parse(text(renderJobJson(job(status), chunks))), renderJob(job(status)), `${status}: no results shown`)
   }
 })
