@@ -17,12 +17,14 @@ interface Row {
  * A compressed collection's documents and views are stored deflated, as BLOBs,
  * as MongoDB's storage engine compresses its own. An order with two trackers of
  * five events is ~9 KB of JSON and its full rendering ~10 KB; deflated at level
- * 1, ~1.4 KB together, so a million orders fit the OS page cache, and a page of
- * 100 rows is inflated in ~1.5 ms. The value's type says how it is stored: TEXT
+ * 1, ~1.4 KB each, so a million orders take ~3 GB instead of 19, which the OS
+ * page cache keeps, and a page of 100 rows is inflated in ~1.5 ms. The value's type says how it is stored: TEXT
  * is plain JSON, a BLOB is deflated (a TEXT column keeps a BLOB as it is), so
  * rows written either way read back.
  */
-const DEFLATE = { level: 1 } // level 6 saved a further ~10% in twice the time
+// Level 6 saved a further ~10% in twice the time. An 8 KiB window (the default is
+// 32) compressed as well and ~15% faster: zlib sets up less state per call.
+const DEFLATE = { level: 1, windowBits: 13 }
 const encode = (spec: CollectionSpec, json: string): Stored => (spec.compressed ? deflateRawSync(json, DEFLATE) : json)
 const textOf = (value: Stored) => (typeof value === 'string' ? value : inflateRawSync(value).toString())
 const bytesOf = (value: Stored) => (typeof value === 'string' ? Buffer.from(value) : inflateRawSync(value))
