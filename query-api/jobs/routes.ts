@@ -7,6 +7,7 @@ import type { App } from '../../shared/http/server.ts'
 import { renderJob, renderJobJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
 import { collections } from '../../shared/read-models.ts'
 import { waitForProjections } from '../../shared/read-store/consistency.ts'
+import { bufferOf } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 
 /** Result chunks of one job read at once: 10,000 chunks of 1,000 rows is ten million rows. */
@@ -30,7 +31,7 @@ export function jobRoutes(app: App, rt: Runtime) {
       const page = await rt.readStore.findView(collections.job_results.name, query, 'results')
       const views = page.views.filter((v) => v !== null)
       if (views.length === page.views.length) {
-        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, views.reverse())))
+        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, views.reverse().map(bufferOf))))
       }
       // Chunks projected before the view existed are rendered from their documents.
       const chunks = await rt.readStore.find<JobResultsDoc>(collections.job_results.name, query)

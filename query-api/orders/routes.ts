@@ -7,12 +7,13 @@ import type { OrderDoc } from '../../shared/orders/document.ts'
 import { collections } from '../../shared/read-models.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 import { Expansion, orderExpandPaths } from '../../shared/resources/expansion.ts'
-import { listJson, listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
+import { listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { dateTimeText } from '../../shared/fields.ts'
 import { asDomainEvents } from '../../shared/events/index.ts'
 import { foldOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
 import { renderOrder } from '../../shared/resources/render.ts'
+import { sendViewList } from '../shared/answers.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
 
 const expand = z.union([z.string(), z.array(z.string())]).optional()
@@ -45,7 +46,7 @@ export function orderRoutes(app: App, rt: Runtime) {
       // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
       const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
       const views = page.views.filter((v) => v !== null)
-      if (views.length === page.views.length) return reply.type('application/json; charset=utf-8').send(listJson(views, page.hasMore))
+      if (views.length === page.views.length) return sendViewList(reply, views, page.hasMore)
     }
     return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
   })

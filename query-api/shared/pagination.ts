@@ -45,19 +45,6 @@ export async function listPage<D>(
   return { object: 'list' as const, has_more: page.hasMore, data: page.docs.map((d) => render(d.doc)) }
 }
 
-const COMMA = Buffer.from(',')
-
-/**
- * The list envelope around items kept pre-serialised (a read model's view), as
- * the bytes to send: the items are copied in as they are, never decoded.
- */
-export function listJson(items: readonly Buffer[], hasMore: boolean): Buffer {
-  const parts: Buffer[] = [Buffer.from(`{"object":"list","has_more":${hasMore},"data":[`)]
-  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])))
-  parts.push(Buffer.from(']}'))
-  return Buffer.concat(parts)
-}
-
 /**
  * The same pagination over a list already in memory (an order's history):
  * descending ids, the cursors and has_more exactly as the read store pages.

@@ -1,5 +1,5 @@
 import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Document } from 'mongodb'
-import type { CollectionSpec, FindQuery, ReadStore, StoredDocument } from './port.ts'
+import { viewBytesOf, type CollectionSpec, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
 
 interface Stored extends Document {
   _id: string
@@ -90,7 +90,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return {
         views: rows.map((r) => {
           const json = (r.v as Record<string, string> | undefined)?.[view]
-          return json === undefined ? null : Buffer.from(json)
+          return json === undefined ? null : viewBytesOf(Buffer.from(json))
         }),
         hasMore,
       }

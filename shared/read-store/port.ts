@@ -66,6 +66,25 @@ export interface Page<D = unknown> {
   hasMore: boolean
 }
 
+/**
+ * A view's JSON in UTF-8, copied into the caller's buffer: a page of views
+ * becomes one answer without a buffer per view.
+ */
+export interface ViewBytes {
+  readonly byteLength: number
+  /** Writes the bytes into `target` from `offset`. */
+  copyTo(target: Uint8Array, offset: number): void
+}
+
+export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({ byteLength: bytes.length, copyTo: (target, offset) => target.set(bytes, offset) })
+
+/** A view's bytes in a buffer of their own. */
+export function bufferOf(view: ViewBytes): Buffer {
+  const buffer = Buffer.allocUnsafe(view.byteLength)
+  view.copyTo(buffer, 0)
+  return buffer
+}
+
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
   get<D>(collection: string, accountId: number, id: number): Promise<StoredDocument<D> | undefined>
@@ -81,7 +100,7 @@ export interface ReadStore {
    * to be sent as they are; null for a document written before the view
    * existed (the caller renders it instead).
    */
-  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (Buffer | null)[]; hasMore: boolean }>
+  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (ViewBytes | null)[]; hasMore: boolean }>
   /**
    * Writes documents and moves the projection's checkpoint. The embedded store
    * does both in one transaction; every store keeps the checkpoint monotonic.

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
-import { compressSync, uncompressSync } from 'lz4-napi'
-import type { CollectionSpec, DocumentWrite, FindQuery, ReadStore, StoredDocument } from './port.ts'
+import { compress, compressedView, decompressText } from './lz4.ts'
+import { viewBytesOf, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
 
 /** A stored document or view: JSON text, or (in a compressed collection) deflated JSON. */
 type Stored = string | Buffer
@@ -14,20 +14,20 @@ interface Row {
 }
 
 /*
- * A compressed collection's documents and views are stored LZ4-compressed (the
- * block format with the size in front, lz4-napi's), as MongoDB's storage engine
- * compresses its own. An order with two trackers of five events is ~9 KB of
- * JSON and its full rendering ~10 KB, ~1.9 KB each compressed, so a million
- * orders take ~4 GB instead of 19, which the OS page cache keeps. LZ4 over
- * zlib's deflate: ~20 µs a document against ~60 (most of it the set-up of a
- * zlib stream per call), ~6 µs to read one against ~18, for ~35% more bytes.
+ * A compressed collection's documents and views are stored LZ4-compressed
+ * (./lz4.ts), as MongoDB's storage engine compresses its own. An order with two
+ * trackers of five events is ~9 KB of JSON and its full rendering ~10 KB,
+ * ~1.9 KB each compressed, so a million orders take ~4 GB instead of 19, which
+ * the OS page cache keeps. LZ4 over zlib's deflate: ~20 µs a document against
+ * ~60 (most of it the set-up of a zlib stream per call), ~10 µs to read a view
+ * into an answer against ~18, for ~35% more bytes.
  * The value's type says how it is stored: TEXT is plain JSON, a BLOB is
  * compressed (a TEXT column keeps a BLOB as it is), so rows written either way
  * read back.
  */
-const encode = (spec: CollectionSpec, json: string): Stored => (spec.compressed ? compressSync(json) : json)
-const textOf = (value: Stored) => (typeof value === 'string' ? value : uncompressSync(value).toString())
-const bytesOf = (value: Stored) => (typeof value === 'string' ? Buffer.from(value) : uncompressSync(value))
+const encode = (spec: CollectionSpec, json: string): Stored => (spec.compressed ? compress(json) : json)
+const textOf = (value: Stored) => (typeof value === 'string' ? value : decompressText(value))
+const viewOf = (value: Stored) => (typeof value === 'string' ? viewBytesOf(Buffer.from(value)) : compressedView(value))
 
 const toStored = <D>(r: Row): StoredDocument<D> => ({
   accountId: r.account_id,
@@ -204,7 +204,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     async findView(collection, query, view) {
       if (!specOf(collection).views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
       const { rows, hasMore } = pageRows<{ v: Stored | null }>(collection, query, `t.v_${view} AS v`)
-      return { views: rows.map((r) => (r.v === null ? null : bytesOf(r.v))), hasMore }
+      return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), hasMore }
     },
     async commit(projection, writes, checkpoint) {
       commit.immediate(projection, writes, checkpoint)

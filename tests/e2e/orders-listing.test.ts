@@ -180,6 +180,15 @@ t.test('fully expanded pages, served pre-rendered, equal each order rendered on 
   t.match(page.body.data[0], { object: 'order', shipping_address: null, fulfillments: { data: [{ object: 'fulfillment', trackers: { data: [{ object: 'tracker' }] } }] } })
   const filtered = await get(`/v2/orders?${all}&email=five@x.io&created_at[gte]=${T0 + 20 * 60}`)
   t.same(numbers(filtered), ['O-35', 'O-30', 'O-25', 'O-20'])
+
+  // Such answers are built in buffers reused from one answer to the next: many at once must each come whole and alone.
+  const queries = ['limit=7', 'limit=35', 'email=five@x.io', `limit=3&ending_before=${page.body.data[6].id}`]
+  const alone: unknown[] = []
+  for (const q of queries) alone.push((await get(`/v2/orders?${all}&${q}`)).body)
+  for (let round = 0; round < 3; round++) {
+    const together = await Promise.all([...queries, ...queries].map((q) => get(`/v2/orders?${all}&${q}`)))
+    t.same(together.map((r) => r.body), [...alone, ...alone], `round ${round + 1}: ${together.length} answers at once`)
+  }
 })
 
 t.test("another account's ids are not found and never listed", async (t) => {

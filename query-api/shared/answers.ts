@@ -1,0 +1,44 @@
+import type { FastifyReply } from 'fastify'
+import type { ViewBytes } from '../../shared/read-store/port.ts'
+
+/*
+ * Answers built from read-model views go into buffers that are reused once an
+ * answer has been sent. A page of 100 fully expanded orders is ~1 MB, and V8
+ * counts every new buffer towards its next full collection: with a new buffer
+ * per page (and one per order in it), the main thread ran a full collection
+ * every ~20 pages, which made the listing's p99 several times its median.
+ */
+const free: Buffer[] = []
+/** Buffers kept for reuse: as many answers as are usually being sent at once. */
+const KEPT = 4
+const MIN_SIZE = 1 << 20
+
+function take(size: number): Buffer {
+  const i = free.findIndex((b) => b.length >= size)
+  return i >= 0 ? free.splice(i, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, MIN_SIZE))
+}
+
+const COMMA = 0x2c
+const END = Buffer.from(']}')
+
+/**
+ * Sends the list envelope around pre-serialised items (a read model's view),
+ * copied in as they are, never decoded.
+ */
+export function sendViewList(reply: FastifyReply, items: readonly ViewBytes[], hasMore: boolean) {
+  const head = Buffer.from(`{"object":"list","has_more":${hasMore},"data":[`)
+  const size = head.length + items.reduce((n, item) => n + item.byteLength, 0) + Math.max(items.length - 1, 0) + END.length
+  const buffer = take(size)
+  let at = head.copy(buffer, 0)
+  items.forEach((item, i) => {
+    if (i > 0) buffer[at++] = COMMA
+    item.copyTo(buffer, at)
+    at += item.byteLength
+  })
+  at += END.copy(buffer, at)
+  // 'close' comes once the answer is written out or the connection is gone: the socket holds the buffer no more.
+  reply.raw.once('close', () => {
+    if (free.length < KEPT) free.push(buffer)
+  })
+  return reply.type('application/json; charset=utf-8').send(buffer.subarray(0, at))
+}
