@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import { viewBytesOf, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
 
-/** A stored document or view: JSON text, or (in a compressed collection) deflated JSON. */
+/** A stored document or view: JSON text, or (in a compressed collection) LZ4-compressed JSON. */
 type Stored = string | Buffer
 
 interface Row {
