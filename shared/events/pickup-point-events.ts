@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { timeOfDay } from '../fields.ts'
 
-const time = z.string().regex(/^\d{2}:\d{2}$/).nullable()
+const time = timeOfDay.nullable()
 export const openingHours = z.object({ am_opening: time, am_closing: time, pm_opening: time, pm_closing: time })
 export type OpeningHours = z.infer<typeof openingHours>
 export const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
