@@ -1,11 +1,11 @@
 import { z } from 'zod'
+import { parseDateTime } from '../../shared/clock.ts'
 import { validationError } from '../../shared/errors.ts'
-import { dateTimeText } from '../../shared/fields.ts'
+import { DATETIME_MESSAGE } from '../../shared/fields.ts'
 import type { Condition } from '../../shared/read-store/port.ts'
 
 const timestamp = z.string().refine((v) => /^\d+$/.test(v.trim()), 'must be a Unix timestamp in seconds')
-/** A range bound, read into Unix seconds once, as it is checked. */
-const bound = dateTimeText
+const bound = z.string().refine((v) => parseDateTime(v) !== undefined, DATETIME_MESSAGE)
 
 /** `created_at=<unix>` (that second) or `created_at[gt|gte|lt|lte]=<time>`, in any combination. */
 export const timeFilter = z.union([
@@ -19,7 +19,7 @@ export function timeConditions(field: string, filter: TimeFilter | undefined): C
   if (typeof filter === 'string') return [{ field, op: 'eq', value: Number(filter.trim()) }]
   return (['gt', 'gte', 'lt', 'lte'] as const)
     .filter((op) => filter[op] !== undefined)
-    .map((op) => ({ field, op, value: filter[op]! }))
+    .map((op) => ({ field, op, value: parseDateTime(filter[op]!)! }))
 }
 
 /**
