@@ -87,6 +87,8 @@ t.test('filters: e-mail, order number, created_at and ordered_at in every form',
   for (const bad of ['created_at=yesterday', 'created_at[gt]=soon', 'created_at[between]=1', 'ordered_at[gt]=', 'email[eq]=x']) {
     t.equal((await get(`/v2/orders?${bad}`)).status, 400, bad)
   }
+  const badBound = await get('/v2/orders?created_at[gt]=soon')
+  t.same(badBound.body.errors['created_at.gt'], 'must be Unix seconds or an ISO 8601 datetime', 'a bad bound is named, with the rule it broke')
 })
 
 t.test('the three restrictions: rejected and accepted combinations', async (t) => {
