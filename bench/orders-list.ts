@@ -82,7 +82,7 @@ async function measure(size: number) {
         views: { full: JSON.stringify(renderOrder(doc, full)) }, // as the orders projection writes it
       }
     })
-    await readStore.commit('bench-load', writes, BigInt(start + 1))
+    await readStore.commit(['bench-load'], writes, BigInt(start + 1))
   }
   await loader.close()
   const loadSeconds = (performance.now() - t0) / 1000

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import { subscribeToAll } from '../shared/event-store/subscribe.ts'
+import type { DocumentWrite } from '../shared/read-store/port.ts'
 import type { Runtime } from '../shared/runtime.ts'
 import type { Projection } from './projection.ts'
 import { projections as allProjections } from './projections.ts'
@@ -10,6 +11,12 @@ export interface ProjectorRunner {
 }
 
 const RETRY_DELAY_MS = 1000
+/**
+ * Most events a live batch holds. A 1000-tracker request appends ~3000: taken
+ * at once, each order is written once per request, and each index page a
+ * request touches once.
+ */
+const LIVE_BATCH_SIZE = 5000
 
 /**
  * Runs the projections from their checkpoints: catch-up, then live. One reader
@@ -59,14 +66,22 @@ export async function runProjections(
   const after = [...checkpoints.values()].reduce((a, b) => (a < b ? a : b))
   // Unfiltered on purpose: every checkpoint must pass every event, so a reader
   // waiting for a position never waits on events a projection ignores.
-  for await (const batch of subscribeToAll(rt.eventStore, { after, pollMs: rt.config.POLL_INTERVAL_MS, signal })) {
+  for await (const batch of subscribeToAll(rt.eventStore, { after, batchSize: LIVE_BATCH_SIZE, pollMs: rt.config.POLL_INTERVAL_MS, signal })) {
     const last = batch[batch.length - 1]!.position
+    // Every read model's share of the batch goes in one commit: each read
+    // model reads only its own collection, and an index page that several
+    // documents touch is written once.
+    const advanced: Projection[] = []
+    const writes: DocumentWrite[] = []
     for (const [projection, checkpoint] of checkpoints) {
       if (checkpoint >= last) continue
       const events = checkpoint >= batch[0]!.position ? batch.filter((e) => e.position > checkpoint) : batch
-      await rt.readStore.commit(projection.name, await projection.apply(events, rt.readStore), last)
-      checkpoints.set(projection, last)
+      writes.push(...(await projection.apply(events, rt.readStore)))
+      advanced.push(projection)
     }
+    if (advanced.length === 0) continue
+    await rt.readStore.commit(advanced.map((p) => p.name), writes, last)
+    for (const projection of advanced) checkpoints.set(projection, last)
   }
 }
 
@@ -81,7 +96,7 @@ export async function catchUp(
     const batch = await rt.eventStore.readAll({ after, limit: options.batchSize ?? 1000 })
     if (batch.length === 0) return
     after = batch[batch.length - 1]!.position
-    await rt.readStore.commit(projection.name, await projection.apply(batch, rt.readStore), after)
+    await rt.readStore.commit([projection.name], await projection.apply(batch, rt.readStore), after)
     options.onBatch?.(batch.length, after)
   }
 }

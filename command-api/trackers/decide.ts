@@ -160,9 +160,14 @@ function mergeAddress(current: Address | null, item: TrackerInput, ctx: UpsertCo
     country_code: item.address_country,
     country: item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
   }
-  const fields = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined))
-  if (Object.keys(fields).length === 0) return undefined
-  return Object.assign({}, current ?? emptyAddress(ctx.newId()), fields)
+  let merged: Record<string, unknown> | undefined
+  for (const key in sent) {
+    const value = sent[key as keyof Address]
+    if (value === undefined) continue
+    merged ??= Object.assign({}, current ?? emptyAddress(ctx.newId()))
+    merged[key] = value
+  }
+  return merged as Address | undefined
 }
 
 /** A street may hold line breaks: the first line is address1, the rest address2. */
@@ -193,7 +198,10 @@ function changed<C extends object>(current: object, proposed: C): C | undefined 
   let out: Record<string, unknown> | undefined
   for (const key in proposed) {
     const value = proposed[key]
-    if (value === undefined || isDeepStrictEqual((current as Record<string, unknown>)[key], value)) continue
+    if (value === undefined) continue
+    const was = (current as Record<string, unknown>)[key]
+    // Most values are strings or numbers: compared at once, objects in depth.
+    if (was === value || (typeof value === 'object' && value !== null && isDeepStrictEqual(was, value))) continue
     ;(out ??= {})[key] = value
   }
   return out as C | undefined

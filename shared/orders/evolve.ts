@@ -8,32 +8,34 @@ export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
   if (event.type === 'OrderCreated') return { ...newOrder(event.data), ...event.data.changes }
   if (!order) throw new Error(`${event.type} before OrderCreated`)
-  const touched = { ...order, updated_at: event.data.at }
+  // Each event copies the order once: a batch folds thousands of events, on
+  // the write side and again in the projector.
+  const at = event.data.at
   switch (event.type) {
     case 'OrderUpdated':
-      return { ...touched, ...event.data.changes }
+      return { ...order, updated_at: at, ...event.data.changes }
     case 'FulfillmentCreated': {
       const fulfillment = { ...newFulfillment(event.data), ...event.data.changes }
-      return { ...touched, fulfillments: [...order.fulfillments, fulfillment] }
+      return { ...order, updated_at: at, fulfillments: [...order.fulfillments, fulfillment] }
     }
     case 'FulfillmentUpdated': {
-      const { fulfillment_id, changes, at } = event.data
-      return mapFulfillments(touched, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
+      const { fulfillment_id, changes } = event.data
+      return mapFulfillments(order, at, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
     }
     case 'TrackerCreated': {
       const tracker = evolveTracker(undefined, event)
-      return mapFulfillments(touched, (f) => (f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f))
+      return mapFulfillments(order, at, (f) => (f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f))
     }
     case 'TrackerUpdated': {
       const id = event.data.tracker_id
-      return mapFulfillments(touched, (f) =>
+      return mapFulfillments(order, at, (f) =>
         f.trackers.some((t) => t.id === id)
           ? { ...f, trackers: f.trackers.map((t) => (t.id === id ? evolveTracker(t, event) : t)) }
           : f,
       )
     }
     case 'NotificationBuilt':
-      return { ...touched, notifications: [...order.notifications, event.data.notification] }
+      return { ...order, updated_at: at, notifications: [...order.notifications, event.data.notification] }
     default:
       return assertNever(event)
   }
@@ -48,8 +50,9 @@ export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEve
   return { ...tracker, ...event.data.changes, updated_at: event.data.at }
 }
 
-const mapFulfillments = (order: OrderDoc, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
+const mapFulfillments = (order: OrderDoc, at: number, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
   ...order,
+  updated_at: at,
   fulfillments: order.fulfillments.map(change),
 })
 

@@ -95,7 +95,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         hasMore,
       }
     },
-    async commit(projection, writes, checkpoint) {
+    async commit(projections, writes, checkpoint) {
       const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
       for (const w of writes) {
         const ops = byCollection.get(w.collection) ?? []
@@ -119,12 +119,14 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         }
       }
       const position = Long.fromBigInt(checkpoint)
-      const moved = await checkpoints.updateOne({ _id: projection, position: { $lt: position } }, { $set: { position } })
-      if (moved.matchedCount === 0) {
-        try {
-          await checkpoints.insertOne({ _id: projection, position })
-        } catch (error) {
-          if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error
+      for (const projection of projections) {
+        const moved = await checkpoints.updateOne({ _id: projection, position: { $lt: position } }, { $set: { position } })
+        if (moved.matchedCount === 0) {
+          try {
+            await checkpoints.insertOne({ _id: projection, position })
+          } catch (error) {
+            if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error
+          }
         }
       }
     },

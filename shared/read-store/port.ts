@@ -102,10 +102,12 @@ export interface ReadStore {
    */
   findView(collection: string, query: FindQuery, view: string): Promise<{ views: (ViewBytes | null)[]; hasMore: boolean }>
   /**
-   * Writes documents and moves the projection's checkpoint. The embedded store
-   * does both in one transaction; every store keeps the checkpoint monotonic.
+   * Writes documents and moves each named projection's checkpoint to
+   * `checkpoint`: the runner commits every read model's share of a batch at
+   * once. The embedded store does it all in one transaction; every store keeps
+   * each checkpoint monotonic.
    */
-  commit(projection: string, writes: readonly DocumentWrite[], checkpoint: Position): Promise<void>
+  commit(projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: Position): Promise<void>
   checkpoint(projection: string): Promise<Position | undefined>
   /**
    * Starts a rebuild: an empty shadow of the collection, with its own

@@ -156,7 +156,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     return sql
   }
 
-  const commit = db.transaction((projection: string, writes: readonly DocumentWrite[], checkpoint: bigint) => {
+  const commit = db.transaction((projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
     for (const w of writes) {
       const spec = specOf(w.collection)
       prepared(upsertSql(spec)).run(
@@ -168,8 +168,10 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
         }),
       )
     }
-    const current = checkpointOf.get(projection)
-    if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
+    for (const projection of projections) {
+      const current = checkpointOf.get(projection)
+      if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
+    }
   })
 
   return {
@@ -207,8 +209,8 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       const { rows, hasMore } = pageRows<{ v: Stored | null }>(collection, query, `t.v_${view} AS v`)
       return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), hasMore }
     },
-    async commit(projection, writes, checkpoint) {
-      commit.immediate(projection, writes, checkpoint)
+    async commit(projections, writes, checkpoint) {
+      commit.immediate(projections, writes, checkpoint)
     },
     async checkpoint(projection) {
       const row = checkpointOf.get(projection)

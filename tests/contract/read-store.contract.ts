@@ -48,7 +48,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
 
   t.test('pages in descending id order with has_more, both directions, scoped by account', async (t) => {
     const writes = Array.from({ length: 25 }, (_, i) => write(1, i + 1))
-    await store.commit('contract', [...writes, write(2, 100), write(2, 5)], 10n)
+    await store.commit(['contract'], [...writes, write(2, 100), write(2, 5)], 10n)
     const ids = (p: { docs: { id: number }[] }) => p.docs.map((d) => d.id)
 
     const first = await store.find(contractCollection.name, { accountId: 1, limit: 10 })
@@ -72,7 +72,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
 
   t.test('equality and range filters combine with the id cursor', async (t) => {
     await store.commit(
-      'contract',
+      ['contract'],
       Array.from({ length: 20 }, (_, i) => write(1, i + 1, { email: i % 2 ? 'odd@x.io' : 'even@x.io', created_at: 1000 + i })),
       1n,
     )
@@ -92,8 +92,8 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
   })
 
   t.test('views are kept beside documents and paged like them', async (t) => {
-    await store.commit('contract', [1, 2, 3].map((id) => ({ ...write(1, id), views: { card: `{"card":${id}}` } })), 1n)
-    await store.commit('contract', [write(1, 4)], 2n)
+    await store.commit(['contract'], [1, 2, 3].map((id) => ({ ...write(1, id), views: { card: `{"card":${id}}` } })), 1n)
+    await store.commit(['contract'], [write(1, 4)], 2n)
     const page = await store.findView(contractCollection.name, { accountId: 1, limit: 2 }, 'card')
     t.same(page.views.map(textOfView), [null, '{"card":3}'], 'null where a document has no view yet')
     t.equal(page.hasMore, true)
@@ -110,7 +110,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       doc: { id, events },
       views: { card: JSON.stringify({ id, city: 'Zürich', events }) },
     }))
-    await store.commit('contract-large', writes, 1n)
+    await store.commit(['contract-large'], writes, 1n)
     t.same((await store.get(contractCompressed.name, 1, 2))?.doc, { id: 2, events })
     t.same((await store.getManyByKey(contractCompressed.name, [writes[0]!.key])).get(writes[0]!.key)?.doc, { id: 1, events })
     const page = await store.findView(contractCompressed.name, { accountId: 1, limit: 5 }, 'card')
@@ -121,17 +121,27 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
 
   t.test('a document only moves forward in revision; checkpoints are monotonic', async (t) => {
     const w = write(1, 1, { email: 'v1@x.io' }, 3)
-    await store.commit('contract', [w], 5n)
-    await store.commit('contract', [{ ...w, revision: 2, doc: { stale: true }, fields: { email: 'old@x.io', created_at: null } }], 4n)
+    await store.commit(['contract'], [w], 5n)
+    await store.commit(['contract'], [{ ...w, revision: 2, doc: { stale: true }, fields: { email: 'old@x.io', created_at: null } }], 4n)
     const found = await store.getByKey(contractCollection.name, w.key)
     t.same(found?.doc, { id: 1, email: 'v1@x.io' }, 'an older revision is ignored')
     t.equal(found?.revision, 3)
     t.equal(await store.checkpoint('contract'), 5n, 'the checkpoint never goes back')
-    await store.commit('contract', [{ ...w, revision: 4, doc: { id: 1, email: 'v2@x.io' }, fields: { email: 'v2@x.io', created_at: null } }], 7n)
+    await store.commit(['contract'], [{ ...w, revision: 4, doc: { id: 1, email: 'v2@x.io' }, fields: { email: 'v2@x.io', created_at: null } }], 7n)
     t.same((await store.get(contractCollection.name, 1, 1))?.doc, { id: 1, email: 'v2@x.io' })
     t.equal(await store.checkpoint('contract'), 7n)
     const many = await store.getManyByKey(contractCollection.name, [w.key, 'missing'])
     t.same([...many.keys()], [w.key])
     t.equal((await store.lookup(contractCollection.name, 'email', 'v2@x.io'))?.id, 1, 'unscoped lookup by a unique field')
+  })
+
+  t.test('one commit moves several projections’ checkpoints, each only forward', async (t) => {
+    await store.commit(['contract-a'], [], 9n)
+    await store.commit(['contract-a', 'contract-b'], [write(1, 50)], 8n)
+    t.equal(await store.checkpoint('contract-a'), 9n, 'a checkpoint ahead of the commit stays')
+    t.equal(await store.checkpoint('contract-b'), 8n, 'a new checkpoint is set')
+    t.equal((await store.get(contractCollection.name, 1, 50))?.id, 50, 'with the documents')
+    await store.commit(['contract-a', 'contract-b'], [], 12n)
+    t.same([await store.checkpoint('contract-a'), await store.checkpoint('contract-b')], [12n, 12n])
   })
 }

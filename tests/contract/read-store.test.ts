@@ -19,10 +19,10 @@ t.test('sqlite: a collection that becomes compressed still reads the rows writte
     doc: { id, city: 'Zürich' }, fields: { email: null, created_at: null }, views: { card: `{"card":"n°${id}"}` },
   })
   const before = createSqliteReadStore(file, [contractCollection])
-  await before.commit('contract', [write(1)], 1n)
+  await before.commit(['contract'], [write(1)], 1n)
   await before.close()
   const after = createSqliteReadStore(file, [{ ...contractCollection, compressed: true }])
-  await after.commit('contract', [write(2)], 2n)
+  await after.commit(['contract'], [write(2)], 2n)
   t.same((await after.find(contractCollection.name, { accountId: 1, limit: 5 })).docs.map((d) => d.doc), [2, 1].map((id) => ({ id, city: 'Zürich' })))
   const page = await after.findView(contractCollection.name, { accountId: 1, limit: 5 }, 'card')
   t.same(page.views.map(textOfView), ['{"card":"n°2"}', '{"card":"n°1"}'])

@@ -115,7 +115,7 @@ t.test('results of chunks projected before their pre-serialised view existed are
   const [chunk] = (await rs.find<{ id: number; job_id: number; results: unknown[] }>('job_results', {
     accountId: server.accountId, where: [{ field: 'job_id', op: 'eq', value: job.id }], limit: 10,
   })).docs
-  await rs.commit('job_results_test', [{ collection: 'job_results', key: chunk!.key, accountId: server.accountId, id: chunk!.id, revision: chunk!.revision + 1, doc: chunk!.doc, fields: { job_id: job.id } }], 1n)
+  await rs.commit(['job_results_test'], [{ collection: 'job_results', key: chunk!.key, accountId: server.accountId, id: chunk!.id, revision: chunk!.revision + 1, doc: chunk!.doc, fields: { job_id: job.id } }], 1n)
   t.same((await server.request('GET', `/v2/jobs/${job.id}`)).body, job)
 })
 
