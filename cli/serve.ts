@@ -12,7 +12,8 @@ import { createHttpServer } from '../shared/http/server.ts'
 import { connectRedis } from '../shared/jobs/redis.ts'
 import { createJobQueue, type JobQueue } from '../shared/jobs/queue.ts'
 import { startJobWorker } from '../command-api/jobs/worker.ts'
-import { openRuntime, type Runtime } from '../shared/runtime.ts'
+import { embeddedFiles, openRuntime, type Runtime } from '../shared/runtime.ts'
+import { startCheckpointer } from '../shared/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
 
 export interface RunningServer {
@@ -32,7 +33,11 @@ export async function startServer(
   options: { roles?: readonly Role[]; clock?: Clock; logger?: Logger } = {},
 ): Promise<RunningServer> {
   const roles = new Set(options.roles ?? config.ROLES)
-  const rt = await openRuntime(config, options)
+  // The embedded stores' logs are checkpointed by a thread of their own, not inside requests.
+  const files = embeddedFiles(config)
+  const walCheckpoints = files.length > 0 ? 'background' : 'inline'
+  const rt = await openRuntime(config, { ...options, walCheckpoints })
+  const checkpointer = files.length > 0 ? await startCheckpointer(files, rt.logger) : undefined
   const app = await createHttpServer(rt)
 
   let redis: Redis | undefined
@@ -47,7 +52,7 @@ export async function startServer(
   if (roles.has('command')) commandApi(app, rt, queue!)
   if (roles.has('query')) queryApi(app, rt)
   let projector: ProjectorRunner | undefined
-  if (roles.has('projector')) projector = await startProjectorThread(config, rt.logger)
+  if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
   // BullMQ's worker blocks on its own connection.
   const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL, rt.logger) : undefined
   const worker = workerConnection && startJobWorker(rt, queue!, workerConnection)
@@ -69,6 +74,7 @@ export async function startServer(
       workerConnection?.disconnect()
       redis?.disconnect()
       await rt.close()
+      await checkpointer?.stop()
     },
   }
 }

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import type { Config } from '../shared/config.ts'
+import type { ProjectorThreadData } from './in-thread.ts'
 import { openRuntime } from '../shared/runtime.ts'
 import { startProjectors } from './runner.ts'
 
@@ -8,7 +8,8 @@ import { startProjectors } from './runner.ts'
  * projecting never competes with request handling on the main thread.
  * It opens its own connections to the stores and stops on a 'stop' message.
  */
-const rt = await openRuntime(workerData as Config)
+const { config, walCheckpoints } = workerData as ProjectorThreadData
+const rt = await openRuntime(config, { walCheckpoints })
 const runner = startProjectors(rt)
 parentPort!.on('message', async (message) => {
   if (message !== 'stop') return

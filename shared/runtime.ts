@@ -11,6 +11,7 @@ import { createIdGenerator, type IdGenerator } from './ids.ts'
 import { allCollections } from './read-models.ts'
 import type { ReadStore } from './read-store/port.ts'
 import { createSqliteReadStore } from './read-store/sqlite.ts'
+import type { WalCheckpoints } from './sqlite/checkpoints.ts'
 
 /** What every role shares: configuration, the two stores, the id allocator, the clock and the logger. */
 export interface Runtime {
@@ -24,7 +25,22 @@ export interface Runtime {
   close(): Promise<void>
 }
 
-export async function openRuntime(config: Config, overrides: { clock?: Clock; logger?: Logger } = {}): Promise<Runtime> {
+/** The embedded stores' SQLite files under the data directory (those the configuration leaves embedded). */
+export function embeddedFiles(config: Config): string[] {
+  return [
+    ...(config.EVENTSTORE_URL ? [] : [join(config.DATA_DIR, 'events.db')]),
+    ...(config.MONGODB_URL ? [] : [join(config.DATA_DIR, 'read.db')]),
+  ]
+}
+
+export interface RuntimeOptions {
+  clock?: Clock
+  logger?: Logger
+  /** Who checkpoints the embedded stores' write-ahead logs: `background` when the server runs a checkpointer. */
+  walCheckpoints?: WalCheckpoints
+}
+
+export async function openRuntime(config: Config, overrides: RuntimeOptions = {}): Promise<Runtime> {
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
   const embedded = !config.EVENTSTORE_URL || !config.MONGODB_URL
   if (embedded) mkdirSync(config.DATA_DIR, { recursive: true })
@@ -32,10 +48,10 @@ export async function openRuntime(config: Config, overrides: { clock?: Clock; lo
   // several MB of heap in every thread that opens a runtime.
   const eventStore = config.EVENTSTORE_URL
     ? (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL)
-    : createSqliteEventStore(join(config.DATA_DIR, 'events.db'))
+    : createSqliteEventStore(join(config.DATA_DIR, 'events.db'), overrides.walCheckpoints)
   const readStore = config.MONGODB_URL
     ? await (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections)
-    : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections)
+    : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections, overrides.walCheckpoints)
   const blobs = config.MONGODB_URL
     ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
     : createFileBlobStore(join(config.DATA_DIR, 'blobs'))

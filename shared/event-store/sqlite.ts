@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { BroadcastChannel } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { ConcurrencyError } from '../errors.ts'
+import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import type { AppendRequest, AppendResult, EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
 
 interface Row {
@@ -43,11 +44,12 @@ const describe = (state: ExpectedState) => (typeof state === 'number' ? `revisio
  * server can share it. The rowid is the global position (gap-free here, but
  * callers must not rely on that: KurrentDB positions have gaps).
  */
-export function createSqliteEventStore(file: string): EventStore {
+export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpoints): EventStore {
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
+  applyWalCheckpoints(db, walCheckpoints)
   // No memory map: appends touch index pages all over the file, and mapped pages
   // count in the process's memory; a replay measured no faster with one.
   db.exec(`

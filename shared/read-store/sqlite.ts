@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import { viewBytesOf, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
 
@@ -45,7 +46,7 @@ const NAME = /^[a-z][a-z0-9_]*$/
  * beside its indexed fields. Every index starts with the account id and ends
  * with the id, so a filtered page is one index range scan in id order.
  */
-export function createSqliteReadStore(file: string, collections: readonly CollectionSpec[]): ReadStore {
+export function createSqliteReadStore(file: string, collections: readonly CollectionSpec[], walCheckpoints?: WalCheckpoints): ReadStore {
   const db = new Database(file)
   // An order, compressed, with its view, is ~4 KB: 16 KiB pages hold several
   // without an overflow chain, which a 4 KiB page would need for each (this only
@@ -58,6 +59,7 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
   db.pragma('cache_size = -16384')
+  applyWalCheckpoints(db, walCheckpoints)
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
 
   const specs = new Map(collections.map((c) => [c.name, c]))
