@@ -17,25 +17,41 @@ interface Row {
 
 /**
  * Data and metadata are parsed on first access: a projector skips most events
- * of the log by type alone and never pays for parsing them.
+ * of the log by type alone and never pays for parsing them. A class, not an
+ * object with getters, so thousands of events a batch share one shape and
+ * allocate no closures.
  */
-function toEvent(r: Row): RecordedEvent {
-  let data: unknown
-  let metadata: EventMetadata | undefined
-  return {
-    id: r.id,
-    stream: r.stream,
-    revision: r.revision,
-    position: BigInt(r.position),
-    type: r.type,
-    get data() {
-      return (data ??= JSON.parse(r.data))
-    },
-    get metadata() {
-      return (metadata ??= JSON.parse(r.metadata) as EventMetadata)
-    },
+class StoredEvent implements RecordedEvent {
+  readonly id: string
+  readonly stream: string
+  readonly revision: number
+  readonly position: bigint
+  readonly type: string
+  #json: string
+  #metadataJson: string
+  #data: unknown
+  #metadata: EventMetadata | undefined
+
+  constructor(r: Row) {
+    this.id = r.id
+    this.stream = r.stream
+    this.revision = r.revision
+    this.position = BigInt(r.position)
+    this.type = r.type
+    this.#json = r.data
+    this.#metadataJson = r.metadata
+  }
+
+  get data(): unknown {
+    return (this.#data ??= JSON.parse(this.#json))
+  }
+
+  get metadata(): EventMetadata {
+    return (this.#metadata ??= JSON.parse(this.#metadataJson) as EventMetadata)
   }
 }
+
+const toEvent = (r: Row): RecordedEvent => new StoredEvent(r)
 
 const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
@@ -65,8 +81,10 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       UNIQUE (stream, revision)
     );
   `)
-  const lastRevision = db.prepare<[string], { r: number | null }>(
-    'SELECT max(revision) AS r FROM events WHERE stream = ?',
+  // The streams of an append as one JSON parameter: a 1000-row import chunk
+  // writes 1000 streams, and one statement costs half of 1000.
+  const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
+    'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
   )
   const findById = db.prepare<[string], { stream: string; revision: number; position: number }>(
     'SELECT stream, revision, position FROM events WHERE id = ?',
@@ -124,8 +142,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     }
     let position = 0n
     const revisions: number[] = []
+    // Each stream's last revision as this transaction leaves it.
+    const last = new Map<string, number>()
+    for (const row of lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
+      const stream = requests[row.request]!.stream
+      if (!last.has(stream)) last.set(stream, row.r ?? -1)
+    }
     for (const req of requests) {
-      const current = lastRevision.get(req.stream)?.r ?? -1
+      const current = last.get(req.stream)!
       const ok =
         req.expected === 'any' ||
         (req.expected === 'no_stream' && current === -1) ||
@@ -158,6 +182,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
         if (again.position > position) position = again.position
         continue
       }
+      last.set(req.stream, revision)
       revisions.push(revision)
     }
     return { position, revisions }
