@@ -47,8 +47,19 @@ class StoredEvent implements RecordedEvent {
   }
 
   get metadata(): EventMetadata {
-    return (this.#metadata ??= JSON.parse(this.#metadataJson) as EventMetadata)
+    return (this.#metadata ??= parseMetadata(this.#metadataJson))
   }
+}
+
+/**
+ * A command stamps all its events with the same metadata: a projector reading
+ * a 3000-event request parses it once, and the events share the (read-only)
+ * result.
+ */
+let lastMetadata: { json: string; parsed: EventMetadata } | undefined
+function parseMetadata(json: string): EventMetadata {
+  if (lastMetadata?.json !== json) lastMetadata = { json, parsed: JSON.parse(json) as EventMetadata }
+  return lastMetadata.parsed
 }
 
 const toEvent = (r: Row): RecordedEvent => new StoredEvent(r)

@@ -1,6 +1,5 @@
-import { once } from 'node:events'
-import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import { startSupervisedThread } from '../threads.ts'
 
 /**
  * Who copies an embedded SQLite file's write-ahead log back into the file.
@@ -16,7 +15,6 @@ export function applyWalCheckpoints(db: { pragma(sql: string): unknown }, policy
 }
 
 const INTERVAL_MS = 200
-const RESTART_DELAY_MS = 1000
 
 /**
  * Checkpoints the given SQLite files from a thread of their own. An inline
@@ -26,26 +24,6 @@ const RESTART_DELAY_MS = 1000
  * checkpoints run beside readers and the writer without blocking either. A
  * thread that dies is restarted; meanwhile the log only grows.
  */
-export async function startCheckpointer(files: readonly string[], logger: Logger): Promise<{ stop(): Promise<void> }> {
-  let stopping = false
-  let worker: Worker
-  const start = async () => {
-    worker = new Worker(new URL('./checkpoint-thread.mjs', import.meta.url), { workerData: { files, intervalMs: INTERVAL_MS } })
-    worker.on('error', (error) => logger.error({ err: error }, 'WAL checkpointer failed'))
-    worker.on('exit', (code) => {
-      if (stopping) return
-      logger.error({ code }, 'WAL checkpointer exited; restarting')
-      setTimeout(() => void start(), RESTART_DELAY_MS)
-    })
-    await once(worker, 'message')
-  }
-  await start()
-  return {
-    async stop() {
-      stopping = true
-      worker.postMessage('stop')
-      await once(worker, 'message')
-      await worker.terminate()
-    },
-  }
+export function startCheckpointer(files: readonly string[], logger: Logger): Promise<{ stop(): Promise<void> }> {
+  return startSupervisedThread(new URL('./checkpoint-thread.mjs', import.meta.url), { files, intervalMs: INTERVAL_MS }, 'WAL checkpointer', logger)
 }
