@@ -1,13 +1,35 @@
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { ConcurrencyError } from '../../shared/errors.ts'
 import { createKurrentEventStore } from '../../shared/event-store/kurrentdb.ts'
+import type { NewEvent } from '../../shared/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
 t.test('sqlite event store', async (t) => {
   eventStoreContract(t, async () => createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-es-')), 'events.db')))
+})
+
+t.test('sqlite: a stream named twice in one append is checked against what the append wrote before', async (t) => {
+  const store = createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-es-')), 'events.db'))
+  t.teardown(() => store.close())
+  const event = (): NewEvent => ({ id: randomUUID(), type: 'Thing', data: {}, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } })
+  const result = await store.append([
+    { stream: 'thing-1', expected: 'no_stream', events: [event()] },
+    { stream: 'thing-1', expected: 0, events: [event(), event()] },
+  ])
+  t.same(result.revisions, [0, 2])
+  await t.rejects(
+    store.append([
+      { stream: 'thing-2', expected: 'no_stream', events: [event()] },
+      { stream: 'thing-2', expected: 'no_stream', events: [event()] },
+    ]),
+    ConcurrencyError,
+  )
+  t.same(await store.readStream('thing-2'), [], 'nothing of the failed append is written')
 })
 
 const url = process.env.EVENTSTORE_URL
