@@ -108,7 +108,7 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
         const [pm_opening, pm_closing] = halfDay(pm)
         opening_hours[day] = { am_opening, am_closing, pm_opening, pm_closing }
       }
-      if (failed) return { ok: false, errors }
+      if (failed) return { ok: false, errors: { details: sentenceOf(errors), ...errors } }
       return {
         ok: true,
         fields: {
@@ -131,6 +131,13 @@ export function rowChecker(header: readonly string[]): { ok: true; checker: RowC
   }
   return { ok: true, checker }
 }
+
+/**
+ * The row's faults in one sentence: a failed sub-request of a job answers
+ * `{errors: {details}}` like every v2 error, beside one key per column at fault.
+ */
+const sentenceOf = (errors: Record<string, string>) =>
+  `Invalid pickup point: ${Object.entries(errors).map(([column, why]) => `${column} ${why}`).join('; ')}`
 
 /** A row's trimmed value in a column; null when the file lacks the column or the cell is blank. */
 const text = (record: readonly string[], cell: Cell): string | null => record[cell.position]?.trim() || null

@@ -49,6 +49,8 @@ t.test('a mixed file gives exactly the expected results, and a second import upd
     merchant_id: 'P-3',
     line: 4,
     errors: {
+      details:
+        'Invalid pickup point: country_code must be a 2-letter ISO 3166-1 country code; gps_lat must be a decimal number from -90 to 90; tuesday_pm_closing must be after tuesday_pm_opening',
       country_code: 'must be a 2-letter ISO 3166-1 country code',
       gps_lat: 'must be a decimal number from -90 to 90',
       tuesday_pm_closing: 'must be after tuesday_pm_opening',
