@@ -25,12 +25,13 @@ export interface Runtime {
   close(): Promise<void>
 }
 
-/** The embedded stores' SQLite files under the data directory (those the configuration leaves embedded). */
+/* The embedded stores' SQLite files under the data directory. */
+const eventsFile = (config: Config) => join(config.DATA_DIR, 'events.db')
+const readFile = (config: Config) => join(config.DATA_DIR, 'read.db')
+
+/** The SQLite files of the stores the configuration leaves embedded. */
 export function embeddedFiles(config: Config): string[] {
-  return [
-    ...(config.EVENTSTORE_URL ? [] : [join(config.DATA_DIR, 'events.db')]),
-    ...(config.MONGODB_URL ? [] : [join(config.DATA_DIR, 'read.db')]),
-  ]
+  return [...(config.EVENTSTORE_URL ? [] : [eventsFile(config)]), ...(config.MONGODB_URL ? [] : [readFile(config)])]
 }
 
 export interface RuntimeOptions {
@@ -42,16 +43,15 @@ export interface RuntimeOptions {
 
 export async function openRuntime(config: Config, overrides: RuntimeOptions = {}): Promise<Runtime> {
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
-  const embedded = !config.EVENTSTORE_URL || !config.MONGODB_URL
-  if (embedded) mkdirSync(config.DATA_DIR, { recursive: true })
+  if (embeddedFiles(config).length > 0) mkdirSync(config.DATA_DIR, { recursive: true })
   // The server adapters' clients are loaded only when configured: each weighs
   // several MB of heap in every thread that opens a runtime.
   const eventStore = config.EVENTSTORE_URL
     ? (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL)
-    : createSqliteEventStore(join(config.DATA_DIR, 'events.db'), overrides.walCheckpoints)
+    : createSqliteEventStore(eventsFile(config), overrides.walCheckpoints)
   const readStore = config.MONGODB_URL
     ? await (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections)
-    : createSqliteReadStore(join(config.DATA_DIR, 'read.db'), allCollections, overrides.walCheckpoints)
+    : createSqliteReadStore(readFile(config), allCollections, overrides.walCheckpoints)
   const blobs = config.MONGODB_URL
     ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
     : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
