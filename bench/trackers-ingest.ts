@@ -31,7 +31,8 @@ const bodies = Array.from({ length: BATCHES }, (_, b) => JSON.stringify({ tracke
 // Warm-up orders are numbered after the measured ones.
 const warmups = Array.from({ length: WARMUP }, (_, b) => JSON.stringify({ trackers: batch(BATCHES + b) }))
 
-async function run(label: string, bodies: readonly string[]) {
+/** Posts the bodies from the concurrent clients; with a label, prints the run's figures (warm-up runs have none). */
+async function run(bodies: readonly string[], label?: string) {
   const latencies: number[] = []
   let lastPosition = '0'
   let next = 0
@@ -57,7 +58,7 @@ async function run(label: string, bodies: readonly string[]) {
     }),
   )
   const seconds = (performance.now() - started) / 1000
-  if (!label) return lastPosition
+  if (label === undefined) return lastPosition
   const rate = (BATCHES * BATCH_SIZE) / seconds
   // The server's CPU time per batch, all its threads: steadier than a rate on a shared machine.
   const cpuPerBatch = ((server.cpuSeconds() - cpuBefore) * 1000) / BATCHES
@@ -74,9 +75,9 @@ async function run(label: string, bodies: readonly string[]) {
 console.log(
   `trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers after ${WARMUP} warm-up batches, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions()}`,
 )
-await run('', warmups)
-await run('new items', bodies)
-const lastPosition = await run('repeated items', bodies)
+await run(warmups)
+await run(bodies, 'new items')
+const lastPosition = await run(bodies, 'repeated items')
 if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {
   await server.close()
   process.exit(0)
