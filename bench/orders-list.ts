@@ -121,7 +121,7 @@ async function measure(size: number) {
   return { loadSeconds, results }
 }
 
-console.log(`orders-list: GET /v2/orders?limit=100 with all nine expansions, ${REQUESTS} sequential requests per case, server in its own process; ${conditions()}`)
+console.log(`orders-list: GET /v2/orders?limit=100 with all nine expansions, ${REQUESTS} sequential requests per case, server in its own process; ${conditions(true)}`)
 const bySize = new Map<number, Awaited<ReturnType<typeof measure>>>()
 for (const size of SIZES) {
   bySize.set(size, await measure(size))

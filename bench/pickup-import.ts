@@ -14,7 +14,7 @@ import { benchServerProcess, conditions } from './support.ts'
 
 const sizes = (process.env.BENCH_ROWS ?? '10000,100000').split(',').map(Number)
 
-console.log(`pickup-import: semicolon CSV of 40 columns uploaded over HTTP to a fresh server process per size; ${conditions()}`)
+console.log(`pickup-import: semicolon CSV of 40 columns uploaded over HTTP to a fresh server process per size; ${conditions(true)}`)
 for (const rows of sizes) {
   const server = await benchServerProcess()
   // The file is written to disk and uploaded from there, so this client never holds it whole.
@@ -30,6 +30,7 @@ for (const rows of sizes) {
   await once(out, 'finish')
   const idleMb = server.memoryMb().rss
   const started = performance.now()
+  const cpu = server.cpuMeter()
   const form = new FormData()
   form.append('file', await openAsBlob(file), 'points.csv')
   const upload = (await (await fetch(`${server.url}/v2/pickup_points/import`, { method: 'POST', headers: { authorization: server.key }, body: form })).json()) as { id: number }
@@ -40,10 +41,11 @@ for (const rows of sizes) {
     await new Promise((r) => setTimeout(r, 20))
   }
   const seconds = (performance.now() - started) / 1000
+  const cpuPerRow = cpu.per(rows, 'row', 'µs')
   const { peak } = server.memoryMb()
   await server.close()
   console.log(
     `${rows.toLocaleString('en').padStart(10)} rows: ${Math.round(rows / seconds).toLocaleString('en').padStart(7)} rows/s (${seconds.toFixed(1)} s), ` +
-      `server peak RSS ${peak.toFixed(0)} MB (idle before the upload: ${idleMb.toFixed(0)} MB)`,
+      `server peak RSS ${peak.toFixed(0)} MB (idle before the upload: ${idleMb.toFixed(0)} MB), ${cpuPerRow}`,
   )
 }

@@ -33,8 +33,17 @@ export function percentile(values: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 
-export const conditions = () =>
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, embedded SQLite stores (WAL) in ${tmpdir()}`
+/** The node flags of `npm start` (package.json's start script): the server's young generation. */
+const startFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'))
+/** BENCH_SERVER_NODE_ARGS: more node flags for the server (--cpu-prof, say; a flag given again wins). */
+const benchNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+
+/** The machine and stores; with `server`, how the benchmark's server process is started. */
+export const conditions = (server = false) =>
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, embedded SQLite stores (WAL) in ${tmpdir()}` +
+  (server ? `, server started as \`npm start\` does (node ${[...startFlags, ...benchNodeArgs].join(' ')})` : '')
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
 
@@ -54,9 +63,7 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
   const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], { env: childEnv, encoding: 'utf8' })
   if (created.status !== 0) throw new Error(created.stderr)
   const account = JSON.parse(created.stdout) as { id: number; private_key: string }
-  // BENCH_SERVER_NODE_ARGS passes node flags to the server (--cpu-prof, say).
-  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
+  const child = spawn(process.execPath, [...startFlags, ...benchNodeArgs, 'bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break
@@ -75,20 +82,33 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
       const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
       return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
     },
-    /** CPU seconds the server has used so far, every thread included (Linux). */
-    cpuSeconds() {
-      // Fields 14 and 15 of /proc/<pid>/stat: user and system time in clock ticks (100 per second).
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      return (Number(fields[11]) + Number(fields[12])) / 100
-    },
-    /** CPU seconds per thread so far, by thread id (Linux). */
-    threadCpuSeconds() {
-      return new Map(
-        readdirSync(`/proc/${child.pid}/task`).map((tid) => {
-          const fields = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-          return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
-        }),
-      )
+    /**
+     * Starts counting the server's CPU time, all its threads (Linux: each
+     * thread's stat under /proc/<pid>/task); `per(units, unit)` then tells the time spent
+     * since, per unit of work: in all, on the main thread (HTTP, commands, jobs),
+     * and on each other thread busiest first (the projector, V8's GC helpers, ...).
+     * Steadier than a rate on a shared machine.
+     */
+    cpuMeter() {
+      const threads = () =>
+        new Map(
+          readdirSync(`/proc/${child.pid}/task`).map((tid) => {
+            // Fields 14 and 15 of stat: user and system time in clock ticks (100 per second).
+            const fields = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+            return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
+          }),
+        )
+      const before = threads()
+      return {
+        per(units: number, unit: string, scale: 'ms' | 'µs' = 'ms') {
+          const factor = scale === 'ms' ? 1000 : 1_000_000
+          const spent = [...threads()].map(([tid, s]) => ({ tid, t: ((s - (before.get(tid) ?? 0)) * factor) / units }))
+          const total = spent.reduce((sum, t) => sum + t.t, 0)
+          const main = spent.find((t) => t.tid === child.pid)?.t ?? NaN
+          const others = spent.filter((t) => t.tid !== child.pid && t.t >= 1).sort((a, b) => b.t - a.t).map((t) => t.t.toFixed(0))
+          return `server CPU ${total.toFixed(scale === 'ms' ? 1 : 0)} ${scale} per ${unit} (main thread ${main.toFixed(0)}, others ${others.join(', ')})`
+        },
+      }
     },
     async close() {
       child.kill('SIGTERM')

@@ -36,8 +36,7 @@ async function run(bodies: readonly string[], label?: string) {
   const latencies: number[] = []
   let lastPosition = '0'
   let next = 0
-  const cpuBefore = server.cpuSeconds()
-  const threadsBefore = server.threadCpuSeconds()
+  const cpu = server.cpuMeter()
   const started = performance.now()
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -60,20 +59,14 @@ async function run(bodies: readonly string[], label?: string) {
   const seconds = (performance.now() - started) / 1000
   if (label === undefined) return lastPosition
   const rate = (BATCHES * BATCH_SIZE) / seconds
-  // The server's CPU time per batch, all its threads: steadier than a rate on a shared machine.
-  const cpuPerBatch = ((server.cpuSeconds() - cpuBefore) * 1000) / BATCHES
-  // Per thread: the main thread (HTTP and commands), then the others busiest first (the projector, V8's GC helpers, ...).
-  const perBatch = [...server.threadCpuSeconds()].map(([tid, s]) => ({ tid, ms: ((s - (threadsBefore.get(tid) ?? 0)) * 1000) / BATCHES }))
-  const main = perBatch.find((t) => t.tid === server.pid)?.ms ?? NaN
-  const others = perBatch.filter((t) => t.tid !== server.pid && t.ms >= 1).sort((a, b) => b.ms - a.ms).map((t) => t.ms.toFixed(0))
   console.log(
-    `${label.padEnd(16)} ${String(Math.round(rate)).padStart(7)} trackers/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}   server CPU ${ms(cpuPerBatch)} per batch (main thread ${main.toFixed(0)}, others ${others.join(', ')})`,
+    `${label.padEnd(16)} ${String(Math.round(rate)).padStart(7)} trackers/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}   ${cpu.per(BATCHES, 'batch')}`,
   )
   return lastPosition
 }
 
 console.log(
-  `trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers after ${WARMUP} warm-up batches, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions()}`,
+  `trackers-ingest: ${BATCHES} batches × ${BATCH_SIZE} trackers after ${WARMUP} warm-up batches, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions(true)}`,
 )
 await run(warmups)
 await run(bodies, 'new items')

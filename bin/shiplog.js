@@ -7,7 +7,8 @@ import { register } from 'tsx/esm/api'
 // old generation grow to about four times the live data between full
 // collections: hundreds of MB of garbage during a large import. At 1.5 times,
 // full collections come more often but stay short (tens of MB live). A
-// `--heap-growing-percent` given to node itself wins.
+// `--heap-growing-percent` given to node itself wins. The young generation
+// cannot be resized once the process runs: `npm start` sizes it (package.json).
 if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=50')
 
 register()
