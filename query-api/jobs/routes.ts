@@ -10,8 +10,31 @@ import { waitForProjections } from '../../shared/read-store/consistency.ts'
 import { bufferOf } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 
-/** Result chunks of one job read at once: 10,000 chunks of 1,000 rows is ten million rows. */
-const MAX_CHUNKS = 10_000
+const JOB_RESULTS = collections.job_results.name
+/** Result chunks read at a time as a completed job's answer is sent: ~1 MB of a large import's results, never all of them. */
+const CHUNKS_PER_READ = 10
+
+/**
+ * A job's result chunks in file order (ids grow with each chunk), as JSON
+ * array items, read a few chunks at a time.
+ */
+async function* resultItems(rt: Runtime, accountId: number, jobId: number): AsyncGenerator<Uint8Array> {
+  const where = [{ field: 'job_id', op: 'eq' as const, value: jobId }]
+  for (let after = 0; ; ) {
+    const query = { accountId, where, startingAfter: after, limit: CHUNKS_PER_READ }
+    // Pages come newest first, whichever way they are read.
+    const page = await rt.readStore.findView(JOB_RESULTS, query, 'results')
+    if (page.views.every((v) => v !== null)) {
+      for (const view of page.views.reverse()) yield bufferOf(view!)
+    } else {
+      // Chunks projected before the view existed are rendered from their documents.
+      const chunks = await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)
+      for (const chunk of chunks.docs.reverse()) yield Buffer.from(JSON.stringify(chunk.doc.results).slice(1, -1))
+    }
+    if (!page.hasMore) return
+    after = page.ids[0]!
+  }
+}
 
 export function jobRoutes(app: App, rt: Runtime) {
   app.get(
@@ -19,23 +42,15 @@ export function jobRoutes(app: App, rt: Runtime) {
     { schema: { params: z.object({ job_id: z.coerce.number().int().positive() }), summary: 'Retrieve a job' } },
     async (request, reply) => {
       const { account } = callerOf(request)
-      await awaitPosition(request, rt, [collections.jobs.name, collections.job_results.name])
+      await awaitPosition(request, rt, [collections.jobs.name, JOB_RESULTS])
       const found = await rt.readStore.get<JobDoc>(collections.jobs.name, account.id, request.params.job_id)
       if (!found) throw notFound('Job not found')
       if (found.doc.status !== 'completed') return renderJob(found.doc)
       // The results are another projection: let it reach the point where this job was seen completed.
       const seenAt = (await rt.readStore.checkpoint(collections.jobs.name)) ?? 0n
-      await waitForProjections(rt.readStore, [collections.job_results.name], seenAt, rt.config.CONSISTENCY_WAIT_MS)
-      const query = { accountId: account.id, where: [{ field: 'job_id', op: 'eq' as const, value: found.doc.id }], limit: MAX_CHUNKS }
-      // Chunks come newest first. Their results are kept pre-serialised: joined, never parsed.
-      const page = await rt.readStore.findView(collections.job_results.name, query, 'results')
-      const views = page.views.filter((v) => v !== null)
-      if (views.length === page.views.length) {
-        return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, views.reverse().map(bufferOf))))
-      }
-      // Chunks projected before the view existed are rendered from their documents.
-      const chunks = await rt.readStore.find<JobResultsDoc>(collections.job_results.name, query)
-      return renderJob(found.doc, chunks.docs.reverse().flatMap((c) => c.doc.results))
+      await waitForProjections(rt.readStore, [JOB_RESULTS], seenAt, rt.config.CONSISTENCY_WAIT_MS)
+      const items = () => resultItems(rt, account.id, found.doc.id)
+      return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, items)))
     },
   )
 }

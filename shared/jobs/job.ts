@@ -86,16 +86,17 @@ export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
  * The job resource as JSON, in pieces to be streamed: its results are the
  * chunks' pre-serialised items (the job_results `results` view, in file order,
  * as UTF-8 bytes), so a job of 100,000 rows is answered without parsing,
- * re-serialising or even concatenating its results.
+ * re-serialising or even concatenating its results. They are read only for a
+ * completed job, as the answer is sent.
  */
-export function* renderJobJson(job: JobDoc, resultItems: readonly Uint8Array[]): Generator<string | Uint8Array> {
+export async function* renderJobJson(job: JobDoc, resultItems: () => AsyncIterable<Uint8Array>): AsyncGenerator<string | Uint8Array> {
   const json = JSON.stringify(renderJob(job, []))
   // Only scalar fields come before `results`, so its first occurrence is the resource's own key.
   const at = job.status === 'completed' ? json.indexOf('"results":[]') : -1
   if (at < 0) return yield json
   yield json.slice(0, at) + '"results":['
   let first = true
-  for (const items of resultItems) {
+  for await (const items of resultItems()) {
     if (items.length === 0) continue
     if (!first) yield ','
     yield items

@@ -86,12 +86,13 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return { docs: rows.map((r) => toStored<D>(r)), hasMore }
     },
     async findView(name, query, view) {
-      const { rows, hasMore } = await pageRows(name, query, { [`v.${view}`]: 1 })
+      const { rows, hasMore } = await pageRows(name, query, { id: 1, [`v.${view}`]: 1 })
       return {
         views: rows.map((r) => {
           const json = (r.v as Record<string, string> | undefined)?.[view]
           return json === undefined ? null : viewBytesOf(Buffer.from(json))
         }),
+        ids: rows.map((r) => r.id),
         hasMore,
       }
     },

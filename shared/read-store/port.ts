@@ -98,9 +98,10 @@ export interface ReadStore {
   /**
    * The same page as `find`, as one view's JSON per document, in UTF-8 bytes
    * to be sent as they are; null for a document written before the view
-   * existed (the caller renders it instead).
+   * existed (the caller renders it instead). `ids` are the documents' ids, in
+   * the same order, for the caller's next cursor.
    */
-  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (ViewBytes | null)[]; hasMore: boolean }>
+  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (ViewBytes | null)[]; ids: number[]; hasMore: boolean }>
   /**
    * Writes documents and moves each named projection's checkpoint to
    * `checkpoint`: the runner commits every read model's share of a batch at

@@ -208,8 +208,8 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     },
     async findView(collection, query, view) {
       if (!specOf(collection).views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
-      const { rows, hasMore } = pageRows<{ v: Stored | null }>(collection, query, `t.v_${view} AS v`)
-      return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), hasMore }
+      const { rows, hasMore } = pageRows<{ id: number; v: Stored | null }>(collection, query, `t.id AS id, t.v_${view} AS v`)
+      return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), ids: rows.map((r) => r.id), hasMore }
     },
     async commit(projections, writes, checkpoint) {
       commit.immediate(projections, writes, checkpoint)

@@ -96,6 +96,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     await store.commit(['contract'], [write(1, 4)], 2n)
     const page = await store.findView(contractCollection.name, { accountId: 1, limit: 2 }, 'card')
     t.same(page.views.map(textOfView), [null, '{"card":3}'], 'null where a document has no view yet')
+    t.same(page.ids, [4, 3], 'each view with its document id')
     t.equal(page.hasMore, true)
     const rest = await store.findView(contractCollection.name, { accountId: 1, limit: 5, endingBefore: 3 }, 'card')
     t.same(rest.views.map(textOfView), ['{"card":2}', '{"card":1}'])

@@ -138,6 +138,8 @@ t.test('the job passes through queued and processing to completed', async (t) =>
   t.equal(seen.at(-1), 'completed')
   t.equal(job.results.length, 20_000)
   t.ok(job.results.every((r: { status: number }) => r.status === 201))
+  // 20 chunks of results, read a few at a time as the answer streams: all of them, in file order.
+  t.ok(job.results.every((r: { body: { line: number } }, i: number) => r.body.line === i + 2), 'results in file order')
 })
 
 t.test('a broken file ends failed, with a message', async (t) => {

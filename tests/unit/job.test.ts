@@ -14,13 +14,20 @@ const results = [
 ]
 // Chunk views as the read store gives them back: JSON array items in UTF-8, empty for an empty chunk.
 const chunks = [JSON.stringify(results.slice(0, 2)).slice(1, -1), '', JSON.stringify(results.slice(2)).slice(1, -1)].map((items) => Buffer.from(items))
-const text = (pieces: Iterable<string | Uint8Array>) => Buffer.concat([...pieces].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString()
+const text = async (pieces: AsyncIterable<string | Uint8Array>) => {
+  const buffers: Buffer[] = []
+  for await (const p of pieces) buffers.push(typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))
+  return Buffer.concat(buffers).toString()
+}
+const items = (list: Uint8Array[]) => async function* () {
+  yield* list
+}
 
 t.test('the streamed job JSON is the job resource with every chunk’s results in order', async (t) => {
-  const json = text(renderJobJson(job('completed'), chunks))
+  const json = await text(renderJobJson(job('completed'), items(chunks)))
   t.same(JSON.parse(json), renderJob(job('completed'), results))
-  t.same(text(renderJobJson(job('completed'), [])), JSON.stringify(renderJob(job('completed'), [])), 'no results')
+  t.same(await text(renderJobJson(job('completed'), items([]))), JSON.stringify(renderJob(job('completed'), [])), 'no results')
   for (const status of ['queued', 'processing', 'failed'] as const) {
-    t.same(JSON.parse(text(renderJobJson(job(status), chunks))), renderJob(job(status)), `${status}: no results shown`)
+    t.same(JSON.parse(await text(renderJobJson(job(status), items(chunks)))), renderJob(job(status)), `${status}: no results shown`)
   }
 })
