@@ -7,6 +7,6 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 EXPOSE 3000
-# The young generation `npm start` gives the server (see package.json and the README).
-ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "bin/shiplog.js"]
+# The heap settings `npm start` gives the server (see package.json and the README).
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--v8-pool-size=2", "bin/shiplog.js"]
 CMD ["serve"]

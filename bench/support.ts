@@ -33,7 +33,7 @@ export function percentile(values: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 
-/** The node flags of `npm start` (package.json's start script): the server's young generation. */
+/** The node flags of `npm start` (package.json's start script): the server's heap and GC threads. */
 const startFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
   .split(' ')
   .filter((word) => word.startsWith('--'))

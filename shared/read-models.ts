@@ -17,6 +17,12 @@ export const collections = {
     fields: { job_id: 'integer' },
     /** `results`: the chunk's results as JSON array items, so a job of 100,000 rows is answered by joining strings. */
     views: ['results'],
+    /**
+     * ~80 KB of JSON a chunk of 1000 rows, ~1/5 of it compressed: answering a
+     * 100,000-row job then reads ~2 MB of pages through the query side's page
+     * cache instead of ~8 MB, and decodes each chunk straight into the answer.
+     */
+    compressed: true,
   },
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
   trackers: {

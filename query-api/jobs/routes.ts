@@ -7,7 +7,7 @@ import type { App } from '../../shared/http/server.ts'
 import { renderJob, renderJobJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
 import { collections } from '../../shared/read-models.ts'
 import { waitForProjections } from '../../shared/read-store/consistency.ts'
-import { bufferOf } from '../../shared/read-store/port.ts'
+import { joinViews, viewBytesOf, type ViewBytes } from '../../shared/read-store/port.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 
 const JOB_RESULTS = collections.job_results.name
@@ -15,8 +15,9 @@ const JOB_RESULTS = collections.job_results.name
 const CHUNKS_PER_READ = 10
 
 /**
- * A job's result chunks in file order (ids grow with each chunk), as JSON
- * array items, read a few chunks at a time.
+ * A job's results in file order (chunk ids grow with each chunk), as JSON
+ * array items, read a few chunks at a time: each read's chunks are joined into
+ * one buffer, ~1 MB, which the allocator hands back to the system once sent.
  */
 async function* resultItems(rt: Runtime, accountId: number, jobId: number): AsyncGenerator<Uint8Array> {
   const where = [{ field: 'job_id', op: 'eq' as const, value: jobId }]
@@ -24,13 +25,11 @@ async function* resultItems(rt: Runtime, accountId: number, jobId: number): Asyn
     const query = { accountId, where, startingAfter: after, limit: CHUNKS_PER_READ }
     // Pages come newest first, whichever way they are read.
     const page = await rt.readStore.findView(JOB_RESULTS, query, 'results')
-    if (page.views.every((v) => v !== null)) {
-      for (const view of page.views.reverse()) yield bufferOf(view!)
-    } else {
-      // Chunks projected before the view existed are rendered from their documents.
-      const chunks = await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)
-      for (const chunk of chunks.docs.reverse()) yield Buffer.from(JSON.stringify(chunk.doc.results).slice(1, -1))
-    }
+    const views = page.views.every((v) => v !== null)
+      ? (page.views as ViewBytes[])
+      : // Chunks projected before the view existed are rendered from their documents.
+        (await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)).docs.map((c) => viewBytesOf(Buffer.from(JSON.stringify(c.doc.results).slice(1, -1))))
+    yield joinViews(views.reverse())
     if (!page.hasMore) return
     after = page.ids[0]!
   }

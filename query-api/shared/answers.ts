@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { ViewBytes } from '../../shared/read-store/port.ts'
+import { copyJoined, joinedLength, type ViewBytes } from '../../shared/read-store/port.ts'
 
 /*
  * Answers built from read-model views go into buffers that are reused once an
@@ -18,7 +18,6 @@ function take(size: number): Buffer {
   return i >= 0 ? free.splice(i, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, MIN_SIZE))
 }
 
-const COMMA = 0x2c
 const END = Buffer.from(']}')
 
 /**
@@ -27,14 +26,8 @@ const END = Buffer.from(']}')
  */
 export function sendViewList(reply: FastifyReply, items: readonly ViewBytes[], hasMore: boolean) {
   const head = Buffer.from(`{"object":"list","has_more":${hasMore},"data":[`)
-  const size = head.length + items.reduce((n, item) => n + item.byteLength, 0) + Math.max(items.length - 1, 0) + END.length
-  const buffer = take(size)
-  let at = head.copy(buffer, 0)
-  items.forEach((item, i) => {
-    if (i > 0) buffer[at++] = COMMA
-    item.copyTo(buffer, at)
-    at += item.byteLength
-  })
+  const buffer = take(head.length + joinedLength(items) + END.length)
+  let at = copyJoined(items, buffer, head.copy(buffer, 0))
   at += END.copy(buffer, at)
   // 'close' comes once the answer is written out or the connection is gone: the socket holds the buffer no more.
   reply.raw.once('close', () => {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { FastifyReply } from 'fastify'
 import t from 'tap'
 import { sendViewList } from '../../query-api/shared/answers.ts'
-import { viewBytesOf } from '../../shared/read-store/port.ts'
+import { joinViews, viewBytesOf } from '../../shared/read-store/port.ts'
 
 /** Just what sendViewList uses of a reply: the raw response's 'close', the content type and send. */
 function fakeReply() {
@@ -36,4 +36,11 @@ t.test('answers are whole lists, in buffers reused only once an answer is sent',
   send(c, [], false)
   t.equal(c.sent.buffer, a.sent.buffer, 'its buffer serves the next answer once it has gone')
   t.same(JSON.parse(c.sent.toString()), { object: 'list', has_more: false, data: [] })
+})
+
+t.test('joined views: commas between them, empty ones (a chunk without results) left out', async (t) => {
+  const views = ['{"a":1}', '', '{"b":"é"}', ''].map((v) => viewBytesOf(Buffer.from(v)))
+  t.equal(joinViews(views).toString(), '{"a":1},{"b":"é"}')
+  t.equal(joinViews([]).length, 0)
+  t.equal(joinViews(views.slice(1, 2)).length, 0, 'only empty views join to nothing')
 })
