@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.ts'
 import type { Config, Role } from '../shared/config.ts'
 import { healthRoutes } from '../shared/http/health.ts'
 import { metricsRoutes } from '../shared/http/metrics.ts'
-import { createHttpServer } from '../shared/http/server.ts'
+import { createHttpServer, type App } from '../shared/http/server.ts'
 import { connectRedis } from '../shared/jobs/redis.ts'
 import { createJobQueue, type JobQueue } from '../shared/jobs/queue.ts'
 import { startJobWorker } from '../command-api/jobs/worker.ts'
@@ -37,27 +37,48 @@ export async function startServer(
   const files = embeddedFiles(config)
   const walCheckpoints = files.length > 0 ? 'background' : 'inline'
   const rt = await openRuntime(config, { ...options, walCheckpoints })
-  const checkpointer = files.length > 0 ? await startCheckpointer(files, rt.logger) : undefined
-  const app = await createHttpServer(rt)
-
+  let checkpointer: { stop(): Promise<void> } | undefined
+  let app: App | undefined
   let redis: Redis | undefined
   let queue: JobQueue | undefined
-  if (roles.has('worker') || roles.has('command')) {
-    redis = connectRedis(config.REDIS_URL, rt.logger)
-    queue = createJobQueue(config.QUEUE_NAME, redis)
-  }
-  const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
-  healthRoutes(app, rt, { projections: watched, redis: redis && (() => redis!.ping()) })
-  metricsRoutes(app, rt, watched)
-  if (roles.has('command')) commandApi(app, rt, queue!)
-  if (roles.has('query')) queryApi(app, rt)
   let projector: ProjectorRunner | undefined
-  if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
-  // BullMQ's worker blocks on its own connection.
-  const workerConnection = roles.has('worker') ? connectRedis(config.REDIS_URL, rt.logger) : undefined
-  const worker = workerConnection && startJobWorker(rt, queue!, workerConnection)
+  let workerConnection: Redis | undefined
+  let worker: ReturnType<typeof startJobWorker> | undefined
+  /** Stops what has started, HTTP first and the stores last: on close, and when a start fails half-way. */
+  const close = async () => {
+    await app?.close()
+    await worker?.close()
+    await projector?.stop()
+    await queue?.close()
+    workerConnection?.disconnect()
+    redis?.disconnect()
+    await rt.close()
+    await checkpointer?.stop()
+  }
 
-  await app.listen({ port: config.PORT, host: config.HOST })
+  try {
+    if (files.length > 0) checkpointer = await startCheckpointer(files, rt.logger)
+    app = await createHttpServer(rt)
+    if (roles.has('worker') || roles.has('command')) {
+      redis = connectRedis(config.REDIS_URL, rt.logger)
+      queue = createJobQueue(config.QUEUE_NAME, redis)
+    }
+    const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
+    healthRoutes(app, rt, { projections: watched, redis: redis && (() => redis!.ping()) })
+    metricsRoutes(app, rt, watched)
+    if (roles.has('command')) commandApi(app, rt, queue!)
+    if (roles.has('query')) queryApi(app, rt)
+    if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
+    // BullMQ's worker blocks on its own connection.
+    if (roles.has('worker')) {
+      workerConnection = connectRedis(config.REDIS_URL, rt.logger)
+      worker = startJobWorker(rt, queue!, workerConnection)
+    }
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    await close().catch((closing: unknown) => rt.logger.error({ err: closing }, 'stopping after a failed start failed'))
+    throw error
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.PORT
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
@@ -66,15 +87,6 @@ export async function startServer(
   return {
     url: `http://${host}:${port}`,
     runtime: rt,
-    async close() {
-      await app.close()
-      await worker?.close()
-      await projector?.stop()
-      await queue?.close()
-      workerConnection?.disconnect()
-      redis?.disconnect()
-      await rt.close()
-      await checkpointer?.stop()
-    },
+    close,
   }
 }
