@@ -7,7 +7,8 @@ import type { App } from '../../shared/http/server.ts'
 import { renderJob, renderJobJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
 import { collections } from '../../shared/read-models.ts'
 import { waitForProjections } from '../../shared/read-store/consistency.ts'
-import { joinViews, viewBytesOf, type ViewBytes } from '../../shared/read-store/port.ts'
+import { viewBytesOf, type ViewBytes } from '../../shared/read-store/port.ts'
+import { joinViews } from '../shared/answers.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 
 const JOB_RESULTS = collections.job_results.name

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import { copyJoined, joinedLength, type ViewBytes } from '../../shared/read-store/port.ts'
+import type { ViewBytes } from '../../shared/read-store/port.ts'
 
 /*
  * Answers built from read-model views go into buffers that are reused once an
@@ -19,6 +19,7 @@ function take(size: number): Buffer {
 }
 
 const END = Buffer.from(']}')
+const COMMA = 0x2c
 
 /**
  * Sends the list envelope around pre-serialised items (a read model's view),
@@ -34,4 +35,34 @@ export function sendViewList(reply: FastifyReply, items: readonly ViewBytes[], h
     if (free.length < KEPT) free.push(buffer)
   })
   return reply.type('application/json; charset=utf-8').send(buffer.subarray(0, at))
+}
+
+/**
+ * Copies views into `target` from `at`, a comma between them, leaving out
+ * empty ones; returns the offset after the last byte written. `target` must
+ * hold `joinedLength(views)` bytes from `at`.
+ */
+function copyJoined(views: readonly ViewBytes[], target: Uint8Array, at: number): number {
+  let first = true
+  for (const view of views) {
+    if (view.byteLength === 0) continue
+    if (!first) target[at++] = COMMA
+    view.copyTo(target, at)
+    at += view.byteLength
+    first = false
+  }
+  return at
+}
+
+/** The length of the views joined by `copyJoined`. */
+const joinedLength = (views: readonly ViewBytes[]) => {
+  const nonEmpty = views.filter((v) => v.byteLength > 0)
+  return nonEmpty.reduce((n, v) => n + v.byteLength, 0) + Math.max(nonEmpty.length - 1, 0)
+}
+
+/** Views joined by commas in a buffer of their own. */
+export function joinViews(views: readonly ViewBytes[]): Buffer {
+  const buffer = Buffer.allocUnsafe(joinedLength(views))
+  copyJoined(views, buffer, 0)
+  return buffer
 }

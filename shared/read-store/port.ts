@@ -78,38 +78,6 @@ export interface ViewBytes {
 
 export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({ byteLength: bytes.length, copyTo: (target, offset) => target.set(bytes, offset) })
 
-/**
- * Copies views into `target` from `at`, a comma between them, leaving out
- * empty ones; returns the offset after the last byte written. `target` must
- * hold `joinedLength(views)` bytes from `at`.
- */
-export function copyJoined(views: readonly ViewBytes[], target: Uint8Array, at: number): number {
-  let first = true
-  for (const view of views) {
-    if (view.byteLength === 0) continue
-    if (!first) target[at++] = COMMA
-    view.copyTo(target, at)
-    at += view.byteLength
-    first = false
-  }
-  return at
-}
-
-/** The length of the views joined by `copyJoined`. */
-export const joinedLength = (views: readonly ViewBytes[]) => {
-  const nonEmpty = views.filter((v) => v.byteLength > 0)
-  return nonEmpty.reduce((n, v) => n + v.byteLength, 0) + Math.max(nonEmpty.length - 1, 0)
-}
-
-/** Views joined by commas in a buffer of their own. */
-export function joinViews(views: readonly ViewBytes[]): Buffer {
-  const buffer = Buffer.allocUnsafe(joinedLength(views))
-  copyJoined(views, buffer, 0)
-  return buffer
-}
-
-const COMMA = 0x2c
-
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
   get<D>(collection: string, accountId: number, id: number): Promise<StoredDocument<D> | undefined>

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events'
 import type { FastifyReply } from 'fastify'
 import t from 'tap'
-import { sendViewList } from '../../query-api/shared/answers.ts'
-import { joinViews, viewBytesOf } from '../../shared/read-store/port.ts'
+import { joinViews, sendViewList } from '../../query-api/shared/answers.ts'
+import { viewBytesOf } from '../../shared/read-store/port.ts'
 
 /** Just what sendViewList uses of a reply: the raw response's 'close', the content type and send. */
 function fakeReply() {
