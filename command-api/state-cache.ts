@@ -15,9 +15,10 @@ export interface LoadedState<S> {
  * time. Always correct: whatever another process appended is read and folded
  * on top, and an append that expected a stale revision fails as a conflict.
  */
-export function createStateCache<S>(evolve: (state: S | undefined, event: RecordedEvent) => S, max = 10_000) {
+export function createStateCache<S>(evolve: (state: S | undefined, event: RecordedEvent) => S, max: number) {
   const cache = new Map<string, LoadedState<S>>()
   const remember = (stream: string, loaded: LoadedState<S>) => {
+    if (max === 0) return
     cache.delete(stream)
     if (cache.size >= max) cache.delete(cache.keys().next().value!)
     cache.set(stream, loaded)

@@ -42,6 +42,13 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** Largest CSV upload, in bytes (413 above). */
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  /**
+   * Orders the write side remembers as it last folded them (command role):
+   * an upsert of a remembered order reads only its newer events. Every one is
+   * marked by each full collection of the heap: at 10,000 (~50 MB of objects)
+   * ingest cost 7–10% more CPU than at 2,500.
+   */
+  ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(2500),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Longest wait, in ms, of a read that sends X-Shiplog-Position back. */

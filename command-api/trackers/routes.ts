@@ -5,7 +5,7 @@ import { upsertTrackersBody } from './schema.ts'
 import { createOrderStates, planTrackerUpserts } from './upsert.ts'
 
 export function trackerRoutes(app: App, rt: Runtime) {
-  const orders = createOrderStates()
+  const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
   app.post(
     '/v1/trackers',
     { schema: { body: upsertTrackersBody, summary: 'Batch create or update trackers' } },

@@ -10,7 +10,7 @@ import { decideTrackerUpserts } from './decide.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
 /** Orders as the write side last folded them. */
-export const createOrderStates = () => createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent))
+export const createOrderStates = (max: number) => createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent), max)
 export type OrderStates = ReturnType<typeof createOrderStates>
 
 /**
