@@ -17,8 +17,7 @@ const CHUNKS_PER_READ = 10
 
 /**
  * A job's results in file order (chunk ids grow with each chunk), as JSON
- * array items, read a few chunks at a time: each read's chunks are joined into
- * one buffer, ~1 MB, which the allocator hands back to the system once sent.
+ * array items, read a few chunks at a time and sent as one buffer per read.
  */
 async function* resultItems(rt: Runtime, accountId: number, jobId: number): AsyncGenerator<Uint8Array> {
   const where = [{ field: 'job_id', op: 'eq' as const, value: jobId }]
