@@ -2,7 +2,7 @@ import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
 import { accountEventTypes, carrierServiceEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from '../shared/delivery/carrier-service.ts'
-import { evolveJob, jobIdOf, type JobDoc, type JobEvent, type JobResultsDoc } from '../shared/jobs/job.ts'
+import { evolveJob, jobIdOf, resultItemsJson, type JobDoc, type JobEvent, type JobResultsDoc } from '../shared/jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
 import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
@@ -77,7 +77,7 @@ export const jobResultsProjection = documentProjection<JobResultsDoc, Recorded<{
   evolve: (_doc, event) => ({ id: event.data.chunk_id, job_id: jobIdOf(event.stream), results: event.data.results }),
   id: (doc) => doc.id,
   fields: (doc) => ({ job_id: doc.job_id }),
-  views: (doc) => ({ results: JSON.stringify(doc.results).slice(1, -1) }),
+  views: (doc) => ({ results: resultItemsJson(doc.results) }),
 })
 
 export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorded<{ type: 'PickupPointImported' }>>({

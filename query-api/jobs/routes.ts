@@ -4,7 +4,7 @@ import { notFound } from '../../shared/errors.ts'
 import { callerOf } from '../../shared/http/auth.ts'
 import { awaitPosition } from '../../shared/http/consistency.ts'
 import type { App } from '../../shared/http/server.ts'
-import { renderJob, renderJobJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
+import { renderJob, renderJobJson, resultItemsJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
 import { collections } from '../../shared/read-models.ts'
 import { waitForProjections } from '../../shared/read-store/consistency.ts'
 import { viewBytesOf, type ViewBytes } from '../../shared/read-store/port.ts'
@@ -28,7 +28,7 @@ async function* resultItems(rt: Runtime, accountId: number, jobId: number): Asyn
     const views = page.views.every((v) => v !== null)
       ? (page.views as ViewBytes[])
       : // Chunks projected before the view existed are rendered from their documents.
-        (await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)).docs.map((c) => viewBytesOf(Buffer.from(JSON.stringify(c.doc.results).slice(1, -1))))
+        (await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)).docs.map((c) => viewBytesOf(Buffer.from(resultItemsJson(c.doc.results))))
     yield joinViews(views.reverse())
     if (!page.hasMore) return
     after = page.ids[0]!

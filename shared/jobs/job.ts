@@ -67,6 +67,9 @@ export interface JobResultsDoc {
   results: JobResult[]
 }
 
+/** A chunk's results as JSON array items (the job_results `results` view): joined with commas, they are the job's `results`. */
+export const resultItemsJson = (results: readonly JobResult[]) => JSON.stringify(results).slice(1, -1)
+
 /** The job resource: `results` (all chunks, in order) only once completed, `failed_at`/`error` only when failed. */
 export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
   return {
