@@ -22,8 +22,8 @@ export interface JobContext {
   /** Revision of the job stream's last event; progress appends expect it. */
   revision: number
   metadata: () => EventMetadata
-  /** Appends events to other streams together with a progress event on the job stream, atomically. */
-  appendWithProgress(appends: AppendRequest[], progress: DomainEvent): Promise<void>
+  /** Appends events to other streams together with a progress event on the job stream, atomically (`prechecked`: see toNewEvents). */
+  appendWithProgress(appends: AppendRequest[], progress: DomainEvent, options?: { prechecked?: boolean }): Promise<void>
 }
 
 /**
@@ -50,10 +50,10 @@ export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: {
     stream,
     revision: history.length - 1,
     metadata,
-    async appendWithProgress(appends, progress) {
+    async appendWithProgress(appends, progress, options) {
       const result = await rt.eventStore.append([
         ...appends.filter((a) => a.events.length > 0),
-        { stream, expected: ctx.revision, events: toNewEvents([progress], metadata()) },
+        { stream, expected: ctx.revision, events: toNewEvents([progress], metadata(), options) },
       ])
       ctx.revision = result.revisions[result.revisions.length - 1]!
     },

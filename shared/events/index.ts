@@ -36,6 +36,6 @@ export const assertNever = (x: never): never => {
 /**
  * A stream's recorded events as the domain events its category holds. Streams
  * are written only through `toNewEvents`, which checks each event against its
- * schema, so the category names the types.
+ * schema (or is told its caller's own checks did), so the category names the types.
  */
 export const asDomainEvents = <E extends DomainEvent>(events: readonly RecordedEvent[]): E[] => events as unknown as E[]

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import t from 'tap'
 import { pickupPointColumns } from '../../command-api/pickup-points/row.ts'
+import { eventSchemas, type EventType } from '../../shared/events/index.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
@@ -77,6 +78,16 @@ t.test('a mixed file gives exactly the expected results, and a second import upd
   const lyon = await server.request('GET', '/v2/pickup_points?merchant_id=P-2')
   t.equal(lyon.body.data[0].city, 'Lyon')
   t.equal((await server.request('GET', '/api/v2/pickup_points')).body.data.length, 3)
+
+  // The import appends its events without parsing them again (toNewEvents' `prechecked`): each must still match its schema.
+  const events = await server.runtime.eventStore.readAll({ limit: 1000 })
+  const imported = events.filter((e) => e.type === 'PickupPointImported' || e.type === 'JobItemsProcessed')
+  t.equal(imported.length, 5 + 2, 'three points written by the first import (P-1 twice), two by the second, and a chunk of results each')
+  t.same(
+    imported.filter((e) => !eventSchemas[e.type as EventType].safeParse(e.data).success).map((e) => e.position),
+    [],
+    'every event the import wrote matches its schema',
+  )
 })
 
 t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
