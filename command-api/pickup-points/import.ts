@@ -11,7 +11,12 @@ import { rowChecker, type RowChecker } from './row.ts'
 
 type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>
 
-/** Rows decided and appended together, with their results, in one atomic append. */
+/**
+ * Rows decided and appended together, with their results, in one atomic
+ * append. A chunk's rows live until it is appended: at 1000 they outlived
+ * young-generation collections, to be copied and promoted (measured over
+ * 100,000 rows: 470 ms of the main thread's scavenges at 1000, 280 at 500).
+ */
 const CHUNK_ROWS = 500
 
 /**
