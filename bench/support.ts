@@ -117,3 +117,5 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
     },
   }
 }
+
+export type BenchServerProcess = Awaited<ReturnType<typeof benchServerProcess>>
