@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import t from 'tap'
 import { pickupPointColumns } from '../../command-api/pickup-points/row.ts'
+import { runJob } from '../../command-api/jobs/run.ts'
+import { toNewEvents } from '../../command-api/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/events/index.ts'
+import { jobStream } from '../../shared/jobs/job.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
@@ -151,6 +154,32 @@ t.test('the job passes through queued and processing to completed', async (t) =>
   t.ok(job.results.every((r: { status: number }) => r.status === 201))
   // 20 chunks of results, read a few at a time as the answer streams: all of them, in file order.
   t.ok(job.results.every((r: { body: { line: number } }, i: number) => r.body.line === i + 2), 'results in file order')
+})
+
+t.test('a job resumed after a crash imports only the rows it had not recorded', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const rows = Array.from({ length: 1203 }, (_, i) => point(`R-${i}`))
+  const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv(rows)))
+  // A runner that stopped after recording the results of the first 500 rows (their points are left out here, to tell them apart).
+  const { eventStore } = server.runtime
+  const stream = jobStream(server.accountId, upload.body.id)
+  const recorded = Array.from({ length: 500 }, (_, i) => ({ status: 201, body: { id: 1, merchant_id: `R-${i}`, line: i + 2 } }))
+  const metadata = { accountId: server.accountId, correlationId: 'test', recordedAt: Date.now() }
+  await eventStore.append([{
+    stream,
+    expected: 0,
+    events: toNewEvents([{ type: 'JobStarted', data: { at: 1 } }, { type: 'JobItemsProcessed', data: { chunk_id: 1, results: recorded, at: 1 } }], metadata),
+  }])
+
+  await runJob(server.runtime, { accountId: server.accountId, jobId: upload.body.id }, { lastAttempt: true })
+  const { job } = await waitForJob(server, upload.body.id)
+  t.equal(job.status, 'completed')
+  t.equal(job.results.length, 1203)
+  t.ok(job.results.every((r: { body: { line: number } }, i: number) => r.body.line === i + 2), 'one result per row, in file order')
+  const points = await server.request('GET', '/v2/pickup_points?limit=100', { headers: { 'x-shiplog-position': '0' } })
+  t.notOk(points.body.data.some((p: { merchant_id: string }) => Number(p.merchant_id.slice(2)) < 500), 'rows already recorded are not imported again')
+  const imported = (await eventStore.readAll({ limit: 5000 })).filter((e) => e.type === 'PickupPointImported')
+  t.same([imported.length, (imported[0]!.data as { line: number }).line], [703, 502], 'the import went on from line 502')
 })
 
 t.test('a broken file ends failed, with a message', async (t) => {
