@@ -12,8 +12,8 @@ import { joinViews } from '../shared/answers.ts'
 import type { Runtime } from '../../shared/runtime.ts'
 
 const JOB_RESULTS = collections.job_results.name
-/** Result chunks read at a time as a completed job's answer is sent: ~1 MB of a large import's results, never all of them. */
-const CHUNKS_PER_READ = 10
+/** Result chunks read at a time as a completed job's answer is sent: ~1 MB of a large import's results (chunks of 500), never all of them. */
+const CHUNKS_PER_READ = 20
 
 /**
  * A job's results in file order (chunk ids grow with each chunk), as JSON

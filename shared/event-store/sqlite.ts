@@ -102,8 +102,8 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       UNIQUE (stream, revision)
     );
   `)
-  // The streams of an append as one JSON parameter: a 1000-row import chunk
-  // writes 1000 streams, and one statement costs half of 1000.
+  // The streams of an append as one JSON parameter: a 500-row import chunk
+  // writes 500 streams, and one statement costs half of 500.
   const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
     'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
   )

@@ -152,7 +152,7 @@ t.test('the job passes through queued and processing to completed', async (t) =>
   t.equal(seen.at(-1), 'completed')
   t.equal(job.results.length, 20_000)
   t.ok(job.results.every((r: { status: number }) => r.status === 201))
-  // 20 chunks of results, read a few at a time as the answer streams: all of them, in file order.
+  // 41 chunks of results (the first gives a row to the header), read twenty at a time as the answer streams: all of them, in file order.
   t.ok(job.results.every((r: { body: { line: number } }, i: number) => r.body.line === i + 2), 'results in file order')
 })
 
