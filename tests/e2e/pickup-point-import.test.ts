@@ -182,6 +182,17 @@ t.test('a job resumed after a crash imports only the rows it had not recorded', 
   t.same([imported.length, (imported[0]!.data as { line: number }).line], [703, 502], 'the import went on from line 502')
 })
 
+t.test('a job whose file can no longer be read fails instead of waiting for it', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('G-1')])))
+  const blob = (await server.runtime.eventStore.readStream(jobStream(server.accountId, upload.body.id)))[0]!.data as { blob: string }
+  await server.runtime.blobs.remove(blob.blob)
+  const run = runJob(server.runtime, { accountId: server.accountId, jobId: upload.body.id }, { lastAttempt: true })
+  const timeout = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'))
+  t.equal(await Promise.race([run.then(() => 'ended'), timeout]), 'ended')
+  t.match((await waitForJob(server, upload.body.id)).job, { status: 'failed', error: { message: /failed after several attempts/ } })
+})
+
 t.test('a broken file ends failed, with a message', async (t) => {
   const server = await startTestServer(t)
   const noHeader = await server.upload('/v2/pickup_points/import', csvForm('merchant_id;name\nP-1;Shop\n'))
