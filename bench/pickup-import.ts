@@ -10,7 +10,7 @@ import { once } from 'node:events'
 import { createWriteStream, openAsBlob } from 'node:fs'
 import { join } from 'node:path'
 import { pickupPointColumns } from '../command-api/pickup-points/row.ts'
-import { benchServerProcess, conditions, type BenchServerProcess } from './support.ts'
+import { benchServerProcess, conditions, ms, percentile, type BenchServerProcess } from './support.ts'
 
 const sizes = (process.env.BENCH_ROWS ?? '10000,100000').split(',').map(Number)
 /**
@@ -34,15 +34,22 @@ async function writeCsv(file: string, rows: number, prefix: string) {
   await once(out, 'finish')
 }
 
-/** Uploads the file and polls its job until it is completed with all its results. */
+/**
+ * Uploads the file and polls its job until it is completed with all its
+ * results; gives the time each poll took while the job was not done yet (the
+ * server's answers to other requests while it imports).
+ */
 async function importFile(server: BenchServerProcess, file: string, rows: number) {
   const form = new FormData()
   form.append('file', await openAsBlob(file), 'points.csv')
   const upload = (await (await fetch(`${server.url}/v2/pickup_points/import`, { method: 'POST', headers: { authorization: server.key }, body: form })).json()) as { id: number }
+  const polls: number[] = []
   for (;;) {
+    const asked = performance.now()
     const job = (await (await fetch(`${server.url}/v2/jobs/${upload.id}`, { headers: { authorization: server.key } })).json()) as { status: string; results?: unknown[] }
     if (job.status === 'failed') throw new Error('import failed')
-    if (job.status === 'completed' && job.results?.length === rows) return
+    if (job.status === 'completed' && job.results?.length === rows) return polls
+    polls.push(performance.now() - asked)
     await new Promise((r) => setTimeout(r, 20))
   }
 }
@@ -62,13 +69,14 @@ for (const rows of sizes) {
     const idleMb = server.memoryMb().rss
     const started = performance.now()
     const cpu = server.cpuMeter()
-    await importFile(server, file, rows)
+    const polls = await importFile(server, file, rows)
     const seconds = (performance.now() - started) / 1000
     const cpuPerRow = cpu.per(rows, 'row', 'µs')
     const { peak } = server.memoryMb()
     console.log(
       `${rows.toLocaleString('en').padStart(10)} rows: ${Math.round(rows / seconds).toLocaleString('en').padStart(7)} rows/s (${seconds.toFixed(1)} s), ` +
-        `server peak RSS ${peak.toFixed(0)} MB (idle before the upload: ${idleMb.toFixed(0)} MB), ${cpuPerRow}`,
+        `server peak RSS ${peak.toFixed(0)} MB (idle before the upload: ${idleMb.toFixed(0)} MB), ${cpuPerRow}; ` +
+        `GET /v2/jobs/{id} meanwhile median ${ms(percentile(polls, 50))}, p99 ${ms(percentile(polls, 99))}`,
     )
   } finally {
     await server.close()

@@ -1,4 +1,5 @@
 import { pipeline } from 'node:stream'
+import { setImmediate } from 'node:timers/promises'
 import { CsvError, Parser, type Options } from 'csv-parse'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { expectedAfter } from '../../shared/event-store/port.ts'
@@ -103,6 +104,9 @@ export async function importPickupPoints(ctx: JobContext) {
       seen += chunk.length
       if (skip > 0) chunk = chunk.slice(skip)
       if (chunk.length > 0) await importChunk(ctx, rows, chunk)
+      // Let the requests waiting on this thread in between chunks: parsing and appending
+      // go on in promise callbacks, which would otherwise run chunk after chunk.
+      await setImmediate()
     }
   } catch (error) {
     if (error instanceof CsvError) throw new JobFailure(`The file is not a valid CSV: ${error.message}`)
