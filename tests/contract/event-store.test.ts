@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConcurrencyError } from '../../shared/errors.ts'
 import { createKurrentEventStore } from '../../shared/event-store/kurrentdb.ts'
 import type { NewEvent } from '../../shared/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
+import { tempDir } from '../support/temp.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
 t.test('sqlite event store', async (t) => {
-  eventStoreContract(t, async () => createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-es-')), 'events.db')))
+  eventStoreContract(t, async () => createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db')))
 })
 
 t.test('sqlite: a stream named twice in one append is checked against what the append wrote before', async (t) => {
-  const store = createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-es-')), 'events.db'))
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db'))
   t.teardown(() => store.close())
   const event = (): NewEvent => ({ id: randomUUID(), type: 'Thing', data: {}, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } })
   const result = await store.append([

@@ -1,19 +1,18 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import t from 'tap'
 import { createMongoReadStore } from '../../shared/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/read-store/sqlite.ts'
+import { tempDir } from '../support/temp.ts'
 import { contractCollection, contractCollections, readStoreContract, textOfView } from './read-store.contract.ts'
 
 t.test('sqlite read store', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'shiplog-rs-')), 'read.db')
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
   readStoreContract(t, async () => createSqliteReadStore(file, contractCollections))
 })
 
 t.test('sqlite: a collection that becomes compressed still reads the rows written before', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'shiplog-rs-')), 'read.db')
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
   const write = (id: number) => ({
     collection: contractCollection.name, key: `doc-${id}`, accountId: 1, id, revision: 0,
     doc: { id, city: 'Zürich' }, fields: { email: null, created_at: null }, views: { card: `{"card":"n°${id}"}` },

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { startServer } from '../../cli/serve.ts'
 import { loadConfig } from '../../shared/config.ts'
 import t from 'tap'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
+import { tempDir } from '../support/temp.ts'
 
 t.test('any merchant string is a safe order number and tracking number', async (t) => {
   const server = await startTestServer(t)
@@ -46,8 +44,7 @@ t.test('bad bodies get a 400 naming the problem, never a 500', async (t) => {
 t.test('a server that cannot listen fails to start and leaves nothing running', async (t) => {
   const first = await startTestServer(t)
   const port = new URL(first.url).port
-  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-test-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const dataDir = tempDir(t, 'shiplog-test-')
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'silent', QUEUE_NAME: `test-${randomUUID()}` })
   await t.rejects(startServer(config), { code: 'EADDRINUSE' })
   // Its stores were closed, its projector and checkpointer threads stopped: the

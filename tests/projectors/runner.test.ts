@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { decideTrackerUpserts } from '../../command-api/trackers/decide.ts'
@@ -14,11 +12,10 @@ import { foldOrder } from '../../shared/orders/evolve.ts'
 import { allCollections, collections } from '../../shared/read-models.ts'
 import type { ReadStore } from '../../shared/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/read-store/sqlite.ts'
-
-const dir = () => mkdtempSync(join(tmpdir(), 'shiplog-runner-'))
+import { tempDir } from '../support/temp.ts'
 
 t.test('a runner killed part-way through a backlog resumes to exactly a clean rebuild', async (t) => {
-  const eventStore = createSqliteEventStore(join(dir(), 'events.db'))
+  const eventStore = createSqliteEventStore(join(tempDir(t, 'shiplog-runner-'), 'events.db'))
   const ids = createIdGenerator(0)
   // A backlog: 300 orders, each written in three appends (create, then two updates).
   for (let round = 0; round < 3; round++) {
@@ -40,7 +37,7 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
     }
   }
   const config = loadConfig({ POLL_INTERVAL_MS: '10' })
-  const interrupted = createSqliteReadStore(join(dir(), 'read.db'), allCollections)
+  const interrupted = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
   // Kill the runner after it has committed some batches: small batches make several commits.
   const controller = new AbortController()
   let batches = 0
@@ -57,7 +54,7 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
   // Restart from the checkpoint to the end.
   await catchUp({ eventStore, readStore: interrupted }, ordersProjection)
 
-  const clean = createSqliteReadStore(join(dir(), 'read.db'), allCollections)
+  const clean = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
   await catchUp({ eventStore, readStore: clean }, ordersProjection)
   const all = (s: ReadStore) => s.find(collections.orders.name, { accountId: 7, limit: 100, where: [] })
   const [a, b] = [await all(interrupted), await all(clean)]

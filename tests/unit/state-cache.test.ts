@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { createStateCache } from '../../command-api/state-cache.ts'
 import type { NewEvent } from '../../shared/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
+import { tempDir } from '../support/temp.ts'
 
 const event = (n: number): NewEvent => ({ id: randomUUID(), type: 'Added', data: { n }, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } })
 
 t.test('the state cache reads only what it has not folded, including other writers’ events', async (t) => {
-  const store = createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-cache-')), 'events.db'))
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
   t.teardown(() => store.close())
   let folded = 0
   const sums = createStateCache<number>((sum, e) => (folded++, (sum ?? 0) + (e.data as { n: number }).n), 10)
@@ -32,7 +31,7 @@ t.test('the state cache reads only what it has not folded, including other write
 })
 
 t.test('the state cache remembers at most its size, the most recently loaded first; size 0 remembers nothing', async (t) => {
-  const store = createSqliteEventStore(join(mkdtempSync(join(tmpdir(), 'shiplog-cache-')), 'events.db'))
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
   t.teardown(() => store.close())
   await store.append(['a', 'b'].map((stream) => ({ stream, expected: 'no_stream' as const, events: [event(1), event(2)] })))
   for (const [size, refolded] of [[2, 0], [1, 2], [0, 2]] as const) {

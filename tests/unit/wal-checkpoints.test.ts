@@ -1,13 +1,13 @@
-import { mkdtempSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { pino } from 'pino'
 import t from 'tap'
 import { applyWalCheckpoints, startCheckpointer } from '../../shared/sqlite/checkpoints.ts'
+import { tempDir } from '../support/temp.ts'
 
 t.test('with background checkpoints, the writer never copies its log into the file; the checkpointer thread does', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'shiplog-wal-')), 'store.db')
+  const file = join(tempDir(t, 'shiplog-wal-'), 'store.db')
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
   applyWalCheckpoints(db, 'background')
