@@ -188,7 +188,7 @@ t.test('a job whose file can no longer be read fails instead of waiting for it',
   const blob = (await server.runtime.eventStore.readStream(jobStream(server.accountId, upload.body.id)))[0]!.data as { blob: string }
   await server.runtime.blobs.remove(blob.blob)
   const run = runJob(server.runtime, { accountId: server.accountId, jobId: upload.body.id }, { lastAttempt: true })
-  const timeout = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting'))
+  const timeout = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting').unref())
   t.equal(await Promise.race([run.then(() => 'ended'), timeout]), 'ended')
   t.match((await waitForJob(server, upload.body.id)).job, { status: 'failed', error: { message: /failed after several attempts/ } })
 })
