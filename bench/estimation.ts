@@ -14,7 +14,11 @@ for (let i = 0; i < SERVICES; i++) {
     headers: { authorization: server.key, 'content-type': 'application/json' },
     body: JSON.stringify({
       name: `Service ${i}`,
-      transit_days: [{ origin: 'FR', destination: 'FR', days: 1 + (i % 4) }, { origin: 'FR', destination: null, days: 3 + (i % 3) }, { origin: null, destination: null, days: 6 }],
+      transit_days: [
+        { origin: 'FR', destination: 'FR', days: 1 + (i % 4) },
+        { origin: 'FR', destination: null, days: 3 + (i % 3) },
+        { origin: null, destination: null, days: 6 },
+      ],
       cutoff_time: `1${i % 8}:00`,
       time_zone: i % 2 ? 'Europe/Paris' : 'America/New_York',
       pickup_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
@@ -24,14 +28,21 @@ for (let i = 0; i < SERVICES; i++) {
   position = response.headers.get('x-shiplog-position')!
 }
 const body = JSON.stringify({
-  delivery_date_estimation: { origin: { country_code: 'FR', city: 'Lyon' }, destination: { country_code: 'DE', city: 'Berlin' } },
+  delivery_date_estimation: {
+    origin: { country_code: 'FR', city: 'Lyon' },
+    destination: { country_code: 'DE', city: 'Berlin' },
+  },
 })
 const latencies: number[] = []
 for (let n = 0; n < REQUESTS + 50; n++) {
   const t = performance.now()
   const response = await fetch(`${server.url}/v1/delivery_date_estimation`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', 'x-shiplog-position': position },
+    headers: {
+      authorization: `Bearer ${server.key}`,
+      'content-type': 'application/json',
+      'x-shiplog-position': position,
+    },
     body,
   })
   const result = (await response.json()) as { delivery_date_estimations: unknown[] }

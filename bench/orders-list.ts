@@ -25,42 +25,116 @@ const ORDERS_PER_EMAIL = 100
 const full = Expansion.full(orderExpandPaths)
 
 const address = (id: number, city: string): Address => ({
-  id, address1: '12 rue de la Paix', address2: 'Bâtiment B', city, comment: null, company_title: null, country: 'France',
-  country_code: 'FR', first_name: 'Jo', last_name: 'Martin', name: 'Jo Martin', state: null, zip: '75002',
+  id,
+  address1: '12 rue de la Paix',
+  address2: 'Bâtiment B',
+  city,
+  comment: null,
+  company_title: null,
+  country: 'France',
+  country_code: 'FR',
+  first_name: 'Jo',
+  last_name: 'Martin',
+  name: 'Jo Martin',
+  state: null,
+  zip: '75002',
 })
 
 function order(i: number, emails: number): OrderDoc {
   const id = 1_000_000_000 + i * 100
   const created = T0 + i * 30
   const tracker = (k: number) => ({
-    id: id + 10 + k * 20, uuid: randomUUID(), fulfillment_id: id + 2 + k, created_at: created, updated_at: created + 3600,
-    shipped_at: created, delivered_at: null, first_delivery_attempted_at: null, custom_variables: { warehouse: 'LYS-1' },
-    delivery_status_code: 'in_transit', displayable_expected_delivery_date: '2025-01-04', displayable_expected_delivery_datetime: created + 3 * 86400,
-    displayable_expected_delivery_kind: 'merchant' as const, mute_notifications: false, tracking_number: `1Z${i}${k}`,
-    tracking_link: `https://wwwapps.ups.com/WebTracking/track?track=yes&trackNums=1Z${i}${k}`, untracked_carrier_name: null,
-    untracked_carrier_url: null, carrier: { code: 'ups', name: 'UPS' }, carrier_service: { id: null, code: 'ups_standard', name: 'UPS Standard' },
+    id: id + 10 + k * 20,
+    uuid: randomUUID(),
+    fulfillment_id: id + 2 + k,
+    created_at: created,
+    updated_at: created + 3600,
+    shipped_at: created,
+    delivered_at: null,
+    first_delivery_attempted_at: null,
+    custom_variables: { warehouse: 'LYS-1' },
+    delivery_status_code: 'in_transit',
+    displayable_expected_delivery_date: '2025-01-04',
+    displayable_expected_delivery_datetime: created + 3 * 86400,
+    displayable_expected_delivery_kind: 'merchant' as const,
+    mute_notifications: false,
+    tracking_number: `1Z${i}${k}`,
+    tracking_link: `https://wwwapps.ups.com/WebTracking/track?track=yes&trackNums=1Z${i}${k}`,
+    untracked_carrier_name: null,
+    untracked_carrier_url: null,
+    carrier: { code: 'ups', name: 'UPS' },
+    carrier_service: { id: null, code: 'ups_standard', name: 'UPS Standard' },
     events: Array.from({ length: 5 }, (_, e) => ({
-      id: id + 11 + k * 20 + e, event_type_code: e === 0 ? 'origin_scan' : 'transit', happened_at: created + e * 3600,
-      message: 'Arrived at facility', raw: '{"status":"AF","location":"LYON"}', messages: { en: 'Arrived at facility', fr: 'Arrivé au centre' },
+      id: id + 11 + k * 20 + e,
+      event_type_code: e === 0 ? 'origin_scan' : 'transit',
+      happened_at: created + e * 3600,
+      message: 'Arrived at facility',
+      raw: '{"status":"AF","location":"LYON"}',
+      messages: { en: 'Arrived at facility', fr: 'Arrivé au centre' },
       address: address(id + 17 + k * 20 + e, 'Lyon'),
     })),
-    notifications: [], line_items: [], claims: [],
+    notifications: [],
+    line_items: [],
+    claims: [],
   })
   return {
-    id, uuid: randomUUID(), canceled: false, created_at: created, updated_at: created + 3600, ordered_at: created - 600,
-    custom_variables: { channel: 'web' }, email: `customer${i % emails}@example.com`, first_name: 'Jo', last_name: 'Martin',
-    phone: '+33612345678', language_code: 'fr', merchant_id: `O-${i}`, mute_notifications: false, order_number: `O-${i}`,
-    shipping_address: address(id + 1, 'Paris'), line_items: [],
-    notifications: [{
-      id: id + 90, created_at: created, language_code: 'fr',
-      notification_type: { id: 1, slug: 'order_placed', name: 'Order placed', category: 'pre_shipment', description: 'Sent when the service receives an order.' },
-      notification_payloads: [{ id: id + 91, created_at: created, dispatched: false, status: 'built', error: null, type: 'email', support_cced: null }],
-    }],
+    id,
+    uuid: randomUUID(),
+    canceled: false,
+    created_at: created,
+    updated_at: created + 3600,
+    ordered_at: created - 600,
+    custom_variables: { channel: 'web' },
+    email: `customer${i % emails}@example.com`,
+    first_name: 'Jo',
+    last_name: 'Martin',
+    phone: '+33612345678',
+    language_code: 'fr',
+    merchant_id: `O-${i}`,
+    mute_notifications: false,
+    order_number: `O-${i}`,
+    shipping_address: address(id + 1, 'Paris'),
+    line_items: [],
+    notifications: [
+      {
+        id: id + 90,
+        created_at: created,
+        language_code: 'fr',
+        notification_type: {
+          id: 1,
+          slug: 'order_placed',
+          name: 'Order placed',
+          category: 'pre_shipment',
+          description: 'Sent when the service receives an order.',
+        },
+        notification_payloads: [
+          {
+            id: id + 91,
+            created_at: created,
+            dispatched: false,
+            status: 'built',
+            error: null,
+            type: 'email',
+            support_cced: null,
+          },
+        ],
+      },
+    ],
     fulfillments: [0, 1].map((k) => ({
-      id: id + 2 + k, uuid: randomUUID(), created_at: created, updated_at: created, custom_variables: null,
-      estimated_delivery_range_start: null, estimated_delivery_range_end: null, fulfillment_number: `F-${i}-${k}`,
-      merchant_id: `F-${i}-${k}`, status_code: 'shipped', line_items: [], shipping_address: address(id + 4 + k, 'Paris'),
-      trackers: [tracker(k)], notifications: [],
+      id: id + 2 + k,
+      uuid: randomUUID(),
+      created_at: created,
+      updated_at: created,
+      custom_variables: null,
+      estimated_delivery_range_start: null,
+      estimated_delivery_range_end: null,
+      fulfillment_number: `F-${i}-${k}`,
+      merchant_id: `F-${i}-${k}`,
+      status_code: 'shipped',
+      line_items: [],
+      shipping_address: address(id + 4 + k, 'Paris'),
+      trackers: [tracker(k)],
+      notifications: [],
     })),
   }
 }
@@ -77,8 +151,18 @@ async function measure(size: number) {
     const writes = Array.from({ length: Math.min(5000, size - start) }, (_, j) => {
       const doc = order(start + j, emails)
       return {
-        collection: collections.orders.name, key: orderStream(account, doc.order_number), accountId: account, id: doc.id, revision: 5, doc,
-        fields: { email: doc.email, order_number: doc.order_number, created_at: doc.created_at, ordered_at: doc.ordered_at },
+        collection: collections.orders.name,
+        key: orderStream(account, doc.order_number),
+        accountId: account,
+        id: doc.id,
+        revision: 5,
+        doc,
+        fields: {
+          email: doc.email,
+          order_number: doc.order_number,
+          created_at: doc.created_at,
+          ordered_at: doc.ordered_at,
+        },
         views: { full: JSON.stringify(renderOrder(doc, full)) }, // as the orders projection writes it
       }
     })
@@ -106,12 +190,15 @@ async function measure(size: number) {
     const latencies: number[] = []
     for (let n = 0; n < REQUESTS + 10; n++) {
       const t = performance.now()
-      const response = await fetch(`${server.url}/v2/orders?limit=100&${expand}${query(n)}`, { headers: { authorization: server.key } })
+      const response = await fetch(`${server.url}/v2/orders?limit=100&${expand}${query(n)}`, {
+        headers: { authorization: server.key },
+      })
       // The latency is the server's answer, received in full; parsing it is the client's business.
       const body = await response.arrayBuffer()
       if (n === 0) {
         const page = JSON.parse(Buffer.from(body).toString()) as { data: unknown[] }
-        if (response.status !== 200 || page.data.length === 0) throw new Error(`${name}: ${response.status}, ${page.data?.length} orders`)
+        if (response.status !== 200 || page.data.length === 0)
+          throw new Error(`${name}: ${response.status}, ${page.data?.length} orders`)
       }
       if (n >= 10) latencies.push(performance.now() - t) // the first ten warm caches
     }
@@ -121,13 +208,22 @@ async function measure(size: number) {
   return { loadSeconds, results }
 }
 
-console.log(`orders-list: GET /v2/orders?limit=100 with all nine expansions, ${REQUESTS} sequential requests per case, server in its own process; ${conditions(true)}`)
+console.log(
+  `orders-list: GET /v2/orders?limit=100 with all nine expansions, ${REQUESTS} sequential requests per case, server in its own process; ${conditions(true)}`,
+)
 const bySize = new Map<number, Awaited<ReturnType<typeof measure>>>()
 for (const size of SIZES) {
   bySize.set(size, await measure(size))
   console.log(`  loaded ${size.toLocaleString('en')} orders in ${bySize.get(size)!.loadSeconds.toFixed(0)} s`)
 }
-console.log(`${'case'.padEnd(18)}${SIZES.map((s) => `${s.toLocaleString('en')} orders: median / p99`.padStart(36)).join('')}`)
+console.log(
+  `${'case'.padEnd(18)}${SIZES.map((s) => `${s.toLocaleString('en')} orders: median / p99`.padStart(36)).join('')}`,
+)
 for (const name of bySize.get(SIZES[0]!)!.results.keys()) {
-  console.log(`${name.padEnd(18)}${SIZES.map((s) => { const r = bySize.get(s)!.results.get(name)!; return `${ms(r.median)} / ${ms(r.p99)}`.padStart(36) }).join('')}`)
+  console.log(
+    `${name.padEnd(18)}${SIZES.map((s) => {
+      const r = bySize.get(s)!.results.get(name)!
+      return `${ms(r.median)} / ${ms(r.p99)}`.padStart(36)
+    }).join('')}`,
+  )
 }

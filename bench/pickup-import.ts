@@ -23,7 +23,7 @@ const WARM_UP_ROWS = 2000
 
 /** Writes a file of `rows` points to disk, so this client never holds it whole. */
 async function writeCsv(file: string, rows: number, prefix: string) {
-  const hours = '09:00;12:00;14:00;19:00;'.repeat(6) + ';;;'
+  const hours = `${'09:00;12:00;14:00;19:00;'.repeat(6)};;;`
   const out = createWriteStream(file)
   out.write(`${pickupPointColumns.join(';')}\n`)
   for (let i = 0; i < rows; i++) {
@@ -42,11 +42,19 @@ async function writeCsv(file: string, rows: number, prefix: string) {
 async function importFile(server: BenchServerProcess, file: string, rows: number) {
   const form = new FormData()
   form.append('file', await openAsBlob(file), 'points.csv')
-  const upload = (await (await fetch(`${server.url}/v2/pickup_points/import`, { method: 'POST', headers: { authorization: server.key }, body: form })).json()) as { id: number }
+  const upload = (await (
+    await fetch(`${server.url}/v2/pickup_points/import`, {
+      method: 'POST',
+      headers: { authorization: server.key },
+      body: form,
+    })
+  ).json()) as { id: number }
   const polls: number[] = []
   for (;;) {
     const asked = performance.now()
-    const job = (await (await fetch(`${server.url}/v2/jobs/${upload.id}`, { headers: { authorization: server.key } })).json()) as { status: string; results?: unknown[] }
+    const job = (await (
+      await fetch(`${server.url}/v2/jobs/${upload.id}`, { headers: { authorization: server.key } })
+    ).json()) as { status: string; results?: unknown[] }
     if (job.status === 'failed') throw new Error('import failed')
     if (job.status === 'completed' && job.results?.length === rows) return polls
     polls.push(performance.now() - asked)
@@ -74,7 +82,9 @@ for (const rows of sizes) {
     const cpuPerRow = cpu.per(rows, 'row', 'µs')
     const { peak } = server.memoryMb()
     console.log(
-      `${rows.toLocaleString('en').padStart(10)} rows: ${Math.round(rows / seconds).toLocaleString('en').padStart(7)} rows/s (${seconds.toFixed(1)} s), ` +
+      `${rows.toLocaleString('en').padStart(10)} rows: ${Math.round(rows / seconds)
+        .toLocaleString('en')
+        .padStart(7)} rows/s (${seconds.toFixed(1)} s), ` +
         `server peak RSS ${peak.toFixed(0)} MB (idle before the upload: ${idleMb.toFixed(0)} MB), ${cpuPerRow}; ` +
         `GET /v2/jobs/{id} meanwhile median ${ms(percentile(polls, 50))}, p99 ${ms(percentile(polls, 99))}`,
     )

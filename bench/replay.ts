@@ -24,10 +24,20 @@ for (let o = 0; written < EVENTS; o += 1000) {
   for (let i = o; i < o + 1000 && written < EVENTS; i++) {
     const { events } = decideTrackerUpserts(
       undefined,
-      [0, 1].map((k) => ({ order_number: `R-${i}`, tracking_number: `1Z${i}${k}`, email: `c${i}@example.com`, address_city: 'Lyon', carrier_code: 'ups' })),
+      [0, 1].map((k) => ({
+        order_number: `R-${i}`,
+        tracking_number: `1Z${i}${k}`,
+        email: `c${i}@example.com`,
+        address_city: 'Lyon',
+        carrier_code: 'ups',
+      })),
       { now: 1_800_000_000, accountLanguage: 'en', newId: () => ids.next(), newUuid: randomUUID },
     )
-    appends.push({ stream: orderStream(server.accountId, `R-${i}`), expected: 'no_stream', events: events.map((e) => ({ id: randomUUID(), ...e, metadata })) })
+    appends.push({
+      stream: orderStream(server.accountId, `R-${i}`),
+      expected: 'no_stream',
+      events: events.map((e) => ({ id: randomUUID(), ...e, metadata })),
+    })
     written += events.length
   }
   await eventStore.append(appends)
@@ -48,7 +58,11 @@ t0 = performance.now()
 await rebuildProjection(server.runtime, ordersProjection)
 const rebuildRate = read / ((performance.now() - t0) / 1000)
 
-console.log(`replay: ${read.toLocaleString('en')} events (${Math.round(read / 6).toLocaleString('en')} orders); ${conditions()}`)
+console.log(
+  `replay: ${read.toLocaleString('en')} events (${Math.round(read / 6).toLocaleString('en')} orders); ${conditions()}`,
+)
 console.log(`raw read (parse only)      ${Math.round(rawRate).toLocaleString('en').padStart(9)} events/s`)
-console.log(`orders projection rebuild  ${Math.round(rebuildRate).toLocaleString('en').padStart(9)} events/s  (${((rebuildRate / rawRate) * 100).toFixed(0)}% of raw)`)
+console.log(
+  `orders projection rebuild  ${Math.round(rebuildRate).toLocaleString('en').padStart(9)} events/s  (${((rebuildRate / rawRate) * 100).toFixed(0)}% of raw)`,
+)
 await server.close()

@@ -13,7 +13,15 @@ import { loadConfig } from '../shared/config.ts'
 export async function benchServer(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
   const server = await startServer(
-    loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', QUEUE_NAME: `bench-${randomUUID()}`, ...env }),
+    loadConfig({
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      QUEUE_NAME: `bench-${randomUUID()}`,
+      ...env,
+    }),
   )
   const account = await createAccountCommand(server.runtime, 'Bench')
   return {
@@ -59,14 +67,34 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
       probe.close(() => resolve(port))
     })
   })
-  const childEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', QUEUE_NAME: `bench-${randomUUID()}`, ...env }
-  const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], { env: childEnv, encoding: 'utf8' })
+  const childEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    QUEUE_NAME: `bench-${randomUUID()}`,
+    ...env,
+  }
+  const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], {
+    env: childEnv,
+    encoding: 'utf8',
+  })
   if (created.status !== 0) throw new Error(created.stderr)
   const account = JSON.parse(created.stdout) as { id: number; private_key: string }
-  const child = spawn(process.execPath, [...startFlags, ...benchNodeArgs, 'bin/shiplog.js', 'serve'], { env: childEnv, stdio: 'inherit' })
+  const child = spawn(process.execPath, [...startFlags, ...benchNodeArgs, 'bin/shiplog.js', 'serve'], {
+    env: childEnv,
+    stdio: 'inherit',
+  })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
     if (i > 300) throw new Error('the server did not start')
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -105,7 +133,10 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
           const spent = [...threads()].map(([tid, s]) => ({ tid, t: ((s - (before.get(tid) ?? 0)) * factor) / units }))
           const total = spent.reduce((sum, t) => sum + t.t, 0)
           const main = spent.find((t) => t.tid === child.pid)?.t ?? NaN
-          const others = spent.filter((t) => t.tid !== child.pid && t.t >= 1).sort((a, b) => b.t - a.t).map((t) => t.t.toFixed(0))
+          const others = spent
+            .filter((t) => t.tid !== child.pid && t.t >= 1)
+            .sort((a, b) => b.t - a.t)
+            .map((t) => t.t.toFixed(0))
           return `server CPU ${total.toFixed(scale === 'ms' ? 1 : 0)} ${scale} per ${unit} (main thread ${main.toFixed(0)}, others ${others.join(', ')})`
         },
       }

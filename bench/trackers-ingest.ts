@@ -78,10 +78,14 @@ if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {
 const t0 = performance.now()
 const last = `B${BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`
 for (;;) {
-  const response = await fetch(`${server.url}/v2/orders?order_number=${last}`, { headers: { authorization: server.key } })
+  const response = await fetch(`${server.url}/v2/orders?order_number=${last}`, {
+    headers: { authorization: server.key },
+  })
   const body = (await response.json()) as { data: unknown[] }
   if (body.data.length > 0) break
   await new Promise((r) => setTimeout(r, 5))
 }
-console.log(`visible in GET /v2/orders ${ms(performance.now() - t0)} after the last batch was answered (position ${lastPosition})`)
+console.log(
+  `visible in GET /v2/orders ${ms(performance.now() - t0)} after the last batch was answered (position ${lastPosition})`,
+)
 await server.close()

@@ -17,7 +17,8 @@ export interface ExportFilter {
 const PAGE = 1000
 
 export const matches = (e: RecordedEvent, f: ExportFilter) =>
-  (f.stream === undefined || (f.stream.endsWith('*') ? e.stream.startsWith(f.stream.slice(0, -1)) : e.stream === f.stream)) &&
+  (f.stream === undefined ||
+    (f.stream.endsWith('*') ? e.stream.startsWith(f.stream.slice(0, -1)) : e.stream === f.stream)) &&
   (f.since === undefined || e.metadata.recordedAt >= f.since) &&
   (f.until === undefined || e.metadata.recordedAt < f.until) &&
   (f.account === undefined || e.metadata.accountId === f.account)

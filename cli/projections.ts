@@ -6,7 +6,10 @@ import type { Runtime } from '../shared/runtime.ts'
 
 const byName = (name: string) => {
   const found = projections.find((p) => p.name === name)
-  if (!found) throw new InvalidArgumentError(`unknown projection ${name}; projections are ${projections.map((p) => p.name).join(', ')}`)
+  if (!found)
+    throw new InvalidArgumentError(
+      `unknown projection ${name}; projections are ${projections.map((p) => p.name).join(', ')}`,
+    )
   return found
 }
 
@@ -16,7 +19,12 @@ export async function projectionStatus(rt: Runtime) {
   return Promise.all(
     projections.map(async (p) => {
       const checkpoint = (await rt.readStore.checkpoint(p.name)) ?? 0n
-      return { projection: p.name, checkpoint: checkpoint.toString(), head: head.toString(), lag: (head - checkpoint).toString() }
+      return {
+        projection: p.name,
+        checkpoint: checkpoint.toString(),
+        head: head.toString(),
+        lag: (head - checkpoint).toString(),
+      }
     }),
   )
 }
@@ -36,7 +44,10 @@ export async function rebuildProjections(rt: Runtime, names: string[], out: Node
     let finish: () => void
     if (out.isTTY) {
       const bar = new cliProgress.SingleBar(
-        { format: `${projection.name.padEnd(16)} [{bar}] {percentage}% | {value}/{total} | {rate} events/s | ETA {eta_formatted}`, stream: out },
+        {
+          format: `${projection.name.padEnd(16)} [{bar}] {percentage}% | {value}/{total} | {rate} events/s | ETA {eta_formatted}`,
+          stream: out,
+        },
         cliProgress.Presets.shades_classic,
       )
       bar.start(Math.max(head, 1), 0, { rate: 0 })
@@ -45,7 +56,9 @@ export async function rebuildProjections(rt: Runtime, names: string[], out: Node
     } else {
       let last = 0
       const line = (position: bigint) =>
-        out.write(`${projection.name}: ${position}/${head} (${Math.floor((Number(position) / Math.max(head, 1)) * 100)}%), ${rate()} events/s\n`)
+        out.write(
+          `${projection.name}: ${position}/${head} (${Math.floor((Number(position) / Math.max(head, 1)) * 100)}%), ${rate()} events/s\n`,
+        )
       report = (position) => {
         if (performance.now() - last < 2000) return
         last = performance.now()
@@ -58,6 +71,8 @@ export async function rebuildProjections(rt: Runtime, names: string[], out: Node
       report(position)
     })
     finish()
-    out.write(`${projection.name}: rebuilt from ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s, swapped in\n`)
+    out.write(
+      `${projection.name}: rebuilt from ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s, swapped in\n`,
+    )
   }
 }

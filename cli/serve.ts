@@ -82,7 +82,10 @@ export async function startServer(
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.PORT
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
-  rt.logger.info({ roles: [...roles], port, eventStore: rt.eventStore.kind, readStore: rt.readStore.kind }, 'shiplog started')
+  rt.logger.info(
+    { roles: [...roles], port, eventStore: rt.eventStore.kind, readStore: rt.readStore.kind },
+    'shiplog started',
+  )
 
   return {
     url: `http://${host}:${port}`,

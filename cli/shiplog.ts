@@ -11,7 +11,8 @@ import { startServer } from './serve.ts'
 const parseRoles = (value: string): Role[] => {
   const roles = value.split(',').map((r) => r.trim())
   const unknown = roles.filter((r) => !(allRoles as readonly string[]).includes(r))
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown role ${unknown.join(', ')}; roles are ${allRoles.join(', ')}`)
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown role ${unknown.join(', ')}; roles are ${allRoles.join(', ')}`)
   return roles as Role[]
 }
 
@@ -96,7 +97,17 @@ program
   .option('--account <id>', 'only this account', parseInteger)
   .action((options: { stream?: string; type?: string[]; since?: number; until?: number; account?: number }) =>
     withRuntime(async (rt) => {
-      await exportEvents(rt, { stream: options.stream, types: options.type, since: options.since, until: options.until, account: options.account }, process.stdout)
+      await exportEvents(
+        rt,
+        {
+          stream: options.stream,
+          types: options.type,
+          since: options.since,
+          until: options.until,
+          account: options.account,
+        },
+        process.stdout,
+      )
     }),
   )
 

@@ -38,7 +38,10 @@ export interface CommandResponse {
 /** Bounded retries of an optimistic append that met a concurrent change. */
 const MAX_ATTEMPTS = 8
 
-export const metadataFor = (request: Pick<CommandRequest, 'caller' | 'requestId'>, recordedAt: number): EventMetadata => ({
+export const metadataFor = (
+  request: Pick<CommandRequest, 'caller' | 'requestId'>,
+  recordedAt: number,
+): EventMetadata => ({
   accountId: request.caller.account.id,
   correlationId: request.requestId,
   keyId: request.caller.keyId,
@@ -52,7 +55,11 @@ export const metadataFor = (request: Pick<CommandRequest, 'caller' | 'requestId'
  * holds it to (the pickup point import: zod's parse copies every event, more
  * than a third of what an import allocates).
  */
-export function toNewEvents(events: readonly DomainEvent[], metadata: EventMetadata, { prechecked = false } = {}): NewEvent[] {
+export function toNewEvents(
+  events: readonly DomainEvent[],
+  metadata: EventMetadata,
+  { prechecked = false } = {},
+): NewEvent[] {
   return events.map((e) => {
     if (!prechecked) assertValidEvent(e)
     return { id: eventId(metadata.recordedAt), type: e.type, data: e.data, metadata }
@@ -94,7 +101,11 @@ export async function executeCommand(
           at: Math.floor(now / 1000),
         },
       }
-      appends.push({ stream: record.stream, expected: 'no_stream', events: toNewEvents([completed], metadataFor(request, now)) })
+      appends.push({
+        stream: record.stream,
+        expected: 'no_stream',
+        events: toNewEvents([completed], metadataFor(request, now)),
+      })
     }
     if (appends.length === 0) return { status: decided.status, body: decided.body, position: decided.readPosition }
     try {
@@ -104,7 +115,10 @@ export async function executeCommand(
     } catch (error) {
       if (!isConcurrencyError(error)) throw error
       if (attempt >= MAX_ATTEMPTS) {
-        throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'Too many concurrent changes to the same records; retry the request')
+        throw new ShiplogError(
+          'SHIPLOG_ERR_CONFLICT',
+          'Too many concurrent changes to the same records; retry the request',
+        )
       }
     }
   }
@@ -119,16 +133,24 @@ function idempotencyRecord(request: CommandRequest): IdempotencyRecord {
   const keyHash = createHash('sha256').update(request.idempotencyKey!).digest('hex').slice(0, 32)
   return {
     stream: `idempotency-${request.caller.account.id}_${keyHash}`,
-    bodyHash: createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex'),
+    bodyHash: createHash('sha256')
+      .update(JSON.stringify(request.body ?? null))
+      .digest('hex'),
   }
 }
 
-async function replay(rt: Pick<Runtime, 'eventStore'>, record: IdempotencyRecord): Promise<CommandResponse | undefined> {
+async function replay(
+  rt: Pick<Runtime, 'eventStore'>,
+  record: IdempotencyRecord,
+): Promise<CommandResponse | undefined> {
   const [first] = await rt.eventStore.readStream(record.stream)
   if (!first) return undefined
   const data = first.data as { body_hash: string; status: number; body: unknown }
   if (data.body_hash !== record.bodyHash) {
-    throw new ShiplogError('SHIPLOG_ERR_UNPROCESSABLE', 'This Idempotency-Key was already used with a different request body')
+    throw new ShiplogError(
+      'SHIPLOG_ERR_UNPROCESSABLE',
+      'This Idempotency-Key was already used with a different request body',
+    )
   }
   // The recorded event sits right after the request's own events, so its position covers them.
   return { status: data.status, body: data.body, position: first.position }

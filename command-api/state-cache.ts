@@ -27,12 +27,18 @@ export function createStateCache<S>(evolve: (state: S | undefined, event: Record
     /** Each stream's state, reading only what was appended since it was last seen; one read for the lot. */
     async loadMany(store: EventStore, streams: readonly string[]): Promise<LoadedState<S>[]> {
       const known = streams.map((stream) => cache.get(stream) ?? { state: undefined, revision: -1, position: 0n })
-      const newer = await store.readStreams(streams.map((stream, i) => ({ stream, fromRevision: known[i]!.revision + 1 })))
+      const newer = await store.readStreams(
+        streams.map((stream, i) => ({ stream, fromRevision: known[i]!.revision + 1 })),
+      )
       return streams.map((stream, i) => {
         const events = newer[i]!
         if (events.length === 0) return known[i]!
         const last = events[events.length - 1]!
-        const loaded = { state: events.reduce<S | undefined>(evolve, known[i]!.state), revision: last.revision, position: last.position }
+        const loaded = {
+          state: events.reduce<S | undefined>(evolve, known[i]!.state),
+          revision: last.revision,
+          position: last.position,
+        }
         remember(stream, loaded)
         return loaded
       })

@@ -10,7 +10,11 @@ export interface ProjectorThreadData {
 }
 
 /** Runs every projection in a worker thread; a thread that dies is restarted from the checkpoints. */
-export function startProjectorThread(config: Config, walCheckpoints: WalCheckpoints, logger: Logger): Promise<ProjectorRunner> {
+export function startProjectorThread(
+  config: Config,
+  walCheckpoints: WalCheckpoints,
+  logger: Logger,
+): Promise<ProjectorRunner> {
   const data: ProjectorThreadData = { config, walCheckpoints }
   return startSupervisedThread(new URL('./thread-entry.mjs', import.meta.url), data, 'projector thread', logger)
 }

@@ -56,7 +56,16 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
           accountId = e.metadata.accountId
         }
         if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
-        writes.push({ collection: spec.collection, key, accountId, id: spec.id(doc), revision, doc, fields: spec.fields(doc), views: spec.views?.(doc) })
+        writes.push({
+          collection: spec.collection,
+          key,
+          accountId,
+          id: spec.id(doc),
+          revision,
+          doc,
+          fields: spec.fields(doc),
+          views: spec.views?.(doc),
+        })
       }
       return writes
     },

@@ -1,8 +1,22 @@
 import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
 import type { RecordedEvent } from '../shared/event-store/port.ts'
-import { accountEventTypes, carrierServiceEventTypes, jobEventTypes, orderEventTypes, pickupPointEventTypes, type RecordedDomainEvent } from '../shared/events/index.ts'
+import {
+  accountEventTypes,
+  carrierServiceEventTypes,
+  jobEventTypes,
+  orderEventTypes,
+  pickupPointEventTypes,
+  type RecordedDomainEvent,
+} from '../shared/events/index.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from '../shared/delivery/carrier-service.ts'
-import { evolveJob, jobIdOf, resultItemsJson, type JobDoc, type JobEvent, type JobResultsDoc } from '../shared/jobs/job.ts'
+import {
+  evolveJob,
+  jobIdOf,
+  resultItemsJson,
+  type JobDoc,
+  type JobEvent,
+  type JobResultsDoc,
+} from '../shared/jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
 import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
@@ -89,7 +103,10 @@ export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorde
   fields: (doc) => ({ merchant_id: doc.merchant_id }),
 })
 
-export const carrierServicesProjection = documentProjection<CarrierServiceDoc, Recorded<{ type: 'CarrierServiceConfigured' }>>({
+export const carrierServicesProjection = documentProjection<
+  CarrierServiceDoc,
+  Recorded<{ type: 'CarrierServiceConfigured' }>
+>({
   name: 'carrier_services',
   collection: collections.carrier_services.name,
   handles: isOneOf(carrierServiceEventTypes),

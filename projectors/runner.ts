@@ -69,7 +69,12 @@ export async function runProjections(
   const after = [...checkpoints.values()].reduce((a, b) => (a < b ? a : b))
   // Unfiltered on purpose: every checkpoint must pass every event, so a reader
   // waiting for a position never waits on events a projection ignores.
-  for await (const batch of subscribeToAll(rt.eventStore, { after, batchSize: LIVE_BATCH_SIZE, pollMs: rt.config.POLL_INTERVAL_MS, signal })) {
+  for await (const batch of subscribeToAll(rt.eventStore, {
+    after,
+    batchSize: LIVE_BATCH_SIZE,
+    pollMs: rt.config.POLL_INTERVAL_MS,
+    signal,
+  })) {
     const last = batch[batch.length - 1]!.position
     // Every read model's share of the batch goes in one commit: each read
     // model reads only its own collection, and an index page that several
@@ -83,7 +88,11 @@ export async function runProjections(
       advanced.push(projection)
     }
     if (advanced.length === 0) continue
-    await rt.readStore.commit(advanced.map((p) => p.name), writes, last)
+    await rt.readStore.commit(
+      advanced.map((p) => p.name),
+      writes,
+      last,
+    )
     for (const projection of advanced) checkpoints.set(projection, last)
   }
 }

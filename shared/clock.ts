@@ -10,8 +10,7 @@ export function fixedClock(at: Date | string): Clock & { set(at: Date | string):
   return { now: () => new Date(current), set: (next) => (current = new Date(next)) }
 }
 
-export const toUnixSeconds = (d: Date | number): number =>
-  Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000)
+export const toUnixSeconds = (d: Date | number): number => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000)
 
 /**
  * Reads a datetime input: Unix seconds (integer or numeric string) or an ISO
@@ -19,7 +18,9 @@ export const toUnixSeconds = (d: Date | number): number =>
  */
 export function parseDateTime(value: number | string): number | undefined {
   const seconds = typeof value === 'number' ? value : readDateTime(value.trim())
-  return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 && seconds <= LAST_SECOND ? Math.floor(seconds) : undefined
+  return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 && seconds <= LAST_SECOND
+    ? Math.floor(seconds)
+    : undefined
 }
 
 /** 9999-12-31T23:59:59Z: past it a time has no ISO 8601 form. */

@@ -4,13 +4,16 @@ const roles = ['command', 'query', 'projector', 'worker'] as const
 export type Role = (typeof roles)[number]
 
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol)
-    } catch {
-      return false
-    }
-  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`)
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol)
+      } catch {
+        return false
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+  )
 
 /** Every setting shiplog reads from the environment, validated once at start. */
 export const configSchema = z.object({
@@ -34,14 +37,27 @@ export const configSchema = z.object({
   ROLES: z
     .string()
     .default(roles.join(','))
-    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(roles)).min(1)),
   /** Largest JSON request body, in bytes. */
-  BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Requests one key (or one address without a key) may make per minute on one process. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** Largest CSV upload, in bytes (413 above). */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
   /**
    * Orders the write side remembers as it last folded them (command role):
    * an upsert of a remembered order reads only its newer events. Every one is
@@ -68,9 +84,7 @@ export class ConfigError extends Error {
 
 /** Reads the configuration; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const known = Object.fromEntries(
-    Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
-  )
+  const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
   const result = configSchema.safeParse(known)
   if (result.success) return result.data
   const lines = result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`)

@@ -45,8 +45,7 @@ export function createIdGenerator(node: number, nowMs: () => number = Date.now):
 }
 
 /** The millisecond an id was allocated in (for diagnostics). */
-export const idTime = (id: number): Date =>
-  new Date(Math.floor(id / 2 ** (NODE_BITS + SEQUENCE_BITS)) + EPOCH_MS)
+export const idTime = (id: number): Date => new Date(Math.floor(id / 2 ** (NODE_BITS + SEQUENCE_BITS)) + EPOCH_MS)
 
 /** Random bytes drawn 4 KiB at a time: one system call for 256 event ids. */
 const pool = Buffer.alloc(4096)
@@ -61,7 +60,8 @@ export function eventId(nowMs: number = Date.now()): string {
     randomFillSync(pool)
     poolOffset = 0
   }
-  const bytes = pool.subarray(poolOffset, (poolOffset += 16))
+  const bytes = pool.subarray(poolOffset, poolOffset + 16)
+  poolOffset += 16
   bytes.writeUIntBE(nowMs, 0, 6)
   bytes[6] = (bytes[6]! & 0x0f) | 0x70
   bytes[8] = (bytes[8]! & 0x3f) | 0x80

@@ -2,7 +2,12 @@ import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/clock.ts'
 import { expectedAfter } from '../../shared/event-store/port.ts'
 import { countryCode, timeOfDay } from '../../shared/fields.ts'
-import { carrierServiceStream, evolveCarrierService, renderCarrierServiceConfig, type CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
+import {
+  carrierServiceStream,
+  evolveCarrierService,
+  renderCarrierServiceConfig,
+  type CarrierServiceDoc,
+} from '../../shared/delivery/carrier-service.ts'
 import { isTimeZone } from '../../shared/delivery/calendar.ts'
 import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
 import { weekdays } from '../../shared/events/pickup-point-events.ts'
@@ -21,7 +26,13 @@ const dayList = z
 export const carrierServiceBody = z.strictObject({
   name: z.string().trim().min(1),
   transit_days: z
-    .array(z.strictObject({ origin: country, destination: country, days: z.number().int().min(0, 'must not be negative').max(90) }))
+    .array(
+      z.strictObject({
+        origin: country,
+        destination: country,
+        days: z.number().int().min(0, 'must not be negative').max(90),
+      }),
+    )
     .min(1, 'needs at least one lane'),
   cutoff_time: timeOfDay,
   time_zone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
@@ -46,10 +57,9 @@ export function carrierServiceRoutes(app: App, rt: Runtime) {
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, async () => {
         const history = await rt.eventStore.readStream(stream)
-        const current = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(history).reduce<CarrierServiceDoc | undefined>(
-          (d, e) => evolveCarrierService(d, e.data),
-          undefined,
-        )
+        const current = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(history).reduce<
+          CarrierServiceDoc | undefined
+        >((d, e) => evolveCarrierService(d, e.data), undefined)
         const now = rt.clock.now()
         const data = {
           carrier_service_id: current?.id ?? rt.ids.next(),

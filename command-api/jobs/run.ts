@@ -70,7 +70,10 @@ export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: {
   } catch (error) {
     if (isConcurrencyError(error)) throw error // another runner moved the job: retry from its new state
     if (error instanceof JobFailure || options.lastAttempt) {
-      const message = error instanceof JobFailure || error instanceof ShiplogError ? error.message : 'The job failed after several attempts'
+      const message =
+        error instanceof JobFailure || error instanceof ShiplogError
+          ? error.message
+          : 'The job failed after several attempts'
       await appendToJob({ type: 'JobFailed', data: { error: message, at: at() } })
       return
     }

@@ -72,7 +72,8 @@ async function* slices(source: AsyncIterable<Buffer>) {
 
 const lineBreaks = (fields: readonly string[]) => {
   let count = 0
-  for (const field of fields) if (field.includes('\n') || field.includes('\r')) count += field.match(/\r\n|\r|\n/g)!.length
+  for (const field of fields)
+    if (field.includes('\n') || field.includes('\r')) count += field.match(/\r\n|\r|\n/g)!.length
   return count
 }
 
@@ -138,7 +139,13 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
     const point = points.get(stream!)!
     const created = point.doc === undefined
     if (created || !sameFields(point.doc!, check.fields)) {
-      const data = { pickup_point_id: point.doc?.id ?? ctx.rt.ids.next(), fields: check.fields, job_id: ctx.job.id, line, at }
+      const data = {
+        pickup_point_id: point.doc?.id ?? ctx.rt.ids.next(),
+        fields: check.fields,
+        job_id: ctx.job.id,
+        line,
+        at,
+      }
       point.events.push({ type: 'PickupPointImported', data })
       point.doc = evolvePickupPoint(point.doc, data)
     }
@@ -160,4 +167,5 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
 }
 
 const sameFields = (doc: PickupPointDoc, fields: PickupPointFields) =>
-  JSON.stringify(Object.keys(fields).map((k) => doc[k as keyof PickupPointFields])) === JSON.stringify(Object.values(fields))
+  JSON.stringify(Object.keys(fields).map((k) => doc[k as keyof PickupPointFields])) ===
+  JSON.stringify(Object.values(fields))

@@ -14,57 +14,70 @@ const IMPORT_PATH = '/v2/pickup_points/import'
 export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
   app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: rt.config.MAX_UPLOAD_BYTES, files: 1, fields: 10 } })
-    scope.post(IMPORT_PATH, { schema: { summary: 'Import pickup points from a CSV file (a job)' } }, async (request, reply) => {
-      const { account } = callerOf(request)
-      const jobId = rt.ids.next()
-      const blob = `${account.id}/${jobId}.csv`
-      const file = await uploadedFile(request)
-      const { bytes } = await rt.blobs.write(blob, file.file)
-      if (file.file.truncated) {
-        await rt.blobs.remove(blob)
-        throw new ShiplogError('SHIPLOG_ERR_PAYLOAD_TOO_LARGE', `The file is larger than ${rt.config.MAX_UPLOAD_BYTES} bytes`, { file: 'is too large' })
-      }
-      if (bytes === 0) {
-        await rt.blobs.remove(blob)
-        throw validationError('The file is empty', { file: 'is empty' })
-      }
-      const now = rt.clock.now()
-      const queued = {
-        job_id: jobId,
-        type: 'pickup_points.import' as const,
-        payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },
-        blob,
-        at: toUnixSeconds(now),
-      }
-      const command = commandRequest(request)
-      const response = await executeCommand(rt, command, async () => ({
-        appends: [
-          {
-            stream: jobStream(account.id, jobId),
-            expected: 'no_stream',
-            events: toNewEvents([{ type: 'JobQueued', data: queued }], metadataFor(command, now.getTime())),
-          },
-        ],
-        status: 202,
-        body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
-        readPosition: 0n,
-      }))
-      // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.
-      const job = (response.body as { id: number }).id
-      if (job !== jobId) await rt.blobs.remove(blob)
-      // The job is safe in its stream; if Redis is down now, the worker's sweep enqueues it later.
-      await queue.enqueue({ accountId: account.id, jobId: job }).catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-      reply.header('location', `/v2/jobs/${job}`)
-      return sendCommandResponse(reply, response)
-    })
+    scope.post(
+      IMPORT_PATH,
+      { schema: { summary: 'Import pickup points from a CSV file (a job)' } },
+      async (request, reply) => {
+        const { account } = callerOf(request)
+        const jobId = rt.ids.next()
+        const blob = `${account.id}/${jobId}.csv`
+        const file = await uploadedFile(request)
+        const { bytes } = await rt.blobs.write(blob, file.file)
+        if (file.file.truncated) {
+          await rt.blobs.remove(blob)
+          throw new ShiplogError(
+            'SHIPLOG_ERR_PAYLOAD_TOO_LARGE',
+            `The file is larger than ${rt.config.MAX_UPLOAD_BYTES} bytes`,
+            { file: 'is too large' },
+          )
+        }
+        if (bytes === 0) {
+          await rt.blobs.remove(blob)
+          throw validationError('The file is empty', { file: 'is empty' })
+        }
+        const now = rt.clock.now()
+        const queued = {
+          job_id: jobId,
+          type: 'pickup_points.import' as const,
+          payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },
+          blob,
+          at: toUnixSeconds(now),
+        }
+        const command = commandRequest(request)
+        const response = await executeCommand(rt, command, async () => ({
+          appends: [
+            {
+              stream: jobStream(account.id, jobId),
+              expected: 'no_stream',
+              events: toNewEvents([{ type: 'JobQueued', data: queued }], metadataFor(command, now.getTime())),
+            },
+          ],
+          status: 202,
+          body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
+          readPosition: 0n,
+        }))
+        // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.
+        const job = (response.body as { id: number }).id
+        if (job !== jobId) await rt.blobs.remove(blob)
+        // The job is safe in its stream; if Redis is down now, the worker's sweep enqueues it later.
+        await queue
+          .enqueue({ accountId: account.id, jobId: job })
+          .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
+        reply.header('location', `/v2/jobs/${job}`)
+        return sendCommandResponse(reply, response)
+      },
+    )
   })
 }
 
 async function uploadedFile(request: FastifyRequest) {
   if (!request.isMultipart()) {
-    throw new ShiplogError('SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a part named file')
+    throw new ShiplogError(
+      'SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE',
+      'The body must be multipart/form-data with a part named file',
+    )
   }
   const part = await request.file()
-  if (!part || part.fieldname !== 'file') throw validationError('Missing the file part', { file: 'is required' })
+  if (part?.fieldname !== 'file') throw validationError('Missing the file part', { file: 'is required' })
   return part
 }

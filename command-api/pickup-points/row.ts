@@ -1,18 +1,40 @@
 import { countryName } from '../../shared/contacts/contacts.ts'
 import { COUNTRY_CODE_MESSAGE, TIME_OF_DAY, TIME_OF_DAY_MESSAGE } from '../../shared/fields.ts'
-import { weekdays, type OpeningHours, type PickupPointFields, type Weekday } from '../../shared/events/pickup-point-events.ts'
+import {
+  weekdays,
+  type OpeningHours,
+  type PickupPointFields,
+  type Weekday,
+} from '../../shared/events/pickup-point-events.ts'
 
 const hourParts = ['am_opening', 'am_closing', 'pm_opening', 'pm_closing'] as const
 
 /** The columns of the pickup point CSV, in the spec's order. */
 export const pickupPointColumns = [
-  'merchant_id', 'merchant_id_2', 'name', 'address1', 'address2', 'city', 'postal_code', 'state_code', 'country_code',
-  'gps_lat', 'gps_long', 'phone',
+  'merchant_id',
+  'merchant_id_2',
+  'name',
+  'address1',
+  'address2',
+  'city',
+  'postal_code',
+  'state_code',
+  'country_code',
+  'gps_lat',
+  'gps_long',
+  'phone',
   ...weekdays.flatMap((d) => hourParts.map((p) => `${d}_${p}` as const)),
 ] as const
 type Column = (typeof pickupPointColumns)[number]
 
-export const requiredColumns = ['merchant_id', 'name', 'address1', 'city', 'postal_code', 'country_code'] as const satisfies Column[]
+export const requiredColumns = [
+  'merchant_id',
+  'name',
+  'address1',
+  'city',
+  'postal_code',
+  'country_code',
+] as const satisfies Column[]
 
 export type RowCheck = { ok: true; fields: PickupPointFields } | { ok: false; errors: Record<string, string> }
 
@@ -35,7 +57,9 @@ type HalfDay = { opening: Cell; closing: Cell; openingRequired: string; closingR
  * Every column's position and every message is resolved here, once per file:
  * thousands of rows a second go through `check`.
  */
-export function rowChecker(header: readonly string[]): { ok: true; checker: RowChecker } | { ok: false; missing: string[] } {
+export function rowChecker(
+  header: readonly string[],
+): { ok: true; checker: RowChecker } | { ok: false; missing: string[] } {
   const names = header.map((h) => h.trim())
   const missing = requiredColumns.filter((c) => !names.includes(c))
   if (missing.length > 0) return { ok: false, missing }
@@ -155,7 +179,9 @@ function checkHalfDay(h: HalfDay, open: string | null, close: string | null, fau
  * `{errors: {details}}` like every v2 error, beside one key per column at fault.
  */
 const sentenceOf = (errors: Record<string, string>) =>
-  `Invalid pickup point: ${Object.entries(errors).map(([column, why]) => `${column} ${why}`).join('; ')}`
+  `Invalid pickup point: ${Object.entries(errors)
+    .map(([column, why]) => `${column} ${why}`)
+    .join('; ')}`
 
 /** A row's trimmed value in a column; null when the file lacks the column or the cell is blank. */
 const text = (record: readonly string[], cell: Cell): string | null => record[cell.position]?.trim() || null

@@ -46,8 +46,17 @@ export function decideTrackerUpserts(
       shipping_address: mergeAddress(current?.shipping_address ?? null, item, ctx),
     })
     if (!order) {
-      const created = { order_id: ctx.newId(), uuid: ctx.newUuid(), order_number: item.order_number, merchant_id: item.order_number, at }
-      emit({ type: 'OrderCreated', data: { ...created, changes: changed(newOrder(created), proposedOrder(undefined)) ?? {} } })
+      const created = {
+        order_id: ctx.newId(),
+        uuid: ctx.newUuid(),
+        order_number: item.order_number,
+        merchant_id: item.order_number,
+        at,
+      }
+      emit({
+        type: 'OrderCreated',
+        data: { ...created, changes: changed(newOrder(created), proposedOrder(undefined)) ?? {} },
+      })
       if (shouldBuildOrderPlaced(order!, item, ctx.now)) {
         emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, ctx), at } })
       }
@@ -61,7 +70,11 @@ export function decideTrackerUpserts(
     const proposedTracker = (): TrackerChanges =>
       Object.assign(
         carrierFields(item, trackerIsNew),
-        { custom_variables: item.custom_variables, mute_notifications: item.mute_notifications, untracked_carrier_name: item.untracked_carrier_name },
+        {
+          custom_variables: item.custom_variables,
+          mute_notifications: item.mute_notifications,
+          untracked_carrier_name: item.untracked_carrier_name,
+        },
         expectedDelivery(item.expected_delivery_at),
       )
     if (!found) {
@@ -73,19 +86,33 @@ export function decideTrackerUpserts(
         status_code: 'shipped',
         at,
       }
-      const fulfillmentChanges = changed(newFulfillment(fulfillment), { shipping_address: mergeAddress(null, item, ctx) })
+      const fulfillmentChanges = changed(newFulfillment(fulfillment), {
+        shipping_address: mergeAddress(null, item, ctx),
+      })
       emit({ type: 'FulfillmentCreated', data: { ...fulfillment, changes: fulfillmentChanges ?? {} } })
-      const tracker = { tracker_id: ctx.newId(), uuid: ctx.newUuid(), fulfillment_id: fulfillment.fulfillment_id, tracking_number: item.tracking_number, at }
-      emit({ type: 'TrackerCreated', data: { ...tracker, changes: changed(newTracker(tracker), proposedTracker()) ?? {} } })
+      const tracker = {
+        tracker_id: ctx.newId(),
+        uuid: ctx.newUuid(),
+        fulfillment_id: fulfillment.fulfillment_id,
+        tracking_number: item.tracking_number,
+        at,
+      }
+      emit({
+        type: 'TrackerCreated',
+        data: { ...tracker, changes: changed(newTracker(tracker), proposedTracker()) ?? {} },
+      })
       found = findTracker(order, item.tracking_number)!
     } else {
       const { fulfillment, tracker } = found
-      const fulfillmentChanges = changed(fulfillment, { shipping_address: mergeAddress(fulfillment.shipping_address, item, ctx) })
+      const fulfillmentChanges = changed(fulfillment, {
+        shipping_address: mergeAddress(fulfillment.shipping_address, item, ctx),
+      })
       if (fulfillmentChanges) {
         emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: fulfillment.id, changes: fulfillmentChanges, at } })
       }
       const trackerChanges = changed(tracker, proposedTracker())
-      if (trackerChanges) emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes: trackerChanges, at } })
+      if (trackerChanges)
+        emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes: trackerChanges, at } })
     }
     const { fulfillment, tracker } = found
 
@@ -121,7 +148,11 @@ function carrierFields(item: TrackerInput, trackerIsNew: boolean): TrackerChange
 function expectedDelivery(at: number | null | undefined): TrackerChanges {
   if (at === undefined) return {}
   if (at === null) {
-    return { displayable_expected_delivery_date: null, displayable_expected_delivery_datetime: null, displayable_expected_delivery_kind: null }
+    return {
+      displayable_expected_delivery_date: null,
+      displayable_expected_delivery_datetime: null,
+      displayable_expected_delivery_kind: null,
+    }
   }
   return {
     displayable_expected_delivery_date: new Date(at * 1000).toISOString().slice(0, 10),
@@ -142,7 +173,17 @@ function orderPlaced(order: OrderDoc, ctx: UpsertContext) {
     language_code: order.language_code,
     notification_type: notificationTypes.order_placed,
     notification_payloads: order.email
-      ? [{ id: ctx.newId(), created_at: ctx.now, dispatched: false, status: 'built', error: null, type: 'email', support_cced: null }]
+      ? [
+          {
+            id: ctx.newId(),
+            created_at: ctx.now,
+            dispatched: false,
+            status: 'built',
+            error: null,
+            type: 'email',
+            support_cced: null,
+          },
+        ]
       : [],
   }
 }
@@ -202,7 +243,8 @@ function changed<C extends object>(current: object, proposed: C): C | undefined 
     const was = (current as Record<string, unknown>)[key]
     // Most values are strings or numbers: compared at once, objects in depth.
     if (was === value || (typeof value === 'object' && value !== null && isDeepStrictEqual(was, value))) continue
-    ;(out ??= {})[key] = value
+    out ??= {}
+    out[key] = value
   }
   return out as C | undefined
 }

@@ -34,7 +34,9 @@ export const trackerItemSchema = z.object({
 export type TrackerInput = z.infer<typeof trackerItemSchema>
 
 export const upsertTrackersBody = z.object({
-  trackers: z.array(trackerItemSchema).max(MAX_TRACKERS_PER_REQUEST, `at most ${MAX_TRACKERS_PER_REQUEST} items per request`),
+  trackers: z
+    .array(trackerItemSchema)
+    .max(MAX_TRACKERS_PER_REQUEST, `at most ${MAX_TRACKERS_PER_REQUEST} items per request`),
 })
 
 export const upsertTrackersResponse = z.object({

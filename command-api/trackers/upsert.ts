@@ -10,7 +10,8 @@ import { decideTrackerUpserts } from './decide.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
 /** Orders as the write side last folded them. */
-export const createOrderStates = (max: number) => createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent), max)
+export const createOrderStates = (max: number) =>
+  createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent), max)
 export type OrderStates = ReturnType<typeof createOrderStates>
 
 /**
@@ -27,7 +28,11 @@ export function planTrackerUpserts(
   const accountId = request.caller.account.id
   const byOrder = new Map<string, { stream: string; items: TrackerInput[]; indexes: number[] }>()
   items.forEach((item, index) => {
-    const group = byOrder.get(item.order_number) ?? { stream: orderStream(accountId, item.order_number), items: [], indexes: [] }
+    const group = byOrder.get(item.order_number) ?? {
+      stream: orderStream(accountId, item.order_number),
+      items: [],
+      indexes: [],
+    }
     group.items.push(item)
     group.indexes.push(index)
     byOrder.set(item.order_number, group)
@@ -35,7 +40,10 @@ export function planTrackerUpserts(
   const groups = [...byOrder.values()]
 
   return async () => {
-    const loaded = await orders.loadMany(rt.eventStore, groups.map((g) => g.stream))
+    const loaded = await orders.loadMany(
+      rt.eventStore,
+      groups.map((g) => g.stream),
+    )
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
     const ctx = {
@@ -48,7 +56,9 @@ export function planTrackerUpserts(
     const decided = groups.map((group, g) => {
       const current = loaded[g]!
       const { events, outcomes: groupOutcomes, order } = decideTrackerUpserts(current.state, group.items, ctx)
-      groupOutcomes.forEach((o, i) => (outcomes[group.indexes[i]!] = o))
+      groupOutcomes.forEach((o, i) => {
+        outcomes[group.indexes[i]!] = o
+      })
       return {
         order,
         append: {

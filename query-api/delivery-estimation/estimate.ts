@@ -1,5 +1,12 @@
 import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
-import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type CalendarDate } from '../../shared/delivery/calendar.ts'
+import {
+  addDays,
+  instantOf,
+  isPublicHoliday,
+  localDateTime,
+  weekdayOf,
+  type CalendarDate,
+} from '../../shared/delivery/calendar.ts'
 
 export interface EstimationRequest {
   origin?: { country_code?: string; city?: string }
@@ -24,7 +31,9 @@ const MAX_DAYS = 366
  */
 export function transitDays(service: CarrierServiceDoc, origin?: string, destination?: string): number | undefined {
   const matches = (lane: string | null, asked?: string) => lane === null || lane === asked
-  const candidates = service.transit_days.filter((l) => matches(l.origin, origin) && matches(l.destination, destination))
+  const candidates = service.transit_days.filter(
+    (l) => matches(l.origin, origin) && matches(l.destination, destination),
+  )
   const specificity = (l: (typeof candidates)[number]) => (l.origin === null ? 0 : 2) + (l.destination === null ? 0 : 1)
   return candidates.sort((a, b) => specificity(b) - specificity(a))[0]?.days
 }
@@ -38,13 +47,18 @@ export function transitDays(service: CarrierServiceDoc, origin?: string, destina
  * - safe date: a further margin of max(1, ⌈days / 3⌉) business days, the slack a lane's late parcels need;
  * - cutoff: the ship day's cutoff, in UTC.
  */
-export function estimateService(service: CarrierServiceDoc, request: EstimationRequest, now: Date): Estimation | undefined {
+export function estimateService(
+  service: CarrierServiceDoc,
+  request: EstimationRequest,
+  now: Date,
+): Estimation | undefined {
   const origin = request.origin?.country_code
   const destination = request.destination?.country_code
   const days = transitDays(service, origin, destination)
   if (days === undefined || service.pickup_days.length === 0 || service.delivery_days.length === 0) return undefined
   const holiday = (d: CalendarDate) => [origin, destination].some((c) => c !== undefined && isPublicHoliday(c, d))
-  const pickupDay = (d: CalendarDate) => service.pickup_days.includes(weekdayOf(d)) && !(origin && isPublicHoliday(origin, d))
+  const pickupDay = (d: CalendarDate) =>
+    service.pickup_days.includes(weekdayOf(d)) && !(origin && isPublicHoliday(origin, d))
   const businessDay = (d: CalendarDate) => service.delivery_days.includes(weekdayOf(d)) && !holiday(d)
 
   const local = localDateTime(service.time_zone, now)

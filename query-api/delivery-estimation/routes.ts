@@ -29,7 +29,9 @@ const estimationBody = z.preprocess(
       .object({
         origin: place,
         destination: place,
-        order: z.object({ merchant_shipping_date: z.string().refine(isCalendarDate, 'must be a date YYYY-MM-DD').optional() }).optional(),
+        order: z
+          .object({ merchant_shipping_date: z.string().refine(isCalendarDate, 'must be a date YYYY-MM-DD').optional() })
+          .optional(),
         carriers: z.array(z.object({ code: z.string().min(1), service_code: z.string().min(1).nullish() })).optional(),
       })
       .optional(),
@@ -39,20 +41,38 @@ const estimationBody = z.preprocess(
 export function deliveryEstimationRoutes(app: App, rt: Runtime) {
   app.post(
     '/v1/delivery_date_estimation',
-    { config: { auth: 'public-or-private' }, schema: { body: estimationBody, summary: 'Estimate delivery dates per carrier service' } },
+    {
+      config: { auth: 'public-or-private' },
+      schema: { body: estimationBody, summary: 'Estimate delivery dates per carrier service' },
+    },
     async (request) => {
       const { account } = callerOf(request)
       const input = request.body.delivery_date_estimation ?? {}
       await awaitPosition(request, rt, [SERVICES])
-      const { docs } = await rt.readStore.find<CarrierServiceDoc>(SERVICES, { accountId: account.id, limit: MAX_SERVICES })
+      const { docs } = await rt.readStore.find<CarrierServiceDoc>(SERVICES, {
+        accountId: account.id,
+        limit: MAX_SERVICES,
+      })
       const asked = input.carriers
       const services = docs
         .map((d) => d.doc)
-        .filter((s) => !asked || asked.some((c) => c.code === s.carrier_code && (c.service_code == null || c.service_code === s.service_code)))
+        .filter(
+          (s) =>
+            !asked ||
+            asked.some(
+              (c) => c.code === s.carrier_code && (c.service_code == null || c.service_code === s.service_code),
+            ),
+        )
         .sort((a, b) => a.carrier_code.localeCompare(b.carrier_code) || a.service_code.localeCompare(b.service_code))
       const now = rt.clock.now()
-      const request_ = { origin: input.origin, destination: input.destination, merchant_shipping_date: input.order?.merchant_shipping_date }
-      const estimations = services.map((s) => estimateService(s, request_, now)).filter((e): e is Estimation => e !== undefined)
+      const request_ = {
+        origin: input.origin,
+        destination: input.destination,
+        merchant_shipping_date: input.order?.merchant_shipping_date,
+      }
+      const estimations = services
+        .map((s) => estimateService(s, request_, now))
+        .filter((e): e is Estimation => e !== undefined)
       return { delivery_date_estimations: estimations, best_estimation: bestEstimation(estimations) }
     },
   )

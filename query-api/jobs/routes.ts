@@ -28,7 +28,9 @@ async function* resultItems(rt: Runtime, accountId: number, jobId: number): Asyn
     const views = page.views.every((v) => v !== null)
       ? (page.views as ViewBytes[])
       : // Chunks projected before the view existed are rendered from their documents.
-        (await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)).docs.map((c) => viewBytesOf(Buffer.from(resultItemsJson(c.doc.results))))
+        (await rt.readStore.find<JobResultsDoc>(JOB_RESULTS, query)).docs.map((c) =>
+          viewBytesOf(Buffer.from(resultItemsJson(c.doc.results))),
+        )
     yield joinViews(views.reverse())
     if (!page.hasMore) return
     after = page.ids[0]!

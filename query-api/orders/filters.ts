@@ -10,7 +10,10 @@ const bound = z.string().refine((v) => parseDateTime(v) !== undefined, DATETIME_
 /** `created_at=<unix>` (that second) or `created_at[gt|gte|lt|lte]=<time>`, in any combination. */
 export const timeFilter = z.union([
   timestamp,
-  z.strictObject({ gt: bound, gte: bound, lt: bound, lte: bound }).partial().refine((o) => Object.keys(o).length > 0, 'needs gt, gte, lt or lte'),
+  z
+    .strictObject({ gt: bound, gte: bound, lt: bound, lte: bound })
+    .partial()
+    .refine((o) => Object.keys(o).length > 0, 'needs gt, gte, lt or lte'),
 ])
 export type TimeFilter = z.infer<typeof timeFilter>
 
@@ -39,20 +42,27 @@ export function checkTimeFilterRules(query: {
       ordered_at: 'cannot be combined with created_at',
     })
   }
-  const [field, filter] = query.created_at !== undefined ? ['created_at', query.created_at] : ['ordered_at', query.ordered_at]
+  const [field, filter] =
+    query.created_at !== undefined ? ['created_at', query.created_at] : ['ordered_at', query.ordered_at]
   if (filter === undefined || typeof filter === 'string') return
   const lower = filter.gt !== undefined || filter.gte !== undefined
   const upper = filter.lt !== undefined || filter.lte !== undefined
   const afterOnly = query.starting_after !== undefined && query.ending_before === undefined
   const beforeOnly = query.ending_before !== undefined && query.starting_after === undefined
   if (afterOnly && upper && !lower) {
-    throw validationError(`With starting_after, a ${field} filter using only lt/lte is not allowed; add a gt or gte bound`, {
-      [field]: 'needs a gt or gte bound with starting_after',
-    })
+    throw validationError(
+      `With starting_after, a ${field} filter using only lt/lte is not allowed; add a gt or gte bound`,
+      {
+        [field]: 'needs a gt or gte bound with starting_after',
+      },
+    )
   }
   if (beforeOnly && lower && !upper) {
-    throw validationError(`With ending_before, a ${field} filter using only gt/gte is not allowed; add a lt or lte bound`, {
-      [field]: 'needs a lt or lte bound with ending_before',
-    })
+    throw validationError(
+      `With ending_before, a ${field} filter using only gt/gte is not allowed; add a lt or lte bound`,
+      {
+        [field]: 'needs a lt or lte bound with ending_before',
+      },
+    )
   }
 }

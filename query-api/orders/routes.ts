@@ -31,25 +31,29 @@ const ORDERS = collections.orders.name
 const orderIdParams = z.object({ id: z.coerce.number().int().positive() })
 
 export function orderRoutes(app: App, rt: Runtime) {
-  app.get('/v2/orders', { schema: { querystring: listOrdersQuery, summary: 'List orders' } }, async (request, reply) => {
-    const { account } = callerOf(request)
-    const q = request.query
-    checkTimeFilterRules(q)
-    const expansion = Expansion.parse(q.expand, orderExpandPaths)
-    const where = [
-      ...whereEqual({ email: q.email, order_number: q.order_number }),
-      ...timeConditions('created_at', q.created_at),
-      ...timeConditions('ordered_at', q.ordered_at),
-    ]
-    await awaitPosition(request, rt, [ORDERS])
-    if (expansion.isFull) {
-      // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
-      const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
-      const views = page.views.filter((v) => v !== null)
-      if (views.length === page.views.length) return sendViewList(reply, views, page.hasMore)
-    }
-    return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
-  })
+  app.get(
+    '/v2/orders',
+    { schema: { querystring: listOrdersQuery, summary: 'List orders' } },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const q = request.query
+      checkTimeFilterRules(q)
+      const expansion = Expansion.parse(q.expand, orderExpandPaths)
+      const where = [
+        ...whereEqual({ email: q.email, order_number: q.order_number }),
+        ...timeConditions('created_at', q.created_at),
+        ...timeConditions('ordered_at', q.ordered_at),
+      ]
+      await awaitPosition(request, rt, [ORDERS])
+      if (expansion.isFull) {
+        // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
+        const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
+        const views = page.views.filter((v) => v !== null)
+        if (views.length === page.views.length) return sendViewList(reply, views, page.hasMore)
+      }
+      return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
+    },
+  )
 
   const findOrder = async (accountId: number, id: number) => {
     const found = await rt.readStore.get<OrderDoc>(ORDERS, accountId, id)
@@ -83,7 +87,13 @@ export function orderRoutes(app: App, rt: Runtime) {
 
   app.get(
     '/v2/orders/:id/history',
-    { schema: { params: orderIdParams, querystring: z.object(paginationQuery), summary: "An order's events, newest first" } },
+    {
+      schema: {
+        params: orderIdParams,
+        querystring: z.object(paginationQuery),
+        summary: "An order's events, newest first",
+      },
+    },
     async (request) => {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [ORDERS])

@@ -14,12 +14,24 @@ export const renderPickupPoint = ({ id, ...fields }: PickupPointDoc) => ({ objec
 export function pickupPointRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/pickup_points',
-    { schema: { querystring: z.object({ merchant_id: z.string().optional(), ...paginationQuery }), summary: 'List pickup points' } },
+    {
+      schema: {
+        querystring: z.object({ merchant_id: z.string().optional(), ...paginationQuery }),
+        summary: 'List pickup points',
+      },
+    },
     async (request) => {
       const { account } = callerOf(request)
       const q = request.query
       await awaitPosition(request, rt, [POINTS])
-      return listPage(rt.readStore, POINTS, account.id, q, whereEqual({ merchant_id: q.merchant_id }), renderPickupPoint)
+      return listPage(
+        rt.readStore,
+        POINTS,
+        account.id,
+        q,
+        whereEqual({ merchant_id: q.merchant_id }),
+        renderPickupPoint,
+      )
     },
   )
 }

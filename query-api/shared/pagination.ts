@@ -5,7 +5,12 @@ const id = z.coerce.number().int('must be an integer id').positive('must be a po
 
 /** The pagination parameters every index endpoint takes. */
 export const paginationQuery = {
-  limit: z.coerce.number().int('must be an integer from 1 to 100').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(10),
+  limit: z.coerce
+    .number()
+    .int('must be an integer from 1 to 100')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(10),
   starting_after: id.optional(),
   ending_before: id.optional(),
 }
@@ -18,7 +23,9 @@ export interface PaginationParams {
 
 /** Equality conditions for the filters a request sets; unset ones are left out. */
 export const whereEqual = (filters: Record<string, string | undefined>): Condition[] =>
-  Object.entries(filters).flatMap(([field, value]) => (value === undefined ? [] : [{ field, op: 'eq' as const, value }]))
+  Object.entries(filters).flatMap(([field, value]) =>
+    value === undefined ? [] : [{ field, op: 'eq' as const, value }],
+  )
 
 /** The read store query of a page of an account's collection. */
 export const pageQuery = (accountId: number, q: PaginationParams, where: readonly Condition[]): FindQuery => ({
@@ -49,9 +56,16 @@ export async function listPage<D>(
  * The same pagination over a list already in memory (an order's history):
  * descending ids, the cursors and has_more exactly as the read store pages.
  */
-export function pageOf<T extends { id: number }>(items: readonly T[], q: { limit: number; startingAfter?: number; endingBefore?: number }) {
+export function pageOf<T extends { id: number }>(
+  items: readonly T[],
+  q: { limit: number; startingAfter?: number; endingBefore?: number },
+) {
   const inRange = items
-    .filter((i) => (q.startingAfter === undefined || i.id > q.startingAfter) && (q.endingBefore === undefined || i.id < q.endingBefore))
+    .filter(
+      (i) =>
+        (q.startingAfter === undefined || i.id > q.startingAfter) &&
+        (q.endingBefore === undefined || i.id < q.endingBefore),
+    )
     .sort((a, b) => b.id - a.id)
   const forward = q.startingAfter !== undefined && q.endingBefore === undefined
   const page = forward ? inRange.slice(-q.limit) : inRange.slice(0, q.limit)

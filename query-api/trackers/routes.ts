@@ -25,6 +25,8 @@ export function trackerRoutes(app: App, rt: Runtime) {
     const expansion = Expansion.parse(q.expand, trackerExpandPaths)
     const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
     await awaitPosition(request, rt, [TRACKERS])
-    return listPage<TrackerDoc>(rt.readStore, TRACKERS, account.id, q, where, (doc) => renderTracker(doc, expansion, ''))
+    return listPage<TrackerDoc>(rt.readStore, TRACKERS, account.id, q, where, (doc) =>
+      renderTracker(doc, expansion, ''),
+    )
   })
 }

@@ -9,7 +9,8 @@ const e164 = memoize((key: string) => {
 })
 
 /** E.164 form of a phone number read in the address's country; the input as given when it does not parse. */
-export const normalizePhone = (phone: string, countryCode?: string | null): string => e164(`${countryCode ?? ''}|${phone}`)
+export const normalizePhone = (phone: string, countryCode?: string | null): string =>
+  e164(`${countryCode ?? ''}|${phone}`)
 
 /** English name of an ISO 3166-1 alpha-2 country; null when the code is unknown. */
 export function countryName(countryCode: string): string | null {

@@ -7,7 +7,8 @@ export type CalendarDate = string
 const DAY_MS = 86_400_000
 const toDate = (d: CalendarDate) => new Date(`${d}T00:00:00Z`)
 
-export const addDays = (d: CalendarDate, n: number): CalendarDate => new Date(toDate(d).getTime() + n * DAY_MS).toISOString().slice(0, 10)
+export const addDays = (d: CalendarDate, n: number): CalendarDate =>
+  new Date(toDate(d).getTime() + n * DAY_MS).toISOString().slice(0, 10)
 
 /** Monday-first like the spec's CSV, from JavaScript's Sunday-first getUTCDay. */
 export const weekdayOf = (d: CalendarDate): Weekday => weekdays[(toDate(d).getUTCDay() + 6) % 7]!
@@ -28,7 +29,14 @@ function partsIn(timeZone: string, instant: Date) {
   let f = formatters.get(timeZone)
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
-      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
     })
     formatters.set(timeZone, f)
   }

@@ -19,7 +19,13 @@ import { ConcurrencyError } from '../errors.ts'
 import type { EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
 
 const toStreamState = (expected: ExpectedState): AppendStreamState =>
-  expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected)
+  expected === 'any'
+    ? ANY
+    : expected === 'no_stream'
+      ? NO_STREAM
+      : expected === 'stream_exists'
+        ? STREAM_EXISTS
+        : BigInt(expected)
 
 /*
  * KurrentDB gives every event a commit and a prepare position; for events
@@ -30,7 +36,7 @@ const toPosition = (p: bigint): KurrentPosition => ({ commit: p, prepare: p })
 
 function toRecorded(resolved: Pick<AllStreamResolvedEvent, 'event'>): RecordedEvent | undefined {
   const e = resolved.event
-  if (!e || !e.isJson || e.type.startsWith('$')) return undefined
+  if (!e?.isJson || e.type.startsWith('$')) return undefined
   return {
     id: e.id,
     stream: e.streamId,
@@ -63,7 +69,11 @@ export function createKurrentEventStore(connectionString: string): EventStore {
         }
         // Several streams at once: multi-stream append is atomic (KurrentDB 25.1+).
         const result = await client.multiStreamAppend(
-          requests.map((r) => ({ streamName: r.stream, events: toEventData(r), expectedState: toStreamState(r.expected) })),
+          requests.map((r) => ({
+            streamName: r.stream,
+            events: toEventData(r),
+            expectedState: toStreamState(r.expected),
+          })),
         )
         const byStream = new Map(result.responses.map((r) => [r.streamName, Number(r.revision)]))
         return { position: result.position, revisions: requests.map((r) => byStream.get(r.stream) ?? -1) }
@@ -83,7 +93,10 @@ export function createKurrentEventStore(connectionString: string): EventStore {
     async readStream(stream, fromRevision = 0) {
       const events: RecordedEvent[] = []
       try {
-        for await (const resolved of client.readStream(stream, { fromRevision: fromRevision === 0 ? START : BigInt(fromRevision), direction: FORWARDS })) {
+        for await (const resolved of client.readStream(stream, {
+          fromRevision: fromRevision === 0 ? START : BigInt(fromRevision),
+          direction: FORWARDS,
+        })) {
           const e = toRecorded(resolved as AllStreamResolvedEvent)
           if (e) events.push(e)
         }
@@ -95,7 +108,8 @@ export function createKurrentEventStore(connectionString: string): EventStore {
     },
     async readAll({ after, types, limit }) {
       const events: RecordedEvent[] = []
-      const filter = types && types.length > 0 ? eventTypeFilter({ prefixes: [...types] }) : eventTypeFilter({ regex: '^[^$]' })
+      const filter =
+        types && types.length > 0 ? eventTypeFilter({ prefixes: [...types] }) : eventTypeFilter({ regex: '^[^$]' })
       // readAll from a position includes the event at that position; the port's `after` is exclusive.
       for await (const resolved of client.readAll({
         fromPosition: after === undefined ? START : toPosition(after),

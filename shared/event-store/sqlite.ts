@@ -52,7 +52,8 @@ class StoredEvent implements RecordedEvent {
   }
 
   get metadata(): EventMetadata {
-    return (this.#metadata ??= parseMetadata(this.#metadataJson))
+    this.#metadata ??= parseMetadata(this.#metadataJson)
+    return this.#metadata
   }
 }
 
@@ -114,7 +115,9 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const insert = db.prepare(
     'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
-  const readStream = db.prepare<[string, number], Row>('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision')
+  const readStream = db.prepare<[string, number], Row>(
+    'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
+  )
   // The streams of a batch as one JSON parameter: one statement whatever their number.
   // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
   // index already yields each stream in revision order (checked as rows are grouped).
@@ -136,7 +139,9 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     let statement = readAllStatements.get(typeCount)
     if (!statement) {
       const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
-      statement = db.prepare<unknown[], Row>(`SELECT * FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
+      statement = db.prepare<unknown[], Row>(
+        `SELECT * FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`,
+      )
       readAllStatements.set(typeCount, statement)
     }
     return statement
@@ -159,7 +164,10 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     const metadataJson = new Map<object, string>()
     const serialiseMetadata = (m: object) => {
       let json = metadataJson.get(m)
-      if (json === undefined) metadataJson.set(m, (json = JSON.stringify(m)))
+      if (json === undefined) {
+        json = JSON.stringify(m)
+        metadataJson.set(m, json)
+      }
       return json
     }
     let position = 0n
@@ -181,7 +189,11 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       // ahead as asked: the expected state fails, or the first event's id is taken.
       const retry = ok ? undefined : alreadyAppended(req)
       if (!ok && !retry) {
-        throw new ConcurrencyError(req.stream, describe(req.expected), current === -1 ? 'no stream' : `revision ${current}`)
+        throw new ConcurrencyError(
+          req.stream,
+          describe(req.expected),
+          current === -1 ? 'no stream' : `revision ${current}`,
+        )
       }
       if (retry) {
         revisions.push(retry.revision)
@@ -193,12 +205,19 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
         for (const e of req.events) {
           revision += 1
           const info = insert.run(
-            e.id, req.stream, revision, e.type, JSON.stringify(e.data), serialiseMetadata(e.metadata), e.metadata.recordedAt,
+            e.id,
+            req.stream,
+            revision,
+            e.type,
+            JSON.stringify(e.data),
+            serialiseMetadata(e.metadata),
+            e.metadata.recordedAt,
           )
           position = BigInt(info.lastInsertRowid)
         }
       } catch (error) {
-        const again = (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(req) : undefined
+        const again =
+          (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(req) : undefined
         if (!again) throw error
         revisions.push(again.revision)
         if (again.position > position) position = again.position
@@ -233,7 +252,9 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return results
     },
     async readAll({ after = 0n, types = [], limit }) {
-      return readAllStatement(types.length).all(after, ...types, limit).map(toEvent)
+      return readAllStatement(types.length)
+        .all(after, ...types, limit)
+        .map(toEvent)
     },
     async head() {
       return BigInt(head.get()?.p ?? 0)

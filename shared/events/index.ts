@@ -8,7 +8,14 @@ import { pickupPointEvents } from './pickup-point-events.ts'
 import { requestEvents } from './request-events.ts'
 
 /** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
-export const eventSchemas = { ...accountEvents, ...orderEvents, ...requestEvents, ...jobEvents, ...pickupPointEvents, ...carrierServiceEvents } as const
+export const eventSchemas = {
+  ...accountEvents,
+  ...orderEvents,
+  ...requestEvents,
+  ...jobEvents,
+  ...pickupPointEvents,
+  ...carrierServiceEvents,
+} as const
 
 export type EventType = keyof typeof eventSchemas
 export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>

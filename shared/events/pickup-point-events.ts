@@ -7,7 +7,9 @@ export type OpeningHours = z.infer<typeof openingHours>
 export const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 export type Weekday = (typeof weekdays)[number]
 /** Every day's hours: an object of the seven days rather than a record, which zod checks as fast as any object. */
-const weekHours = z.object(Object.fromEntries(weekdays.map((d) => [d, openingHours])) as Record<Weekday, typeof openingHours>)
+const weekHours = z.object(
+  Object.fromEntries(weekdays.map((d) => [d, openingHours])) as Record<Weekday, typeof openingHours>,
+)
 
 /** A pickup point's fields as an import sets them: the whole point, replacing what it was. */
 export const pickupPointFields = z.object({

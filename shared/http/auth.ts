@@ -25,7 +25,11 @@ declare module 'fastify' {
 }
 
 /** Finds the account of a request's key; 401 without a known key, 403 for a public key on a private route. */
-export async function authenticate(request: FastifyRequest, store: ReadStore, policy: AuthPolicy): Promise<Caller | undefined> {
+export async function authenticate(
+  request: FastifyRequest,
+  store: ReadStore,
+  policy: AuthPolicy,
+): Promise<Caller | undefined> {
   if (policy === 'none') return undefined
   const key = keyFromAuthorization(request.headers.authorization)
   if (!key) throw new ShiplogError('SHIPLOG_ERR_UNAUTHORIZED', 'Missing API key in the Authorization header')
@@ -38,7 +42,10 @@ export async function authenticate(request: FastifyRequest, store: ReadStore, po
   const asPublic = await store.lookup<AccountDoc>(name, 'public_key_hash', hash)
   if (asPublic && sameHash(asPublic.doc.public_key_hash, hash)) {
     if (policy !== 'public-or-private') {
-      throw new ShiplogError('SHIPLOG_ERR_FORBIDDEN', 'The public key is not allowed on this route; use the private key')
+      throw new ShiplogError(
+        'SHIPLOG_ERR_FORBIDDEN',
+        'The public key is not allowed on this route; use the private key',
+      )
     }
     return { account: asPublic.doc, keyKind: 'public', keyId: keyId(hash) }
   }

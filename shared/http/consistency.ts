@@ -19,7 +19,9 @@ export async function awaitPosition(
   const header = request.headers[POSITION_HEADER]
   if (header === undefined) return
   if (typeof header !== 'string' || !/^\d{1,20}$/.test(header)) {
-    throw validationError('X-Shiplog-Position must be a position returned by a write', { [POSITION_HEADER]: 'is not a position' })
+    throw validationError('X-Shiplog-Position must be a position returned by a write', {
+      [POSITION_HEADER]: 'is not a position',
+    })
   }
   await waitForProjections(rt.readStore, projections, BigInt(header), rt.config.CONSISTENCY_WAIT_MS)
 }

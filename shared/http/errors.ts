@@ -14,7 +14,11 @@ export function toShiplogError(error: unknown): ShiplogError {
     return new ShiplogError('SHIPLOG_ERR_VALIDATION', message, fields)
   }
   const e = error as FastifyError
-  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || e instanceof SyntaxError) {
+  if (
+    e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    e instanceof SyntaxError
+  ) {
     return new ShiplogError('SHIPLOG_ERR_VALIDATION', 'Body is not valid JSON')
   }
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -40,7 +44,8 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   const shiplogError = toShiplogError(error)
   if (shiplogError.status >= 500) request.log.error({ err: error }, 'request failed')
   else request.log.info({ code: shiplogError.code, reason: shiplogError.message }, 'request rejected')
-  if (shiplogError.code === 'SHIPLOG_ERR_RATE_LIMITED' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60')
+  if (shiplogError.code === 'SHIPLOG_ERR_RATE_LIMITED' && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', '60')
   return reply
     .status(shiplogError.status)
     .header('x-shiplog-error', shiplogError.code)

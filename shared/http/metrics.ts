@@ -24,11 +24,15 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
     registers: [registry],
     async collect() {
       const head = await rt.eventStore.head()
-      for (const name of projections) this.set({ projection: name }, Number(head - ((await rt.readStore.checkpoint(name)) ?? 0n)))
+      for (const name of projections)
+        this.set({ projection: name }, Number(head - ((await rt.readStore.checkpoint(name)) ?? 0n)))
     },
   })
   app.addHook('onResponse', async (request, reply) => {
-    durations.observe({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode }, reply.elapsedTime / 1000)
+    durations.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    )
   })
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),

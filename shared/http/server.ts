@@ -42,7 +42,11 @@ export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' 
   // The OpenAPI document comes from the same zod schemas that validate the requests.
   await app.register(swagger, {
     openapi: {
-      info: { title: 'shiplog', version: '1', description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation' },
+      info: {
+        title: 'shiplog',
+        version: '1',
+        description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation',
+      },
       components: { securitySchemes: { key: { type: 'http', scheme: 'bearer' } } },
       security: [{ key: [] }],
     },
@@ -56,7 +60,9 @@ export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' 
     keyGenerator: (request) => keyFromAuthorization(request.headers.authorization) ?? request.ip,
     allowList: (request) => request.url === '/healthz' || request.url === '/readyz',
   })
-  app.setNotFoundHandler((request, reply) => handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply))
+  app.setNotFoundHandler((request, reply) =>
+    handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
+  )
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     // An unknown route is a 404 whoever asks; it has no key to check.

@@ -92,12 +92,15 @@ export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
  * re-serialising or even concatenating its results. They are read only for a
  * completed job, as the answer is sent.
  */
-export async function* renderJobJson(job: JobDoc, resultItems: () => AsyncIterable<Uint8Array>): AsyncGenerator<string | Uint8Array> {
+export async function* renderJobJson(
+  job: JobDoc,
+  resultItems: () => AsyncIterable<Uint8Array>,
+): AsyncGenerator<string | Uint8Array> {
   const json = JSON.stringify(renderJob(job, []))
   // Only scalar fields come before `results`, so its first occurrence is the resource's own key.
   const at = job.status === 'completed' ? json.indexOf('"results":[]') : -1
   if (at < 0) return yield json
-  yield json.slice(0, at) + '"results":['
+  yield `${json.slice(0, at)}"results":[`
   let first = true
   for await (const items of resultItems()) {
     if (items.length === 0) continue

@@ -24,7 +24,9 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     }
     case 'TrackerCreated': {
       const tracker = evolveTracker(undefined, event)
-      return mapFulfillments(order, at, (f) => (f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f))
+      return mapFulfillments(order, at, (f) =>
+        f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f,
+      )
     }
     case 'TrackerUpdated': {
       const id = event.data.tracker_id

@@ -16,7 +16,10 @@ export const pickupPointStream = (accountId: number, merchantId: string) =>
  * (Object.assign rather than a spread: V8 builds `{ ...fields, id }` with a
  * fresh hidden class per object, ten times slower on a 100,000-row import.)
  */
-export const evolvePickupPoint = (point: PickupPointDoc | undefined, data: EventData<'PickupPointImported'>): PickupPointDoc =>
+export const evolvePickupPoint = (
+  point: PickupPointDoc | undefined,
+  data: EventData<'PickupPointImported'>,
+): PickupPointDoc =>
   Object.assign({}, data.fields, {
     id: point?.id ?? data.pickup_point_id,
     created_at: point?.created_at ?? data.at,

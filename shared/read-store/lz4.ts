@@ -22,7 +22,8 @@ export function compressedView(stored: Buffer): ViewBytes {
     byteLength,
     copyTo(target, offset) {
       const end = decodeLz4Block(stored, 4, target, offset)
-      if (end - offset !== byteLength) throw new Error(`corrupt LZ4 view: ${end - offset} bytes decoded, ${byteLength} expected`)
+      if (end - offset !== byteLength)
+        throw new Error(`corrupt LZ4 view: ${end - offset} bytes decoded, ${byteLength} expected`)
     },
   }
 }

@@ -53,7 +53,10 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     if (query.endingBefore !== undefined) id.$lt = query.endingBefore
     if (Object.keys(id).length > 0) filter.id = id
     const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-    const cursor = collection(name).find(filter).sort({ id: forward ? 1 : -1 }).limit(query.limit + 1)
+    const cursor = collection(name)
+      .find(filter)
+      .sort({ id: forward ? 1 : -1 })
+      .limit(query.limit + 1)
     const rows = await (projection ? cursor.project<Stored>(projection) : cursor).toArray()
     const page = rows.slice(0, query.limit)
     return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
@@ -70,7 +73,9 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return found ? toStored<D>(found) : undefined
     },
     async getManyByKey<D>(name: string, keys: readonly string[]) {
-      const found = await collection(name).find({ _id: { $in: [...keys] } }).toArray()
+      const found = await collection(name)
+        .find({ _id: { $in: [...keys] } })
+        .toArray()
       return new Map(found.map((s) => [s._id, toStored<D>(s)]))
     },
     async lookup<D>(name: string, field: string, value: string) {
@@ -78,7 +83,10 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return found ? toStored<D>(found) : undefined
     },
     async lookupAll<D>(name: string, field: string, value: string, limit: number) {
-      const found = await collection(name).find({ [`f.${field}`]: value }).limit(limit).toArray()
+      const found = await collection(name)
+        .find({ [`f.${field}`]: value })
+        .limit(limit)
+        .toArray()
       return found.map((s) => toStored<D>(s))
     },
     async find<D>(name: string, query: FindQuery) {
@@ -105,7 +113,16 @@ export async function createMongoReadStore(url: string, collections: readonly Co
             // Only a newer revision replaces a document; an older one fails the
             // filter, tries to insert the same _id and is dropped as a duplicate.
             filter: { _id: w.key, revision: { $lt: w.revision } },
-            update: { $set: { accountId: w.accountId, id: w.id, revision: w.revision, doc: w.doc, f: w.fields, v: w.views ?? {} } },
+            update: {
+              $set: {
+                accountId: w.accountId,
+                id: w.id,
+                revision: w.revision,
+                doc: w.doc,
+                f: w.fields,
+                v: w.views ?? {},
+              },
+            },
             upsert: true,
           },
         })
@@ -121,7 +138,10 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       }
       const position = Long.fromBigInt(checkpoint)
       for (const projection of projections) {
-        const moved = await checkpoints.updateOne({ _id: projection, position: { $lt: position } }, { $set: { position } })
+        const moved = await checkpoints.updateOne(
+          { _id: projection, position: { $lt: position } },
+          { $set: { position } },
+        )
         if (moved.matchedCount === 0) {
           try {
             await checkpoints.insertOne({ _id: projection, position })
@@ -139,15 +159,21 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       const spec = specs.get(name)
       if (!spec) throw new Error(`unknown collection ${name}`)
       const shadow = { name: `${name}__rebuild`, fields: spec.fields, views: spec.views }
-      await db.collection(shadow.name).drop().catch(() => undefined)
+      await db
+        .collection(shadow.name)
+        .drop()
+        .catch(() => undefined)
       await createIndexes(shadow)
       await checkpoints.deleteOne({ _id: shadowProjection })
       specs.set(shadow.name, shadow)
       return shadow.name
     },
     async completeRebuild(name, projection, shadowProjection) {
-      const [live, rebuilt] = await Promise.all([checkpoints.findOne({ _id: projection }), checkpoints.findOne({ _id: shadowProjection })])
-      if (!rebuilt || (live && live.position.greaterThan(rebuilt.position))) return false
+      const [live, rebuilt] = await Promise.all([
+        checkpoints.findOne({ _id: projection }),
+        checkpoints.findOne({ _id: shadowProjection }),
+      ])
+      if (!rebuilt || live?.position.greaterThan(rebuilt.position)) return false
       // renameCollection with dropTarget replaces the live collection in one step.
       await db.collection(`${name}__rebuild`).rename(name, { dropTarget: true })
       await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })

@@ -76,7 +76,10 @@ export interface ViewBytes {
   copyTo(target: Uint8Array, offset: number): void
 }
 
-export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({ byteLength: bytes.length, copyTo: (target, offset) => target.set(bytes, offset) })
+export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({
+  byteLength: bytes.length,
+  copyTo: (target, offset) => target.set(bytes, offset),
+})
 
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb'
@@ -94,7 +97,11 @@ export interface ReadStore {
    * existed (the caller renders it instead). `ids` are the documents' ids, in
    * the same order, for the caller's next cursor.
    */
-  findView(collection: string, query: FindQuery, view: string): Promise<{ views: (ViewBytes | null)[]; ids: number[]; hasMore: boolean }>
+  findView(
+    collection: string,
+    query: FindQuery,
+    view: string,
+  ): Promise<{ views: (ViewBytes | null)[]; ids: number[]; hasMore: boolean }>
   /**
    * Writes documents and moves each named projection's checkpoint to
    * `checkpoint`: the runner commits every read model's share of a batch at

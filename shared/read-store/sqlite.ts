@@ -1,7 +1,14 @@
 import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
-import { viewBytesOf, type CollectionSpec, type DocumentWrite, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
+import {
+  viewBytesOf,
+  type CollectionSpec,
+  type DocumentWrite,
+  type FindQuery,
+  type ReadStore,
+  type StoredDocument,
+} from './port.ts'
 
 /** A stored document or view: JSON text, or (in a compressed collection) LZ4-compressed JSON. */
 type Stored = string | Buffer
@@ -46,7 +53,11 @@ const NAME = /^[a-z][a-z0-9_]*$/
  * beside its indexed fields. Every index starts with the account id and ends
  * with the id, so a filtered page is one index range scan in id order.
  */
-export function createSqliteReadStore(file: string, collections: readonly CollectionSpec[], walCheckpoints?: WalCheckpoints): ReadStore {
+export function createSqliteReadStore(
+  file: string,
+  collections: readonly CollectionSpec[],
+  walCheckpoints?: WalCheckpoints,
+): ReadStore {
   const db = new Database(file)
   // An order, compressed, with its view, is ~4 KB: 16 KiB pages hold several
   // without an overflow chain, which a 4 KiB page would need for each (this only
@@ -80,10 +91,12 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
       )`)
     // A view added after the table was created becomes a new column; documents fill it as they are next written.
     const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
-    for (const view of spec.views ?? []) if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
+    for (const view of spec.views ?? [])
+      if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
     const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
     const ensureIndex = (suffix: string, definition: string) => {
-      if (!existing.some((name) => name.endsWith(suffix))) db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}${suffix}`)}`)
+      if (!existing.some((name) => name.endsWith(suffix)))
+        db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}${suffix}`)}`)
     }
     ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
     for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
@@ -102,7 +115,10 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
   const statements = new Map<string, Database.Statement>()
   const prepared = <P extends unknown[], R>(sql: string) => {
     let s = statements.get(sql)
-    if (!s) statements.set(sql, (s = db.prepare(sql)))
+    if (!s) {
+      s = db.prepare(sql)
+      statements.set(sql, s)
+    }
     return s as Database.Statement<P, R>
   }
   /**
@@ -136,7 +152,9 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     const page = rows.slice(0, query.limit)
     return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
   }
-  const checkpointOf = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?')
+  const checkpointOf = db.prepare<[string], { position: string }>(
+    'SELECT position FROM checkpoints WHERE projection = ?',
+  )
   const forgetCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?')
   const saveCheckpoint = db.prepare(
     `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
@@ -158,28 +176,36 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     return sql
   }
 
-  const commit = db.transaction((projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
-    for (const w of writes) {
-      const spec = specOf(w.collection)
-      prepared(upsertSql(spec)).run(
-        w.accountId, w.id, w.key, w.revision, encode(spec, JSON.stringify(w.doc)),
-        ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
-        ...(spec.views ?? []).map((v) => {
-          const view = w.views?.[v]
-          return view === undefined ? null : encode(spec, view)
-        }),
-      )
-    }
-    for (const projection of projections) {
-      const current = checkpointOf.get(projection)
-      if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
-    }
-  })
+  const commit = db.transaction(
+    (projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
+      for (const w of writes) {
+        const spec = specOf(w.collection)
+        prepared(upsertSql(spec)).run(
+          w.accountId,
+          w.id,
+          w.key,
+          w.revision,
+          encode(spec, JSON.stringify(w.doc)),
+          ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
+          ...(spec.views ?? []).map((v) => {
+            const view = w.views?.[v]
+            return view === undefined ? null : encode(spec, view)
+          }),
+        )
+      }
+      for (const projection of projections) {
+        const current = checkpointOf.get(projection)
+        if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
+      }
+    },
+  )
 
   return {
     kind: 'sqlite',
     async get<D>(collection: string, accountId: number, id: number) {
-      const row = prepared<[number, number], Row>(`SELECT * FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`).get(accountId, id)
+      const row = prepared<[number, number], Row>(
+        `SELECT * FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
+      ).get(accountId, id)
       return row && toStored<D>(row)
     },
     async getByKey<D>(collection: string, key: string) {
@@ -188,12 +214,16 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
       // The keys as one JSON parameter: one statement for a projector's whole batch.
-      const rows = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys))
+      const rows = prepared<[string], Row>(
+        `SELECT * FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(keys))
       return new Map(rows.map((row) => [row.key, toStored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
-      const row = prepared<[string], Row>(`SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`).get(value)
+      const row = prepared<[string], Row>(
+        `SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`,
+      ).get(value)
       return row && toStored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
@@ -208,7 +238,11 @@ export function createSqliteReadStore(file: string, collections: readonly Collec
     },
     async findView(collection, query, view) {
       if (!specOf(collection).views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
-      const { rows, hasMore } = pageRows<{ id: number; v: Stored | null }>(collection, query, `t.id AS id, t.v_${view} AS v`)
+      const { rows, hasMore } = pageRows<{ id: number; v: Stored | null }>(
+        collection,
+        query,
+        `t.id AS id, t.v_${view} AS v`,
+      )
       return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), ids: rows.map((r) => r.id), hasMore }
     },
     async commit(projections, writes, checkpoint) {

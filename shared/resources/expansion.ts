@@ -32,7 +32,10 @@ export class Expansion {
       const parts = path.split('.')
       for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join('.'))
     }
-    return new Expansion(paths, allowed.every((p) => paths.has(p)))
+    return new Expansion(
+      paths,
+      allowed.every((p) => paths.has(p)),
+    )
   }
 
   has(path: string): boolean {

@@ -45,10 +45,16 @@ export function renderNotification(n: Notification, x: Expansion, prefix: string
     id: n.id,
     created_at: n.created_at,
     language_code: n.language_code,
-    notification_payloads: nestedList(x, `${prefix}notification_payloads`, 'notification_payload', n.notification_payloads, (p) => ({
-      object: 'notification_payload',
-      ...p,
-    })),
+    notification_payloads: nestedList(
+      x,
+      `${prefix}notification_payloads`,
+      'notification_payload',
+      n.notification_payloads,
+      (p) => ({
+        object: 'notification_payload',
+        ...p,
+      }),
+    ),
     notification_type: nestedOne(x, `${prefix}notification_type`, 'notification_type', n.notification_type, (t) => ({
       object: 'notification_type',
       ...t,
@@ -66,7 +72,8 @@ export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Reso
   return {
     object: 'tracker',
     ...fields,
-    carrier: t.carrier && (x.has(`${prefix}carrier`) ? renderCarrier(t.carrier) : { object: 'carrier', code: t.carrier.code }),
+    carrier:
+      t.carrier && (x.has(`${prefix}carrier`) ? renderCarrier(t.carrier) : { object: 'carrier', code: t.carrier.code }),
     carrier_service: t.carrier_service && renderCarrierService(t.carrier_service),
     events: nestedList(x, `${prefix}events`, 'event', t.events, (e) => renderEvent(e, x, `${prefix}events.`)),
     notifications: nestedList(x, `${prefix}notifications`, 'notification', t.notifications, (n) =>
@@ -83,7 +90,9 @@ export function renderFulfillment(f: FulfillmentDoc, x: Expansion, prefix: strin
     ...f,
     line_items: nestedList(x, `${prefix}line_items`, 'line_item', f.line_items, renderLineItem),
     shipping_address: nestedOne(x, `${prefix}shipping_address`, 'address', f.shipping_address, renderAddress),
-    trackers: nestedList(x, `${prefix}trackers`, 'tracker', f.trackers, (t) => renderTracker(t, x, `${prefix}trackers.`)),
+    trackers: nestedList(x, `${prefix}trackers`, 'tracker', f.trackers, (t) =>
+      renderTracker(t, x, `${prefix}trackers.`),
+    ),
     notifications: nestedList(x, `${prefix}notifications`, 'notification', f.notifications, (n) =>
       renderNotification(n, x, `${prefix}notifications.`),
     ),
@@ -94,7 +103,9 @@ export function renderOrder(o: OrderDoc, x: Expansion): Resource {
   return {
     object: 'order',
     ...o,
-    fulfillments: nestedList(x, 'fulfillments', 'fulfillment', o.fulfillments, (f) => renderFulfillment(f, x, 'fulfillments.')),
+    fulfillments: nestedList(x, 'fulfillments', 'fulfillment', o.fulfillments, (f) =>
+      renderFulfillment(f, x, 'fulfillments.'),
+    ),
     line_items: nestedList(x, 'line_items', 'line_item', o.line_items, renderLineItem),
     notifications: nestedList(x, 'notifications', 'notification', o.notifications, (n) =>
       renderNotification(n, x, 'notifications.'),

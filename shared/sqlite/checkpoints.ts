@@ -25,5 +25,10 @@ const INTERVAL_MS = 200
  * thread that dies is restarted; meanwhile the log only grows.
  */
 export function startCheckpointer(files: readonly string[], logger: Logger): Promise<{ stop(): Promise<void> }> {
-  return startSupervisedThread(new URL('./checkpoint-thread.mjs', import.meta.url), { files, intervalMs: INTERVAL_MS }, 'WAL checkpointer', logger)
+  return startSupervisedThread(
+    new URL('./checkpoint-thread.mjs', import.meta.url),
+    { files, intervalMs: INTERVAL_MS },
+    'WAL checkpointer',
+    logger,
+  )
 }

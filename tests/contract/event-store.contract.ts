@@ -30,12 +30,23 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(r2.revisions, [2])
     t.ok(r2.position > r1.position, 'positions grow')
     const read = await store.readStream(s)
-    t.same(read.map((e) => [e.type, e.revision]), [['A', 0], ['B', 1], ['C', 2]])
+    t.same(
+      read.map((e) => [e.type, e.revision]),
+      [
+        ['A', 0],
+        ['B', 1],
+        ['C', 2],
+      ],
+    )
     t.equal(read[0]!.stream, s)
     t.same(read[0]!.data, { n: 1 })
     t.equal(read[0]!.metadata.accountId, 1)
     t.same(await store.readStream(uniqueStream('missing')), [], 'a missing stream reads empty')
-    t.same((await store.readStream(s, 1)).map((e) => e.type), ['B', 'C'], 'from a revision')
+    t.same(
+      (await store.readStream(s, 1)).map((e) => e.type),
+      ['B', 'C'],
+      'from a revision',
+    )
     t.same(await store.readStream(s, 3), [], 'past the end')
   })
 
@@ -45,8 +56,24 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
       { stream: a, expected: 'no_stream', events: [event('A'), event('B'), event('C')] },
       { stream: b, expected: 'no_stream', events: [event('D')] },
     ])
-    const read = await store.readStreams([{ stream: b }, { stream: missing }, { stream: a, fromRevision: 1 }, { stream: b, fromRevision: 1 }])
-    t.same(read.map((events) => events.map((e) => [e.stream, e.type, e.revision])), [[[b, 'D', 0]], [], [[a, 'B', 1], [a, 'C', 2]], []])
+    const read = await store.readStreams([
+      { stream: b },
+      { stream: missing },
+      { stream: a, fromRevision: 1 },
+      { stream: b, fromRevision: 1 },
+    ])
+    t.same(
+      read.map((events) => events.map((e) => [e.stream, e.type, e.revision])),
+      [
+        [[b, 'D', 0]],
+        [],
+        [
+          [a, 'B', 1],
+          [a, 'C', 2],
+        ],
+        [],
+      ],
+    )
     t.same(read[2]![0]!.data, { n: 1 })
     t.same(await store.readStreams([]), [])
   })
@@ -92,13 +119,23 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     await store.append([{ stream: b, expected: 'any', events: [event('B1')] }])
     await store.append([{ stream: a, expected: 'any', events: [event('A2')] }])
     const all = (await store.readAll({ after: start, limit: 1000 })).filter((e) => e.stream === a || e.stream === b)
-    t.same(all.map((e) => e.type), ['A1', 'B1', 'A2'])
+    t.same(
+      all.map((e) => e.type),
+      ['A1', 'B1', 'A2'],
+    )
     for (let i = 1; i < all.length; i++) t.ok(all[i]!.position > all[i - 1]!.position, 'strictly increasing')
     const next = await store.readAll({ after: all[0]!.position, limit: 1000 })
-    t.notOk(next.some((e) => e.position <= all[0]!.position), 'after is exclusive')
+    t.notOk(
+      next.some((e) => e.position <= all[0]!.position),
+      'after is exclusive',
+    )
     t.ok(next.some((e) => e.id === all[1]!.id))
     const typed = await store.readAll({ after: start, limit: 1000, types: ['B1'] })
-    t.same(typed.filter((e) => e.stream === b).map((e) => e.type), ['B1'], 'type filter')
+    t.same(
+      typed.filter((e) => e.stream === b).map((e) => e.type),
+      ['B1'],
+      'type filter',
+    )
     t.ok(typed.every((e) => e.type === 'B1'))
   })
 
@@ -110,7 +147,12 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     const controller = new AbortController()
     const seen: string[] = []
     const done = (async () => {
-      for await (const batch of subscribeToAll(store, { after: checkpoint, pollMs: 20, signal: controller.signal, types: ['After1', 'After2', 'Live'] })) {
+      for await (const batch of subscribeToAll(store, {
+        after: checkpoint,
+        pollMs: 20,
+        signal: controller.signal,
+        types: ['After1', 'After2', 'Live'],
+      })) {
         for (const e of batch) if (e.stream === s) seen.push(e.type)
         if (seen.length >= 3) controller.abort()
       }

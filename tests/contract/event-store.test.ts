@@ -15,7 +15,12 @@ t.test('sqlite event store', async (t) => {
 t.test('sqlite: a stream named twice in one append is checked against what the append wrote before', async (t) => {
   const store = createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db'))
   t.teardown(() => store.close())
-  const event = (): NewEvent => ({ id: randomUUID(), type: 'Thing', data: {}, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } })
+  const event = (): NewEvent => ({
+    id: randomUUID(),
+    type: 'Thing',
+    data: {},
+    metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
+  })
   const result = await store.append([
     { stream: 'thing-1', expected: 'no_stream', events: [event()] },
     { stream: 'thing-1', expected: 0, events: [event(), event()] },
@@ -32,6 +37,10 @@ t.test('sqlite: a stream named twice in one append is checked against what the a
 })
 
 const url = process.env.EVENTSTORE_URL
-t.test('kurrentdb event store', { skip: url ? false : 'EVENTSTORE_URL is not set: no KurrentDB server to test against' }, async (t) => {
-  eventStoreContract(t, async () => createKurrentEventStore(url!))
-})
+t.test(
+  'kurrentdb event store',
+  { skip: url ? false : 'EVENTSTORE_URL is not set: no KurrentDB server to test against' },
+  async (t) => {
+    eventStoreContract(t, async () => createKurrentEventStore(url!))
+  },
+)

@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { type CollectionSpec, type DocumentWrite, type ReadStore, type ViewBytes } from '../../shared/read-store/port.ts'
+import type { CollectionSpec, DocumentWrite, ReadStore, ViewBytes } from '../../shared/read-store/port.ts'
 
 /** The collection the contract writes to; every adapter must create it from this spec. */
 export const contractCollection = {
@@ -9,7 +9,11 @@ export const contractCollection = {
 } as const satisfies CollectionSpec
 
 /** The same, with documents large enough to be kept compressed where the store does not compress on its own. */
-export const contractCompressed = { ...contractCollection, name: 'contract_large', compressed: true } as const satisfies CollectionSpec
+export const contractCompressed = {
+  ...contractCollection,
+  name: 'contract_large',
+  compressed: true,
+} as const satisfies CollectionSpec
 
 /** Every collection the contract uses. */
 export const contractCollections: CollectionSpec[] = [contractCollection, contractCompressed]
@@ -19,14 +23,22 @@ export function textOfView(view: ViewBytes | null) {
   if (view === null) return null
   const answer = Buffer.alloc(view.byteLength + 20, '#')
   view.copyTo(answer, 10)
-  if (answer.subarray(0, 10).toString() !== '#'.repeat(10) || answer.subarray(10 + view.byteLength).toString() !== '#'.repeat(10)) {
+  if (
+    answer.subarray(0, 10).toString() !== '#'.repeat(10) ||
+    answer.subarray(10 + view.byteLength).toString() !== '#'.repeat(10)
+  ) {
     throw new Error('a view wrote outside its bytes')
   }
   return answer.subarray(10, 10 + view.byteLength).toString()
 }
 
 let streams = 0
-const write = (accountId: number, id: number, fields: { email?: string; created_at?: number } = {}, revision = 0): DocumentWrite => ({
+const write = (
+  accountId: number,
+  id: number,
+  fields: { email?: string; created_at?: number } = {},
+  revision = 0,
+): DocumentWrite => ({
   collection: contractCollection.name,
   key: `doc-${accountId}_${id}_${++streams}`,
   accountId,
@@ -73,11 +85,20 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
   t.test('equality and range filters combine with the id cursor', async (t) => {
     await store.commit(
       ['contract'],
-      Array.from({ length: 20 }, (_, i) => write(1, i + 1, { email: i % 2 ? 'odd@x.io' : 'even@x.io', created_at: 1000 + i })),
+      Array.from({ length: 20 }, (_, i) =>
+        write(1, i + 1, { email: i % 2 ? 'odd@x.io' : 'even@x.io', created_at: 1000 + i }),
+      ),
       1n,
     )
-    const odd = await store.find(contractCollection.name, { accountId: 1, limit: 100, where: [{ field: 'email', op: 'eq', value: 'odd@x.io' }] })
-    t.same(odd.docs.map((d) => d.id), [20, 18, 16, 14, 12, 10, 8, 6, 4, 2])
+    const odd = await store.find(contractCollection.name, {
+      accountId: 1,
+      limit: 100,
+      where: [{ field: 'email', op: 'eq', value: 'odd@x.io' }],
+    })
+    t.same(
+      odd.docs.map((d) => d.id),
+      [20, 18, 16, 14, 12, 10, 8, 6, 4, 2],
+    )
     const range = await store.find(contractCollection.name, {
       accountId: 1,
       limit: 3,
@@ -87,12 +108,19 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       ],
       endingBefore: 12,
     })
-    t.same(range.docs.map((d) => d.id), [11, 10, 9])
+    t.same(
+      range.docs.map((d) => d.id),
+      [11, 10, 9],
+    )
     t.equal(range.hasMore, true)
   })
 
   t.test('views are kept beside documents and paged like them', async (t) => {
-    await store.commit(['contract'], [1, 2, 3].map((id) => ({ ...write(1, id), views: { card: `{"card":${id}}` } })), 1n)
+    await store.commit(
+      ['contract'],
+      [1, 2, 3].map((id) => ({ ...write(1, id), views: { card: `{"card":${id}}` } })),
+      1n,
+    )
     await store.commit(['contract'], [write(1, 4)], 2n)
     const page = await store.findView(contractCollection.name, { accountId: 1, limit: 2 }, 'card')
     t.same(page.views.map(textOfView), [null, '{"card":3}'], 'null where a document has no view yet')
@@ -113,27 +141,53 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     }))
     await store.commit(['contract-large'], writes, 1n)
     t.same((await store.get(contractCompressed.name, 1, 2))?.doc, { id: 2, events })
-    t.same((await store.getManyByKey(contractCompressed.name, [writes[0]!.key])).get(writes[0]!.key)?.doc, { id: 1, events })
+    t.same((await store.getManyByKey(contractCompressed.name, [writes[0]!.key])).get(writes[0]!.key)?.doc, {
+      id: 1,
+      events,
+    })
     const page = await store.findView(contractCompressed.name, { accountId: 1, limit: 5 }, 'card')
-    t.same(page.views.map((v) => JSON.parse(textOfView(v)!)), [2, 1].map((id) => ({ id, city: 'Zürich', events })))
-    const found = await store.find(contractCompressed.name, { accountId: 1, where: [{ field: 'email', op: 'eq', value: '1@x.io' }], limit: 5 })
-    t.same(found.docs.map((d) => d.doc), [{ id: 1, events }], 'filtered on its indexed fields')
+    t.same(
+      page.views.map((v) => JSON.parse(textOfView(v)!)),
+      [2, 1].map((id) => ({ id, city: 'Zürich', events })),
+    )
+    const found = await store.find(contractCompressed.name, {
+      accountId: 1,
+      where: [{ field: 'email', op: 'eq', value: '1@x.io' }],
+      limit: 5,
+    })
+    t.same(
+      found.docs.map((d) => d.doc),
+      [{ id: 1, events }],
+      'filtered on its indexed fields',
+    )
   })
 
   t.test('a document only moves forward in revision; checkpoints are monotonic', async (t) => {
     const w = write(1, 1, { email: 'v1@x.io' }, 3)
     await store.commit(['contract'], [w], 5n)
-    await store.commit(['contract'], [{ ...w, revision: 2, doc: { stale: true }, fields: { email: 'old@x.io', created_at: null } }], 4n)
+    await store.commit(
+      ['contract'],
+      [{ ...w, revision: 2, doc: { stale: true }, fields: { email: 'old@x.io', created_at: null } }],
+      4n,
+    )
     const found = await store.getByKey(contractCollection.name, w.key)
     t.same(found?.doc, { id: 1, email: 'v1@x.io' }, 'an older revision is ignored')
     t.equal(found?.revision, 3)
     t.equal(await store.checkpoint('contract'), 5n, 'the checkpoint never goes back')
-    await store.commit(['contract'], [{ ...w, revision: 4, doc: { id: 1, email: 'v2@x.io' }, fields: { email: 'v2@x.io', created_at: null } }], 7n)
+    await store.commit(
+      ['contract'],
+      [{ ...w, revision: 4, doc: { id: 1, email: 'v2@x.io' }, fields: { email: 'v2@x.io', created_at: null } }],
+      7n,
+    )
     t.same((await store.get(contractCollection.name, 1, 1))?.doc, { id: 1, email: 'v2@x.io' })
     t.equal(await store.checkpoint('contract'), 7n)
     const many = await store.getManyByKey(contractCollection.name, [w.key, 'missing'])
     t.same([...many.keys()], [w.key])
-    t.equal((await store.lookup(contractCollection.name, 'email', 'v2@x.io'))?.id, 1, 'unscoped lookup by a unique field')
+    t.equal(
+      (await store.lookup(contractCollection.name, 'email', 'v2@x.io'))?.id,
+      1,
+      'unscoped lookup by a unique field',
+    )
   })
 
   t.test('one commit moves several projections’ checkpoints, each only forward', async (t) => {

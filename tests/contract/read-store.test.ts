@@ -14,27 +14,46 @@ t.test('sqlite read store', async (t) => {
 t.test('sqlite: a collection that becomes compressed still reads the rows written before', async (t) => {
   const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
   const write = (id: number) => ({
-    collection: contractCollection.name, key: `doc-${id}`, accountId: 1, id, revision: 0,
-    doc: { id, city: 'Zürich' }, fields: { email: null, created_at: null }, views: { card: `{"card":"n°${id}"}` },
+    collection: contractCollection.name,
+    key: `doc-${id}`,
+    accountId: 1,
+    id,
+    revision: 0,
+    doc: { id, city: 'Zürich' },
+    fields: { email: null, created_at: null },
+    views: { card: `{"card":"n°${id}"}` },
   })
   const before = createSqliteReadStore(file, [contractCollection])
   await before.commit(['contract'], [write(1)], 1n)
   await before.close()
   const after = createSqliteReadStore(file, [{ ...contractCollection, compressed: true }])
   await after.commit(['contract'], [write(2)], 2n)
-  t.same((await after.find(contractCollection.name, { accountId: 1, limit: 5 })).docs.map((d) => d.doc), [2, 1].map((id) => ({ id, city: 'Zürich' })))
+  t.same(
+    (await after.find(contractCollection.name, { accountId: 1, limit: 5 })).docs.map((d) => d.doc),
+    [2, 1].map((id) => ({ id, city: 'Zürich' })),
+  )
   const page = await after.findView(contractCollection.name, { accountId: 1, limit: 5 }, 'card')
   t.same(page.views.map(textOfView), ['{"card":"n°2"}', '{"card":"n°1"}'])
   await after.close()
   const db = new Database(file, { readonly: true })
-  t.same(db.prepare(`SELECT id, typeof(doc) AS doc, typeof(v_card) AS card FROM ${contractCollection.name} ORDER BY id`).all(), [
-    { id: 1, doc: 'text', card: 'text' },
-    { id: 2, doc: 'blob', card: 'blob' },
-  ], 'new rows are stored deflated, old ones left as they were')
+  t.same(
+    db
+      .prepare(`SELECT id, typeof(doc) AS doc, typeof(v_card) AS card FROM ${contractCollection.name} ORDER BY id`)
+      .all(),
+    [
+      { id: 1, doc: 'text', card: 'text' },
+      { id: 2, doc: 'blob', card: 'blob' },
+    ],
+    'new rows are stored deflated, old ones left as they were',
+  )
   db.close()
 })
 
 const url = process.env.MONGODB_URL
-t.test('mongodb read store', { skip: url ? false : 'MONGODB_URL is not set: no MongoDB server to test against' }, async (t) => {
-  readStoreContract(t, () => createMongoReadStore(url!, contractCollections))
-})
+t.test(
+  'mongodb read store',
+  { skip: url ? false : 'MONGODB_URL is not set: no MongoDB server to test against' },
+  async (t) => {
+    readStoreContract(t, () => createMongoReadStore(url!, contractCollections))
+  },
+)

@@ -4,7 +4,10 @@ import { startTestServer } from '../support/server.ts'
 
 const colissimo = {
   name: 'Colissimo Home',
-  transit_days: [{ origin: 'FR', destination: 'FR', days: 2 }, { origin: null, destination: null, days: 5 }],
+  transit_days: [
+    { origin: 'FR', destination: 'FR', days: 2 },
+    { origin: null, destination: null, days: 5 },
+  ],
   cutoff_time: '14:00',
   time_zone: 'Europe/Paris',
   pickup_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
@@ -15,11 +18,22 @@ t.test('carrier services: configure, validate, list', async (t) => {
   const server = await startTestServer(t)
   const created = await server.request('PUT', '/v2/carrier_services/colissimo/home', { body: colissimo })
   t.equal(created.status, 201)
-  t.match(created.body, { object: 'carrier_service', id: Number, code: 'home', name: 'Colissimo Home', carrier: { code: 'colissimo' }, cutoff_time: '14:00' })
-  const updated = await server.request('PUT', '/v2/carrier_services/colissimo/home', { body: { ...colissimo, cutoff_time: '15:30' } })
+  t.match(created.body, {
+    object: 'carrier_service',
+    id: Number,
+    code: 'home',
+    name: 'Colissimo Home',
+    carrier: { code: 'colissimo' },
+    cutoff_time: '14:00',
+  })
+  const updated = await server.request('PUT', '/v2/carrier_services/colissimo/home', {
+    body: { ...colissimo, cutoff_time: '15:30' },
+  })
   t.equal(updated.status, 200)
   t.equal(updated.body.id, created.body.id)
-  const list = await server.request('GET', '/v2/carrier_services', { headers: { 'x-shiplog-position': updated.headers.get('x-shiplog-position')! } })
+  const list = await server.request('GET', '/v2/carrier_services', {
+    headers: { 'x-shiplog-position': updated.headers.get('x-shiplog-position')! },
+  })
   t.match(list.body, { object: 'list', has_more: false, data: [{ code: 'home', cutoff_time: '15:30' }] })
 
   const bad = async (body: object, field: RegExp) => {
@@ -33,7 +47,12 @@ t.test('carrier services: configure, validate, list', async (t) => {
   await bad({ pickup_days: ['monday', 'funday'] }, /pickup_days\.1/)
   await bad({ transit_days: [{ origin: 'XX', destination: null, days: 1 }] }, /transit_days\.0\.origin/)
   await bad({ delivery_days: [] }, /delivery_days/)
-  t.equal((await server.request('PUT', '/v2/carrier_services/colissimo/home', { body: colissimo, key: server.publicKey })).status, 403, 'the public key cannot configure')
+  t.equal(
+    (await server.request('PUT', '/v2/carrier_services/colissimo/home', { body: colissimo, key: server.publicKey }))
+      .status,
+    403,
+    'the public key cannot configure',
+  )
 })
 
 t.test('estimation: public or private key, every field optional, deterministic best', async (t) => {
@@ -41,7 +60,12 @@ t.test('estimation: public or private key, every field optional, deterministic b
   const server = await startTestServer(t, { clock: fixedClock('2026-11-20T14:00:00Z') })
   await server.request('PUT', '/v2/carrier_services/colissimo/home', { body: colissimo })
   const last = await server.request('PUT', '/v2/carrier_services/chronopost/13h', {
-    body: { ...colissimo, name: 'Chrono 13', transit_days: [{ origin: null, destination: null, days: 1 }], cutoff_time: '18:00' },
+    body: {
+      ...colissimo,
+      name: 'Chrono 13',
+      transit_days: [{ origin: null, destination: null, days: 1 }],
+      cutoff_time: '18:00',
+    },
   })
   const position = { 'x-shiplog-position': last.headers.get('x-shiplog-position')! }
   const estimate = (body: unknown, key = server.publicKey) =>
@@ -51,15 +75,58 @@ t.test('estimation: public or private key, every field optional, deterministic b
   t.equal(all.status, 200)
   t.same(all.body, {
     delivery_date_estimations: [
-      { carrier_code: 'chronopost', service_code: '13h', delivery_date: '2026-11-23', safe_delivery_date: '2026-11-24', cutoff_datetime_utc: '2026-11-20T17:00:00.000Z' },
-      { carrier_code: 'colissimo', service_code: 'home', delivery_date: '2026-11-30', safe_delivery_date: '2026-12-02', cutoff_datetime_utc: '2026-11-23T13:00:00.000Z' },
+      {
+        carrier_code: 'chronopost',
+        service_code: '13h',
+        delivery_date: '2026-11-23',
+        safe_delivery_date: '2026-11-24',
+        cutoff_datetime_utc: '2026-11-20T17:00:00.000Z',
+      },
+      {
+        carrier_code: 'colissimo',
+        service_code: 'home',
+        delivery_date: '2026-11-30',
+        safe_delivery_date: '2026-12-02',
+        cutoff_datetime_utc: '2026-11-23T13:00:00.000Z',
+      },
     ],
-    best_estimation: { carrier_code: 'chronopost', service_code: '13h', delivery_date: '2026-11-23', safe_delivery_date: '2026-11-24', cutoff_datetime_utc: '2026-11-20T17:00:00.000Z' },
+    best_estimation: {
+      carrier_code: 'chronopost',
+      service_code: '13h',
+      delivery_date: '2026-11-23',
+      safe_delivery_date: '2026-11-24',
+      cutoff_datetime_utc: '2026-11-20T17:00:00.000Z',
+    },
   })
-  const lane = await estimate({ delivery_date_estimation: { origin: { country_code: 'fr', city: 'Paris' }, destination: { country_code: 'FR' }, carriers: [{ code: 'colissimo', service_code: null }] } }, server.privateKey)
-  t.same(lane.body.delivery_date_estimations.map((e: { delivery_date: string }) => e.delivery_date), ['2026-11-25'], 'private key too; FR lane: shipped Monday, 2 days')
-  const dated = await estimate({ delivery_date_estimation: { order: { merchant_shipping_date: '2026-11-24' }, carriers: [{ code: 'colissimo', service_code: 'home' }, { code: 'ups', service_code: 'standard' }] } })
-  t.same(dated.body.delivery_date_estimations.map((e: { service_code: string }) => e.service_code), ['home'], 'a carrier that is not configured is left out')
+  const lane = await estimate(
+    {
+      delivery_date_estimation: {
+        origin: { country_code: 'fr', city: 'Paris' },
+        destination: { country_code: 'FR' },
+        carriers: [{ code: 'colissimo', service_code: null }],
+      },
+    },
+    server.privateKey,
+  )
+  t.same(
+    lane.body.delivery_date_estimations.map((e: { delivery_date: string }) => e.delivery_date),
+    ['2026-11-25'],
+    'private key too; FR lane: shipped Monday, 2 days',
+  )
+  const dated = await estimate({
+    delivery_date_estimation: {
+      order: { merchant_shipping_date: '2026-11-24' },
+      carriers: [
+        { code: 'colissimo', service_code: 'home' },
+        { code: 'ups', service_code: 'standard' },
+      ],
+    },
+  })
+  t.same(
+    dated.body.delivery_date_estimations.map((e: { service_code: string }) => e.service_code),
+    ['home'],
+    'a carrier that is not configured is left out',
+  )
   t.equal(dated.body.delivery_date_estimations[0].delivery_date, '2026-12-01')
   const nothing = await estimate({ delivery_date_estimation: { carriers: [{ code: 'dhl', service_code: null }] } })
   t.same(nothing.body, { delivery_date_estimations: [], best_estimation: null })
@@ -70,5 +137,9 @@ t.test('estimation: public or private key, every field optional, deterministic b
   const wrongType = await estimate({ delivery_date_estimation: { carriers: 'all' } })
   t.same(wrongType.body, { error: 'Wrong data type for keys: delivery_date_estimation.carriers' })
   t.equal((await server.request('POST', '/v1/delivery_date_estimation', { body: {}, key: 'pk_unknown' })).status, 401)
-  t.equal((await server.request('GET', '/v2/orders', { key: server.publicKey })).status, 403, 'the public key works nowhere else')
+  t.equal(
+    (await server.request('GET', '/v2/orders', { key: server.publicKey })).status,
+    403,
+    'the public key works nowhere else',
+  )
 })

@@ -16,7 +16,12 @@ async function seed(t: Parameters<typeof startTestServer>[0]) {
     clock.set(new Date((T0 + i * 60) * 1000))
     const n = String(i).padStart(2, '0')
     const post = await postTrackers(server, [
-      { order_number: `O-${n}`, tracking_number: `T-${n}`, email: i % 5 === 0 ? 'five@x.io' : 'other@x.io', order_date: T0 - i * 86400 },
+      {
+        order_number: `O-${n}`,
+        tracking_number: `T-${n}`,
+        email: i % 5 === 0 ? 'five@x.io' : 'other@x.io',
+        order_date: T0 - i * 86400,
+      },
     ])
     position = post.position
   }
@@ -40,8 +45,14 @@ t.test('paging forward and back through 35 orders', async (t) => {
     if (!page.body.has_more) break
     cursor = page.body.data.at(-1).id
   }
-  t.same(pages.map((p) => p.body.data.length), [10, 10, 10, 5])
-  t.same(pages.map((p) => p.body.has_more), [true, true, true, false])
+  t.same(
+    pages.map((p) => p.body.data.length),
+    [10, 10, 10, 5],
+  )
+  t.same(
+    pages.map((p) => p.body.has_more),
+    [true, true, true, false],
+  )
   t.same(pages.flatMap(numbers), expected, 'every order once, newest first')
 
   // And forward again from the oldest page.
@@ -73,22 +84,42 @@ t.test('filters: e-mail, order number, created_at and ordered_at in every form',
   t.same(numbers(await get(`/v2/orders?created_at[gte]=${T0 + 33 * 60}`)), ['O-35', 'O-34', 'O-33'])
   t.same(numbers(await get(`/v2/orders?created_at[lt]=${T0 + 3 * 60}`)), ['O-02', 'O-01'])
   t.same(numbers(await get(`/v2/orders?created_at[lte]=${T0 + 2 * 60}`)), ['O-02', 'O-01'])
-  t.same(numbers(await get(`/v2/orders?created_at[gt]=${T0 + 60}&created_at[lte]=${T0 + 4 * 60}`)), ['O-04', 'O-03', 'O-02'])
+  t.same(numbers(await get(`/v2/orders?created_at[gt]=${T0 + 60}&created_at[lte]=${T0 + 4 * 60}`)), [
+    'O-04',
+    'O-03',
+    'O-02',
+  ])
   const iso = new Date((T0 + 34 * 60) * 1000).toISOString()
   t.same(numbers(await get(`/v2/orders?created_at[gte]=${iso}`)), ['O-35', 'O-34'], 'ISO 8601 bounds')
   t.same(numbers(await get(`/v2/orders?ordered_at[gte]=${T0 - 2 * 86400}`)), ['O-02', 'O-01'])
   t.same(numbers(await get(`/v2/orders?ordered_at=${T0 - 86400}`)), ['O-01'])
-  t.same(numbers(await get(`/v2/orders?ordered_at[lt]=${T0 - 33 * 86400}&email=five@x.io`)), ['O-35'], 'filters combine')
+  t.same(
+    numbers(await get(`/v2/orders?ordered_at[lt]=${T0 - 33 * 86400}&email=five@x.io`)),
+    ['O-35'],
+    'filters combine',
+  )
   const paged = await get(`/v2/orders?email=other@x.io&created_at[gte]=${T0 + 20 * 60}&limit=3`)
   t.same(numbers(paged), ['O-34', 'O-33', 'O-32'])
-  const next = await get(`/v2/orders?email=other@x.io&created_at[gte]=${T0 + 20 * 60}&created_at[lte]=${T0 + 99 * 60}&limit=3&ending_before=${paged.body.data[2].id}`)
+  const next = await get(
+    `/v2/orders?email=other@x.io&created_at[gte]=${T0 + 20 * 60}&created_at[lte]=${T0 + 99 * 60}&limit=3&ending_before=${paged.body.data[2].id}`,
+  )
   t.same(numbers(next), ['O-31', 'O-29', 'O-28'], 'a filter combined with the cursor')
 
-  for (const bad of ['created_at=yesterday', 'created_at[gt]=soon', 'created_at[between]=1', 'ordered_at[gt]=', 'email[eq]=x']) {
+  for (const bad of [
+    'created_at=yesterday',
+    'created_at[gt]=soon',
+    'created_at[between]=1',
+    'ordered_at[gt]=',
+    'email[eq]=x',
+  ]) {
     t.equal((await get(`/v2/orders?${bad}`)).status, 400, bad)
   }
   const badBound = await get('/v2/orders?created_at[gt]=soon')
-  t.same(badBound.body.errors['created_at.gt'], 'must be Unix seconds or an ISO 8601 datetime', 'a bad bound is named, with the rule it broke')
+  t.same(
+    badBound.body.errors['created_at.gt'],
+    'must be Unix seconds or an ISO 8601 datetime',
+    'a bad bound is named, with the rule it broke',
+  )
 })
 
 t.test('the three restrictions: rejected and accepted combinations', async (t) => {
@@ -119,25 +150,41 @@ t.test('the three restrictions: rejected and accepted combinations', async (t) =
     `starting_after=${cursor}&created_at=${T0 + 60}`,
   ]
   for (const q of accepted) t.equal((await get(`/v2/orders?${q}`)).status, 200, q)
-  const window = await get(`/v2/orders?ending_before=${cursor}&created_at[gte]=${T0 + 14 * 60}&created_at[lte]=${T0 + 15 * 60}`)
+  const window = await get(
+    `/v2/orders?ending_before=${cursor}&created_at[gte]=${T0 + 14 * 60}&created_at[lte]=${T0 + 15 * 60}`,
+  )
   t.same(numbers(window), ['O-15', 'O-14'])
 })
 
 t.test('expansion: every path, its parents, stubs otherwise, unknown paths refused', async (t) => {
   const server: TestServer = await startTestServer(t)
   const post = await postTrackers(server, [
-    { order_number: 'E-1', tracking_number: '1Z999AA10123456784', email: 'e@x.io', address_city: 'Paris', address_country: 'FR' },
+    {
+      order_number: 'E-1',
+      tracking_number: '1Z999AA10123456784',
+      email: 'e@x.io',
+      address_city: 'Paris',
+      address_country: 'FR',
+    },
   ])
-  const get = (q: string) => readAfter(server, `/v2/orders?order_number=E-1${q}`, post.position).then((r) => r.body.data[0])
+  const get = (q: string) =>
+    readAfter(server, `/v2/orders?order_number=E-1${q}`, post.position).then((r) => r.body.data[0])
 
   const bare = await get('')
   t.match(bare.shipping_address, { object: 'address', id: Number })
   t.same(Object.keys(bare.shipping_address).sort(), ['id', 'object'], 'an address stub')
   t.same(Object.keys(bare.fulfillments.data[0]).sort(), ['id', 'object'], 'a list of stubs')
-  t.same(bare.notifications.data.map((n: object) => Object.keys(n).sort()), [['id', 'object']])
+  t.same(
+    bare.notifications.data.map((n: object) => Object.keys(n).sort()),
+    [['id', 'object']],
+  )
   t.same(bare.line_items, { object: 'list', data: [] })
 
-  t.match((await get('&expand[]=shipping_address')).shipping_address, { object: 'address', city: 'Paris', country: 'France' })
+  t.match((await get('&expand[]=shipping_address')).shipping_address, {
+    object: 'address',
+    city: 'Paris',
+    country: 'France',
+  })
   const payloads = await get('&expand[]=notifications.notification_payloads')
   t.match(payloads.notifications.data[0], {
     object: 'notification',
@@ -145,7 +192,9 @@ t.test('expansion: every path, its parents, stubs otherwise, unknown paths refus
     notification_type: { object: 'notification_type', id: Number },
   })
   t.notOk('slug' in payloads.notifications.data[0].notification_type, 'the sibling stays a stub')
-  t.match((await get('&expand[]=notifications.notification_type')).notifications.data[0].notification_type, { slug: 'order_placed' })
+  t.match((await get('&expand[]=notifications.notification_type')).notifications.data[0].notification_type, {
+    slug: 'order_placed',
+  })
 
   const carrier = await get('&expand[]=fulfillments.trackers.carrier')
   const fulfillment = carrier.fulfillments.data[0]
@@ -154,13 +203,22 @@ t.test('expansion: every path, its parents, stubs otherwise, unknown paths refus
   t.match(fulfillment.trackers.data[0], { object: 'tracker', carrier: { object: 'carrier', code: 'ups', name: 'UPS' } })
   t.same(fulfillment.trackers.data[0].events, { object: 'list', data: [] })
   const trackersOnly = await get('&expand[]=fulfillments.trackers.line_items')
-  t.same(trackersOnly.fulfillments.data[0].trackers.data[0].carrier, { object: 'carrier', code: 'ups' }, 'a carrier stub shows its code')
-  t.match((await get('&expand[]=fulfillments.shipping_address')).fulfillments.data[0].shipping_address, { city: 'Paris' })
+  t.same(
+    trackersOnly.fulfillments.data[0].trackers.data[0].carrier,
+    { object: 'carrier', code: 'ups' },
+    'a carrier stub shows its code',
+  )
+  t.match((await get('&expand[]=fulfillments.shipping_address')).fulfillments.data[0].shipping_address, {
+    city: 'Paris',
+  })
   for (const path of ['line_items', 'fulfillments.line_items', 'fulfillments.trackers.events.address']) {
     t.equal((await readAfter(server, `/v2/orders?expand[]=${path}`, post.position)).status, 200, path)
   }
   const several = await get('&expand[]=shipping_address&expand[]=fulfillments.shipping_address')
-  t.match(several, { shipping_address: { city: 'Paris' }, fulfillments: { data: [{ shipping_address: { city: 'Paris' } }] } })
+  t.match(several, {
+    shipping_address: { city: 'Paris' },
+    fulfillments: { data: [{ shipping_address: { city: 'Paris' } }] },
+  })
 
   const unknown = await server.request('GET', '/v2/orders?expand[]=fulfillments.secrets')
   t.equal(unknown.status, 400)
@@ -179,7 +237,11 @@ t.test('fully expanded pages, served pre-rendered, equal each order rendered on 
     const single = await server.request('GET', `/v2/orders/${order.id}?${all}`)
     t.same(order, single.body, `order ${order.order_number}`)
   }
-  t.match(page.body.data[0], { object: 'order', shipping_address: null, fulfillments: { data: [{ object: 'fulfillment', trackers: { data: [{ object: 'tracker' }] } }] } })
+  t.match(page.body.data[0], {
+    object: 'order',
+    shipping_address: null,
+    fulfillments: { data: [{ object: 'fulfillment', trackers: { data: [{ object: 'tracker' }] } }] },
+  })
   const filtered = await get(`/v2/orders?${all}&email=five@x.io&created_at[gte]=${T0 + 20 * 60}`)
   t.same(numbers(filtered), ['O-35', 'O-30', 'O-25', 'O-20'])
 
@@ -189,7 +251,11 @@ t.test('fully expanded pages, served pre-rendered, equal each order rendered on 
   for (const q of queries) alone.push((await get(`/v2/orders?${all}&${q}`)).body)
   for (let round = 0; round < 3; round++) {
     const together = await Promise.all([...queries, ...queries].map((q) => get(`/v2/orders?${all}&${q}`)))
-    t.same(together.map((r) => r.body), [...alone, ...alone], `round ${round + 1}: ${together.length} answers at once`)
+    t.same(
+      together.map((r) => r.body),
+      [...alone, ...alone],
+      `round ${round + 1}: ${together.length} answers at once`,
+    )
   }
 })
 
@@ -197,10 +263,20 @@ t.test("another account's ids are not found and never listed", async (t) => {
   const server = await startTestServer(t)
   const mine = await postTrackers(server, [{ order_number: 'X-1', tracking_number: 'T' }])
   const other = await server.newAccount()
-  const list = await readAfter(server, `/v2/orders?ending_before=${mine.body.trackers[0].order_id + 1}`, mine.position, other.private_key)
+  const list = await readAfter(
+    server,
+    `/v2/orders?ending_before=${mine.body.trackers[0].order_id + 1}`,
+    mine.position,
+    other.private_key,
+  )
   t.same(list.body.data, [])
-  t.equal((await server.request('GET', `/v2/orders/${mine.body.trackers[0].order_id}`, { key: other.private_key })).status, 404)
-  t.same((await server.request('GET', '/v2/orders/999', { key: other.private_key })).body, { errors: { details: 'Order not found' } })
+  t.equal(
+    (await server.request('GET', `/v2/orders/${mine.body.trackers[0].order_id}`, { key: other.private_key })).status,
+    404,
+  )
+  t.same((await server.request('GET', '/v2/orders/999', { key: other.private_key })).body, {
+    errors: { details: 'Order not found' },
+  })
   t.same((await readAfter(server, '/v2/trackers', mine.position, other.private_key)).body.data, [])
 })
 
@@ -208,7 +284,10 @@ t.test('GET /v2/trackers: pagination, filters and expansion', async (t) => {
   const server = await startTestServer(t)
   const post = await postTrackers(
     server,
-    Array.from({ length: 12 }, (_, i) => ({ order_number: `TR-${i}`, tracking_number: i === 0 ? '1Z999AA10123456784' : `N-${i}` })),
+    Array.from({ length: 12 }, (_, i) => ({
+      order_number: `TR-${i}`,
+      tracking_number: i === 0 ? '1Z999AA10123456784' : `N-${i}`,
+    })),
   )
   const get = (q: string) => readAfter(server, `/v2/trackers${q}`, post.position)
   const first = await get('')
@@ -216,10 +295,15 @@ t.test('GET /v2/trackers: pagination, filters and expansion', async (t) => {
   t.equal(first.body.data.length, 10)
   t.equal(first.body.data[0].tracking_number, 'N-11', 'newest first')
   const rest = await get(`?ending_before=${first.body.data[9].id}`)
-  t.same(rest.body.data.map((x: { tracking_number: string }) => x.tracking_number), ['N-1', '1Z999AA10123456784'])
+  t.same(
+    rest.body.data.map((x: { tracking_number: string }) => x.tracking_number),
+    ['N-1', '1Z999AA10123456784'],
+  )
   t.equal(rest.body.has_more, false)
   const ups = await get('?tracking_number=1Z999AA10123456784&expand[]=carrier')
-  t.match(ups.body.data, [{ object: 'tracker', carrier: { object: 'carrier', code: 'ups', name: 'UPS' }, events: { object: 'list' } }])
+  t.match(ups.body.data, [
+    { object: 'tracker', carrier: { object: 'carrier', code: 'ups', name: 'UPS' }, events: { object: 'list' } },
+  ])
   t.equal((await get('?delivery_status_code=pending&limit=100')).body.data.length, 12)
   t.same((await get('?delivery_status_code=delivered')).body.data, [])
   t.equal((await get('?expand[]=fulfillments')).status, 400)

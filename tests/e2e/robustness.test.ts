@@ -7,11 +7,26 @@ import { tempDir } from '../support/temp.ts'
 
 t.test('any merchant string is a safe order number and tracking number', async (t) => {
   const server = await startTestServer(t)
-  const odd = ['A/B?#%&=', 'order 42 ✓', '../../etc/passwd', 'x'.repeat(500), "O'Brien; DROP TABLE orders", '-_-', 'ÅÄÖ-€']
-  const post = await postTrackers(server, odd.map((n, i) => ({ order_number: n, tracking_number: `${n}#${i}` })))
+  const odd = [
+    'A/B?#%&=',
+    'order 42 ✓',
+    '../../etc/passwd',
+    'x'.repeat(500),
+    "O'Brien; DROP TABLE orders",
+    '-_-',
+    'ÅÄÖ-€',
+  ]
+  const post = await postTrackers(
+    server,
+    odd.map((n, i) => ({ order_number: n, tracking_number: `${n}#${i}` })),
+  )
   t.equal(post.status, 201)
   for (const n of odd) {
-    const found = await readAfter(server, `/v2/orders?order_number=${encodeURIComponent(n)}&expand[]=fulfillments.trackers.carrier`, post.position)
+    const found = await readAfter(
+      server,
+      `/v2/orders?order_number=${encodeURIComponent(n)}&expand[]=fulfillments.trackers.carrier`,
+      post.position,
+    )
     t.equal(found.body.data.length, 1, n)
     t.equal(found.body.data[0]?.order_number, n)
   }
@@ -25,16 +40,32 @@ t.test('bad bodies get a 400 naming the problem, never a 500', async (t) => {
     ['"trackers"', /Wrong data type/],
     [{ trackers: [null] }, /trackers\.0/],
     [{ trackers: [[]] }, /trackers\.0/],
-    [{ trackers: [{ order_number: '', tracking_number: ' ' }] }, /trackers\.0\.order_number: must not be empty; trackers\.0\.tracking_number: must not be empty/],
-    [{ trackers: [{ order_number: 'A', tracking_number: 'B', custom_variables: [1, 2] }] }, /trackers\.0\.custom_variables/],
+    [
+      { trackers: [{ order_number: '', tracking_number: ' ' }] },
+      /trackers\.0\.order_number: must not be empty; trackers\.0\.tracking_number: must not be empty/,
+    ],
+    [
+      { trackers: [{ order_number: 'A', tracking_number: 'B', custom_variables: [1, 2] }] },
+      /trackers\.0\.custom_variables/,
+    ],
     [{ trackers: [{ order_number: 'A', tracking_number: 'B', expected_delivery_at: 1e300 }] }, /./],
   ]
   for (const [body, message] of cases) {
-    const r = await server.request('POST', '/v1/trackers', { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    const r = await server.request('POST', '/v1/trackers', {
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    })
     t.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(body)} → ${r.status}`)
     t.match(r.body.error, message)
   }
-  const queries = ['limit[]=1', 'created_at[gt][x]=1', 'expand=shipping_address', 'expand[]=&limit=5', 'ending_before=1e400', 'order_number[]=a']
+  const queries = [
+    'limit[]=1',
+    'created_at[gt][x]=1',
+    'expand=shipping_address',
+    'expand[]=&limit=5',
+    'ending_before=1e400',
+    'order_number[]=a',
+  ]
   for (const q of queries) {
     const r = await server.request('GET', `/v2/orders?${q}`)
     t.ok(r.status === 200 || r.status === 400, `${q} → ${r.status}`)
@@ -45,7 +76,14 @@ t.test('a server that cannot listen fails to start and leaves nothing running', 
   const first = await startTestServer(t)
   const port = new URL(first.url).port
   const dataDir = tempDir(t, 'shiplog-test-')
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'silent', QUEUE_NAME: `test-${randomUUID()}` })
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: port,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    QUEUE_NAME: `test-${randomUUID()}`,
+  })
   await t.rejects(startServer(config), { code: 'EADDRINUSE' })
   // Its stores were closed, its projector and checkpointer threads stopped: the
   // same data folder opens again at once (and this file ends, with no thread left behind).

@@ -4,7 +4,9 @@ import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 
 t.test('the thin flow: POST /v1/trackers then GET /v2/orders over HTTP', async (t) => {
   const server = await startTestServer(t)
-  const post = await postTrackers(server, [{ order_number: 'A-100', tracking_number: '1Z999AA10123456784', email: 'jo@example.com' }])
+  const post = await postTrackers(server, [
+    { order_number: 'A-100', tracking_number: '1Z999AA10123456784', email: 'jo@example.com' },
+  ])
   t.equal(post.status, 201)
   t.match(post.position, /^\d+$/, 'a write answers X-Shiplog-Position')
   const [outcome] = post.body.trackers
@@ -22,14 +24,21 @@ t.test('the thin flow: POST /v1/trackers then GET /v2/orders over HTTP', async (
 
   const second = await postTrackers(server, [{ order_number: 'A-101', tracking_number: 'X1' }])
   const newest = await readAfter(server, '/v2/orders', second.position)
-  t.same(newest.body.data.map((o: { order_number: string }) => o.order_number), ['A-101', 'A-100'], 'newest first')
+  t.same(
+    newest.body.data.map((o: { order_number: string }) => o.order_number),
+    ['A-101', 'A-100'],
+    'newest first',
+  )
   t.equal((await server.request('GET', '/api/v2/orders')).status, 200, '/api/v2 answers as /v2')
 })
 
 t.test('authentication: bearer or bare key, 401, 403, and no other account sees the data', async (t) => {
   const server = await startTestServer(t)
   const post = await postTrackers(server, [{ order_number: 'MINE', tracking_number: 'T1' }])
-  const bare = await server.request('GET', '/v2/orders', { key: null, headers: { authorization: server.privateKey, 'x-shiplog-position': post.position! } })
+  const bare = await server.request('GET', '/v2/orders', {
+    key: null,
+    headers: { authorization: server.privateKey, 'x-shiplog-position': post.position! },
+  })
   t.equal(bare.status, 200, 'a bare key works')
   t.equal(bare.body.data.length, 1)
 
@@ -58,14 +67,22 @@ t.test('errors: request ids, 404, 400 on bad JSON, 413, 415, no stack traces', a
   t.match(unknown.body, { errors: { details: /No route/ } })
   t.match(unknown.headers.get('x-request-id'), /^req_/)
 
-  const badJson = await server.request('POST', '/v1/trackers', { body: '{"trackers": [', headers: { 'content-type': 'application/json' } })
+  const badJson = await server.request('POST', '/v1/trackers', {
+    body: '{"trackers": [',
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(badJson.status, 400)
   t.same(badJson.body, { error: 'Body is not valid JSON' })
 
-  const big = await server.request('POST', '/v1/trackers', { body: { trackers: [{ order_number: 'x'.repeat(5000), tracking_number: 'y' }] } })
+  const big = await server.request('POST', '/v1/trackers', {
+    body: { trackers: [{ order_number: 'x'.repeat(5000), tracking_number: 'y' }] },
+  })
   t.equal(big.status, 413)
 
-  const text = await server.request('POST', '/v1/trackers', { body: 'trackers', headers: { 'content-type': 'text/plain' } })
+  const text = await server.request('POST', '/v1/trackers', {
+    body: 'trackers',
+    headers: { 'content-type': 'text/plain' },
+  })
   t.equal(text.status, 415)
   for (const r of [unknown, badJson, big, text]) t.notMatch(JSON.stringify(r.body), /at .*\.ts:\d+/, 'no stack trace')
 })
@@ -75,7 +92,10 @@ t.test('health and readiness need no key', async (t) => {
   t.same((await server.request('GET', '/healthz', { key: null })).body, { status: 'ok' })
   const ready = await server.request('GET', '/readyz', { key: null })
   t.equal(ready.status, 200)
-  t.match(ready.body, { status: 'ready', checks: { event_store: 'ok', read_store: 'ok', redis: 'ok', projections: 'ok' } })
+  t.match(ready.body, {
+    status: 'ready',
+    checks: { event_store: 'ok', read_store: 'ok', redis: 'ok', projections: 'ok' },
+  })
 })
 
 t.test('read-your-writes: a read that sends the position back sees the write', async (t) => {
@@ -113,7 +133,10 @@ t.test('operations: OpenAPI document, Prometheus metrics, rate limit with Retry-
   const server = await startTestServer(t, { env: { RATE_LIMIT_PER_MINUTE: '5' } })
   const openapi = await server.request('GET', '/openapi.json', { key: null })
   t.equal(openapi.status, 200)
-  t.match(openapi.body, { openapi: /^3\./, paths: { '/v1/trackers': { post: Object }, '/v2/orders': { get: Object }, '/v2/jobs/{job_id}': { get: Object } } })
+  t.match(openapi.body, {
+    openapi: /^3\./,
+    paths: { '/v1/trackers': { post: Object }, '/v2/orders': { get: Object }, '/v2/jobs/{job_id}': { get: Object } },
+  })
   const metrics = await server.request('GET', '/metrics', { key: null })
   t.equal(metrics.status, 200)
   t.match(metrics.body, /shiplog_projection_lag_positions\{projection="orders"\} \d+/)

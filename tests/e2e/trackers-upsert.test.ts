@@ -10,7 +10,9 @@ const ALL = [
   'notifications.notification_type',
   'fulfillments.trackers.carrier',
   'fulfillments.shipping_address',
-].map((p) => `expand[]=${p}`).join('&')
+]
+  .map((p) => `expand[]=${p}`)
+  .join('&')
 
 async function orderOf(server: TestServer, orderNumber: string, position?: string) {
   const list = await readAfter(server, `/v2/orders?order_number=${encodeURIComponent(orderNumber)}&${ALL}`, position)
@@ -65,7 +67,11 @@ t.test('every field of an item lands where the spec puts it', async (t) => {
     },
   })
   const [fulfillment] = order.fulfillments.data
-  t.match(fulfillment, { object: 'fulfillment', status_code: 'shipped', shipping_address: { city: 'Lyon', country_code: 'FR' } })
+  t.match(fulfillment, {
+    object: 'fulfillment',
+    status_code: 'shipped',
+    shipping_address: { city: 'Lyon', country_code: 'FR' },
+  })
   t.not(fulfillment.shipping_address.id, order.shipping_address.id, 'the fulfillment has its own address resource')
   const [tracker] = fulfillment.trackers.data
   t.match(tracker, {
@@ -85,7 +91,9 @@ t.test('every field of an item lands where the spec puts it', async (t) => {
 
 t.test('matching on (order_number, tracking_number): create, add, update, leave unsent fields alone', async (t) => {
   const server = await startTestServer(t)
-  const first = await postTrackers(server, [{ order_number: 'M-1', tracking_number: 'T-1', email: 'a@x.io', phone: '+14155552671' }])
+  const first = await postTrackers(server, [
+    { order_number: 'M-1', tracking_number: 'T-1', email: 'a@x.io', phone: '+14155552671' },
+  ])
   t.equal(first.body.trackers[0].created, true)
   const second = await postTrackers(server, [
     { order_number: 'M-1', tracking_number: 'T-2' },
@@ -93,7 +101,11 @@ t.test('matching on (order_number, tracking_number): create, add, update, leave 
   ])
   const [added, updated] = second.body.trackers
   t.match(added, { created: true, order_id: first.body.trackers[0].order_id })
-  t.match(updated, { created: false, id: first.body.trackers[0].id, fulfillment_id: first.body.trackers[0].fulfillment_id })
+  t.match(updated, {
+    created: false,
+    id: first.body.trackers[0].id,
+    fulfillment_id: first.body.trackers[0].fulfillment_id,
+  })
   t.not(added.fulfillment_id, updated.fulfillment_id, 'a second tracking number adds a fulfillment')
 
   const order = await orderOf(server, 'M-1', second.position)
@@ -111,7 +123,11 @@ t.test('matching on (order_number, tracking_number): create, add, update, leave 
     { order_number: 'M-2', tracking_number: 'D-1', first_name: 'A' },
     { order_number: 'M-2', tracking_number: 'D-1', first_name: 'B' },
   ])
-  t.same(inBatch.body.trackers.map((x: { created: boolean }) => x.created), [true, false], 'a pair repeated in one batch updates')
+  t.same(
+    inBatch.body.trackers.map((x: { created: boolean }) => x.created),
+    [true, false],
+    'a pair repeated in one batch updates',
+  )
   t.equal(inBatch.body.trackers[0].id, inBatch.body.trackers[1].id)
   t.equal((await orderOf(server, 'M-2', inBatch.position)).first_name, 'B')
 })
@@ -131,24 +147,40 @@ t.test('validation answers exactly as specified and a bad batch changes nothing'
   t.equal(missing.status, 400)
   t.same(missing.body, { error: 'Missing required keys: trackers.0.tracking_number, trackers.1.order_number' })
 
-  const types = await postTrackers(server, [{ order_number: 1, tracking_number: 'T', mute_notifications: 'yes', custom_variables: 'x', order_date: true }])
+  const types = await postTrackers(server, [
+    { order_number: 1, tracking_number: 'T', mute_notifications: 'yes', custom_variables: 'x', order_date: true },
+  ])
   t.same(types.body, {
-    error: 'Wrong data type for keys: trackers.0.order_number, trackers.0.custom_variables, trackers.0.mute_notifications, trackers.0.order_date',
+    error:
+      'Wrong data type for keys: trackers.0.order_number, trackers.0.custom_variables, trackers.0.mute_notifications, trackers.0.order_date',
   })
 
-  const tooMany = await postTrackers(server, Array.from({ length: 1001 }, (_, i) => ({ order_number: `O${i}`, tracking_number: 'T' })))
+  const tooMany = await postTrackers(
+    server,
+    Array.from({ length: 1001 }, (_, i) => ({ order_number: `O${i}`, tracking_number: 'T' })),
+  )
   t.equal(tooMany.status, 400)
   t.match(tooMany.body.error, /trackers: .*1000/)
-  t.same((await server.request('POST', '/v1/trackers', { body: {} })).body, { error: 'Missing required keys: trackers' })
-  t.same((await server.request('POST', '/v1/trackers', { body: { trackers: {} } })).body, { error: 'Wrong data type for keys: trackers' })
-  const badValues = await postTrackers(server, [{ order_number: 'V-6', tracking_number: 'T', address_country: 'Atlantis', order_date: 'next week' }])
+  t.same((await server.request('POST', '/v1/trackers', { body: {} })).body, {
+    error: 'Missing required keys: trackers',
+  })
+  t.same((await server.request('POST', '/v1/trackers', { body: { trackers: {} } })).body, {
+    error: 'Wrong data type for keys: trackers',
+  })
+  const badValues = await postTrackers(server, [
+    { order_number: 'V-6', tracking_number: 'T', address_country: 'Atlantis', order_date: 'next week' },
+  ])
   t.equal(badValues.status, 400)
   t.match(badValues.body.error, /trackers\.0\.address_country: .*country code/)
   t.match(badValues.body.error, /trackers\.0\.order_date: .*ISO 8601/)
 
   const valid = await postTrackers(server, [{ order_number: 'V-OK', tracking_number: 'T' }])
   const list = await readAfter(server, '/v2/orders', valid.position)
-  t.same(list.body.data.map((o: { order_number: string }) => o.order_number), ['V-OK'], 'nothing of the refused batches was written')
+  t.same(
+    list.body.data.map((o: { order_number: string }) => o.order_number),
+    ['V-OK'],
+    'nothing of the refused batches was written',
+  )
 })
 
 t.test('carrier: given, unknown, detected, or none with the untracked name', async (t) => {
@@ -161,7 +193,10 @@ t.test('carrier: given, unknown, detected, or none with the untracked name', asy
   ])
   const tracker = async (n: string) => (await orderOf(server, n, post.position)).fulfillments.data[0].trackers.data[0]
   t.match(await tracker('C-1'), { carrier: { code: 'colissimo', name: 'colissimo' }, tracking_link: null })
-  t.match(await tracker('C-2'), { carrier: { code: 'fedex', name: 'FedEx' }, tracking_link: /fedex\.com.*449044304137821/ })
+  t.match(await tracker('C-2'), {
+    carrier: { code: 'fedex', name: 'FedEx' },
+    tracking_link: /fedex\.com.*449044304137821/,
+  })
   t.match(await tracker('C-3'), { carrier: null, tracking_link: null, untracked_carrier_name: 'Bike courier' })
   t.match(await tracker('C-4'), { carrier: { code: 'ups', name: 'UPS' }, tracking_link: /ups\.com.*9999/ })
 })
@@ -192,8 +227,17 @@ t.test('order_placed notification: built on first receipt, within 36 hours, unle
     object: 'notification',
     created_at: nowSeconds,
     language_code: 'en',
-    notification_type: { object: 'notification_type', slug: 'order_placed', category: 'pre_shipment', name: String, description: String },
-    notification_payloads: { object: 'list', data: [{ object: 'notification_payload', type: 'email', status: 'built', dispatched: false, error: null }] },
+    notification_type: {
+      object: 'notification_type',
+      slug: 'order_placed',
+      category: 'pre_shipment',
+      name: String,
+      description: String,
+    },
+    notification_payloads: {
+      object: 'list',
+      data: [{ object: 'notification_payload', type: 'email', status: 'built', dispatched: false, error: null }],
+    },
   })
   t.equal((await notifications('N-36h')).length, 1, 'exactly 36 hours old is still sent')
   t.same(await notifications('N-old'), [], 'older than 36 hours is not')
@@ -207,13 +251,21 @@ t.test('order_placed notification: built on first receipt, within 36 hours, unle
 t.test('concurrent batches on the same order both apply, with no lost update', async (t) => {
   const server = await startTestServer(t)
   const batches = Array.from({ length: 8 }, (_, b) =>
-    postTrackers(server, Array.from({ length: 20 }, (_, i) => ({ order_number: `SHARED-${i % 3}`, tracking_number: `B${b}-T${i}` }))),
+    postTrackers(
+      server,
+      Array.from({ length: 20 }, (_, i) => ({ order_number: `SHARED-${i % 3}`, tracking_number: `B${b}-T${i}` })),
+    ),
   )
   const results = await Promise.all(batches)
-  t.same(results.map((r) => r.status), Array(8).fill(201))
+  t.same(
+    results.map((r) => r.status),
+    Array(8).fill(201),
+  )
   const last = results.map((r) => BigInt(r.position!)).reduce((a, b) => (a > b ? a : b))
   const list = await readAfter(server, `/v2/orders?expand[]=fulfillments.trackers.carrier`, last.toString())
-  const trackers = list.body.data.flatMap((o: any) => o.fulfillments.data.flatMap((f: any) => f.trackers.data.map((x: any) => x.tracking_number)))
+  const trackers = list.body.data.flatMap((o: any) =>
+    o.fulfillments.data.flatMap((f: any) => f.trackers.data.map((x: any) => x.tracking_number)),
+  )
   t.equal(list.body.data.length, 3)
   t.equal(trackers.length, 160, 'every tracker of every batch is there')
   t.equal(new Set(trackers).size, 160)
@@ -229,8 +281,14 @@ t.test('Idempotency-Key: a repeat returns the first response and appends nothing
   t.same(repeat.body, first.body)
   t.equal(repeat.position, first.position)
   t.equal(await server.runtime.eventStore.head(), head, 'nothing appended')
-  const concurrent = await Promise.all([1, 2, 3].map(() => postTrackers(server, [{ order_number: 'I-2', tracking_number: 'T' }], { 'idempotency-key': 'race' })))
+  const concurrent = await Promise.all(
+    [1, 2, 3].map(() =>
+      postTrackers(server, [{ order_number: 'I-2', tracking_number: 'T' }], { 'idempotency-key': 'race' }),
+    ),
+  )
   t.same(new Set(concurrent.map((c) => c.body.trackers[0].id)).size, 1, 'concurrent repeats get one answer')
-  const misuse = await postTrackers(server, [{ order_number: 'I-3', tracking_number: 'T' }], { 'idempotency-key': 'batch-42' })
+  const misuse = await postTrackers(server, [{ order_number: 'I-3', tracking_number: 'T' }], {
+    'idempotency-key': 'batch-42',
+  })
   t.equal(misuse.status, 422, 'the same key with another body is refused')
 })

@@ -31,7 +31,11 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
         {
           stream,
           expected: history.length ? history.length - 1 : 'no_stream',
-          events: events.map((e) => ({ id: randomUUID(), ...e, metadata: { accountId: 7, correlationId: 't', recordedAt: 0 } })),
+          events: events.map((e) => ({
+            id: randomUUID(),
+            ...e,
+            metadata: { accountId: 7, correlationId: 't', recordedAt: 0 },
+          })),
         },
       ])
     }
@@ -48,7 +52,11 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
       if (++batches === 3) controller.abort()
     },
   }
-  await runProjections({ eventStore: smallPages(eventStore), readStore: counting, config }, [ordersProjection], controller.signal)
+  await runProjections(
+    { eventStore: smallPages(eventStore), readStore: counting, config },
+    [ordersProjection],
+    controller.signal,
+  )
   const stoppedAt = await interrupted.checkpoint('orders')
   t.ok(stoppedAt && stoppedAt < (await eventStore.head()), 'stopped part-way')
   // Restart from the checkpoint to the end.
@@ -61,7 +69,10 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
   t.equal(a.docs.length, 100)
   t.same(a.docs, b.docs, 'same documents, same revisions')
   t.ok(a.docs.every((d) => d.revision === (b.docs.find((x) => x.key === d.key)?.revision ?? -1)))
-  t.ok(a.docs.every((d) => (d.doc as { email: string }).email === 'r2@x.io'), 'no update missed')
+  t.ok(
+    a.docs.every((d) => (d.doc as { email: string }).email === 'r2@x.io'),
+    'no update missed',
+  )
   await eventStore.close()
 })
 

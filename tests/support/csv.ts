@@ -1,8 +1,11 @@
 import { pickupPointColumns } from '../../command-api/pickup-points/row.ts'
 
 /** A pickup point CSV in the spec's layout; each row gives only the columns it sets. */
-export function pickupPointCsv(rows: Record<string, string>[], columns: readonly string[] = pickupPointColumns): string {
-  return [columns.join(';'), ...rows.map((r) => columns.map((c) => r[c] ?? '').join(';'))].join('\n') + '\n'
+export function pickupPointCsv(
+  rows: Record<string, string>[],
+  columns: readonly string[] = pickupPointColumns,
+): string {
+  return `${[columns.join(';'), ...rows.map((r) => columns.map((c) => r[c] ?? '').join(';'))].join('\n')}\n`
 }
 
 export const point = (merchantId: string, extra: Record<string, string> = {}) => ({

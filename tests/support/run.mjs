@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The test command: type-checks, makes sure a Redis server is there for the
+ * The test command: lints (Biome), type-checks, makes sure a Redis server is there for the
  * job queue (its own, on a free port; Debian's redis-server is installed when
  * missing and we are root), runs tap, stops what it started, and ends with one
  * line `N passed, N failed` counted over every test of every file.
@@ -28,14 +28,19 @@ function redisServerBinary() {
   if (process.getuid?.() !== 0) return undefined
   console.log('# redis-server is missing: installing Debian package redis-server')
   run('apt-get', ['update', '-qq'])
-  run('apt-get', ['install', '-y', '-qq', 'redis-server'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  run('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
   return spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim() || undefined
 }
 
 const pings = (port) =>
   new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'))
-    socket.on('data', (d) => (socket.destroy(), resolve(d.toString().startsWith('+PONG'))))
+    socket.on('data', (d) => {
+      socket.destroy()
+      resolve(d.toString().startsWith('+PONG'))
+    })
     socket.on('error', () => resolve(false))
   })
 
@@ -44,11 +49,28 @@ async function startRedis() {
   if (!bin) throw new Error('no redis-server and cannot install one (not root): install Redis or set REDIS_URL')
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'shiplog-redis-'))
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-  })
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  )
   for (let i = 0; i < 200 && !(await pings(port)); i++) await new Promise((r) => setTimeout(r, 50))
-  return { url: `redis://127.0.0.1:${port}`, bin, stop: () => (child.kill('SIGTERM'), rmSync(dir, { recursive: true, force: true })) }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    bin,
+    stop: () => {
+      child.kill('SIGTERM')
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+if (run('node_modules/.bin/biome', ['check', '--error-on-warnings', '.']) !== 0) {
+  console.log('lint failed: npm run format fixes formatting, the rest is named above')
+  console.log('0 passed, 1 failed')
+  process.exit(1)
 }
 
 const tsc = run('node_modules/.bin/tsc', ['--noEmit', '-p', '.'])
@@ -67,8 +89,12 @@ if (run('node_modules/.bin/tap', ['build'], { stdio: ['ignore', 'ignore', 'inher
 
 const redis = await startRedis()
 console.log(`# redis-server for the tests at ${redis.url}`)
-for (const [name, url] of [['KurrentDB', 'EVENTSTORE_URL'], ['MongoDB', 'MONGODB_URL']]) {
-  if (!process.env[url]) console.log(`# ${name} suites will be skipped: ${url} is not set (no ${name} server on this machine)`)
+for (const [name, url] of [
+  ['KurrentDB', 'EVENTSTORE_URL'],
+  ['MongoDB', 'MONGODB_URL'],
+]) {
+  if (!process.env[url])
+    console.log(`# ${name} suites will be skipped: ${url} is not set (no ${name} server on this machine)`)
 }
 
 let passed = 0

@@ -15,7 +15,11 @@ export interface TestServer extends RunningServer {
   dataDir: string
   /** Another account on the same server, to prove isolation. */
   newAccount(name?: string): Promise<{ id: number; private_key: string; public_key: string }>
-  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<TestResponse>
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<TestResponse>
   /** POST a multipart/form-data body (a CSV upload). */
   upload(path: string, form: FormData, key?: string): Promise<TestResponse>
 }
@@ -51,7 +55,11 @@ export async function startTestServer(
     await server.close()
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
-  const request: TestServer['request'] = async (method, path, { body, key = account.private_key, headers = {} } = {}) => {
+  const request: TestServer['request'] = async (
+    method,
+    path,
+    { body, key = account.private_key, headers = {} } = {},
+  ) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
       headers: {

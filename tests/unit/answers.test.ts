@@ -18,7 +18,11 @@ function fakeReply() {
   return reply
 }
 const send = (reply: ReturnType<typeof fakeReply>, items: string[], hasMore: boolean) =>
-  sendViewList(reply as unknown as FastifyReply, items.map((i) => viewBytesOf(Buffer.from(i))), hasMore)
+  sendViewList(
+    reply as unknown as FastifyReply,
+    items.map((i) => viewBytesOf(Buffer.from(i))),
+    hasMore,
+  )
 
 t.test('answers are whole lists, in buffers reused only once an answer is sent', async (t) => {
   const a = fakeReply()

@@ -13,7 +13,12 @@ const texts: Record<string, string> = {
   'no repetition': Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + (i >> 3)) % 251)).toString('latin1'),
   'an order rendering': JSON.stringify({
     object: 'order',
-    fulfillments: Array.from({ length: 2 }, (_, f) => ({ id: f, trackers: [{ events: Array.from({ length: 5 }, (_, e) => ({ id: e, message: 'In transit', address: { city: 'Lyon' } })) }] })),
+    fulfillments: Array.from({ length: 2 }, (_, f) => ({
+      id: f,
+      trackers: [
+        { events: Array.from({ length: 5 }, (_, e) => ({ id: e, message: 'In transit', address: { city: 'Lyon' } })) },
+      ],
+    })),
   }),
 }
 
@@ -24,7 +29,11 @@ for (const [name, text] of Object.entries(texts)) {
     const out = Buffer.alloc(expected.length + 16, 0xee)
     t.equal(decodeLz4Block(stored, 4, out, 8), 8 + expected.length, 'ends where the text ends')
     t.same(out.subarray(8, 8 + expected.length), expected)
-    t.same([...out.subarray(0, 8), ...out.subarray(8 + expected.length)], Array(16).fill(0xee), 'nothing written around it')
+    t.same(
+      [...out.subarray(0, 8), ...out.subarray(8 + expected.length)],
+      Array(16).fill(0xee),
+      'nothing written around it',
+    )
     const view = compressedView(stored)
     t.equal(view.byteLength, expected.length, 'the size lz4-napi puts in front')
   })

@@ -6,13 +6,21 @@ import type { NewEvent } from '../../shared/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
-const event = (n: number): NewEvent => ({ id: randomUUID(), type: 'Added', data: { n }, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } })
+const event = (n: number): NewEvent => ({
+  id: randomUUID(),
+  type: 'Added',
+  data: { n },
+  metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
+})
 
 t.test('the state cache reads only what it has not folded, including other writers’ events', async (t) => {
   const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
   t.teardown(() => store.close())
   let folded = 0
-  const sums = createStateCache<number>((sum, e) => (folded++, (sum ?? 0) + (e.data as { n: number }).n), 10)
+  const sums = createStateCache<number>((sum, e) => {
+    folded++
+    return (sum ?? 0) + (e.data as { n: number }).n
+  }, 10)
   t.same(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1, position: 0n }])
 
   const first = await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
@@ -25,22 +33,38 @@ t.test('the state cache reads only what it has not folded, including other write
   // Another writer appends: only its event is read and folded on top.
   await store.append([{ stream: 'sum-1', expected: 2, events: [event(100)] }])
   await store.append([{ stream: 'sum-2', expected: 'no_stream', events: [event(5)] }])
-  t.match(await sums.loadMany(store, ['sum-2', 'sum-1', 'sum-3']), [{ state: 5, revision: 0 }, { state: 113, revision: 3 }, { state: undefined, revision: -1 }])
+  t.match(await sums.loadMany(store, ['sum-2', 'sum-1', 'sum-3']), [
+    { state: 5, revision: 0 },
+    { state: 113, revision: 3 },
+    { state: undefined, revision: -1 },
+  ])
   t.equal(folded, 4, 'one more event folded on sum-1, not four, and the one of sum-2')
   t.ok(first.position > 0n)
 })
 
-t.test('the state cache remembers at most its size, the most recently loaded first; size 0 remembers nothing', async (t) => {
-  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
-  t.teardown(() => store.close())
-  await store.append(['a', 'b'].map((stream) => ({ stream, expected: 'no_stream' as const, events: [event(1), event(2)] })))
-  for (const [size, refolded] of [[2, 0], [1, 2], [0, 2]] as const) {
-    let folded = 0
-    const sums = createStateCache<number>((sum, e) => (folded++, (sum ?? 0) + (e.data as { n: number }).n), size)
-    await sums.loadMany(store, ['a'])
-    await sums.loadMany(store, ['b'])
-    folded = 0
-    t.match(await sums.loadMany(store, ['a']), [{ state: 3, revision: 1 }])
-    t.equal(folded, refolded, `size ${size}: 'a' ${refolded ? 'read and folded again' : 'remembered'}`)
-  }
-})
+t.test(
+  'the state cache remembers at most its size, the most recently loaded first; size 0 remembers nothing',
+  async (t) => {
+    const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
+    t.teardown(() => store.close())
+    await store.append(
+      ['a', 'b'].map((stream) => ({ stream, expected: 'no_stream' as const, events: [event(1), event(2)] })),
+    )
+    for (const [size, refolded] of [
+      [2, 0],
+      [1, 2],
+      [0, 2],
+    ] as const) {
+      let folded = 0
+      const sums = createStateCache<number>((sum, e) => {
+        folded++
+        return (sum ?? 0) + (e.data as { n: number }).n
+      }, size)
+      await sums.loadMany(store, ['a'])
+      await sums.loadMany(store, ['b'])
+      folded = 0
+      t.match(await sums.loadMany(store, ['a']), [{ state: 3, revision: 1 }])
+      t.equal(folded, refolded, `size ${size}: 'a' ${refolded ? 'read and folded again' : 'remembered'}`)
+    }
+  },
+)
