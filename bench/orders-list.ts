@@ -7,14 +7,14 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { Expansion, orderExpandPaths } from '../shared/resources/expansion.ts'
-import { renderOrder } from '../shared/resources/render.ts'
-import type { Address } from '../shared/events/resources.ts'
-import type { OrderDoc } from '../shared/orders/document.ts'
-import { orderStream } from '../shared/orders/document.ts'
-import { collections } from '../shared/read-models.ts'
-import { loadConfig } from '../shared/config.ts'
-import { openRuntime } from '../shared/runtime.ts'
+import { Expansion, orderExpandPaths } from '../projectors/resources/expansion.ts'
+import { renderOrder } from '../projectors/resources/render.ts'
+import type { Address } from '../shared/domain/events/resources.ts'
+import type { OrderDoc } from '../projectors/orders/document.ts'
+import { orderStream } from '../shared/domain/orders/state.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import { loadConfig } from '../shared/infra/config.ts'
+import { openRuntime } from '../shared/infra/runtime.ts'
 import { benchServerProcess, conditions, ms, percentile } from './support.ts'
 
 const SIZES = (process.env.BENCH_ORDERS ?? '10000,1000000').split(',').map(Number)

@@ -9,7 +9,7 @@
 import { once } from 'node:events'
 import { createWriteStream, openAsBlob } from 'node:fs'
 import { join } from 'node:path'
-import { pickupPointColumns } from '../command-api/pickup-points/row.ts'
+import { pickupPointColumns } from '../shared/domain/pickup-points/row.ts'
 import { benchServerProcess, conditions, ms, percentile, type BenchServerProcess } from './support.ts'
 
 const sizes = (process.env.BENCH_ROWS ?? '10000,100000').split(',').map(Number)

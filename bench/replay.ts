@@ -5,11 +5,11 @@
  * raw read rate. BENCH_EVENTS sets the size.
  */
 import { randomUUID } from 'node:crypto'
-import { decideTrackerUpserts } from '../command-api/trackers/decide.ts'
+import { decideTrackerUpserts } from '../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
-import type { AppendRequest } from '../shared/event-store/port.ts'
-import { orderStream } from '../shared/orders/document.ts'
+import type { AppendRequest } from '../shared/infra/event-store/port.ts'
+import { orderStream } from '../shared/domain/orders/state.ts'
 import { benchServer, conditions } from './support.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
@@ -23,15 +23,19 @@ for (let o = 0; written < EVENTS; o += 1000) {
   const appends: AppendRequest[] = []
   for (let i = o; i < o + 1000 && written < EVENTS; i++) {
     const { events } = decideTrackerUpserts(
+      {
+        now: 1_800_000_000,
+        accountLanguage: 'en',
+        ids,
+        items: [0, 1].map((k) => ({
+          order_number: `R-${i}`,
+          tracking_number: `1Z${i}${k}`,
+          email: `c${i}@example.com`,
+          address_city: 'Lyon',
+          carrier_code: 'ups',
+        })),
+      },
       undefined,
-      [0, 1].map((k) => ({
-        order_number: `R-${i}`,
-        tracking_number: `1Z${i}${k}`,
-        email: `c${i}@example.com`,
-        address_city: 'Lyon',
-        carrier_code: 'ups',
-      })),
-      { now: 1_800_000_000, accountLanguage: 'en', newId: () => ids.next(), newUuid: randomUUID },
     )
     appends.push({
       stream: orderStream(server.accountId, `R-${i}`),

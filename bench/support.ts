@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountCommand } from '../cli/accounts.ts'
-import { startServer } from '../cli/serve.ts'
-import { loadConfig } from '../shared/config.ts'
+import { startServer } from '../server/start.ts'
+import { loadConfig } from '../shared/infra/config.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
 export async function benchServer(env: Record<string, string> = {}) {

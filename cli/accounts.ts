@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { accountsProjection } from '../projectors/projections.ts'
 import { catchUp } from '../projectors/runner.ts'
-import { accountStream, createAccount } from '../shared/accounts/account.ts'
-import { toUnixSeconds } from '../shared/clock.ts'
-import { assertValidEvent } from '../shared/events/index.ts'
-import { eventId } from '../shared/ids.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import { accountStream, createAccount } from '../projectors/accounts/account.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
+import { assertValidEvent } from '../shared/domain/events/index.ts'
+import { eventId } from '../shared/infra/ids.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 
 /**
  * Creates an account and returns its keys, shown this once. The accounts read

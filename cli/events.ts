@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
-import type { RecordedEvent } from '../shared/event-store/port.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 
 export interface ExportFilter {
   /** A stream name, or a prefix ending in `*` (`order-*`). */

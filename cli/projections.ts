@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress'
 import { InvalidArgumentError } from 'commander'
 import { projections } from '../projectors/projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 
 const byName = (name: string) => {
   const found = projections.find((p) => p.name === name)

@@ -1,12 +1,12 @@
 import { Command, InvalidArgumentError } from 'commander'
-import { allRoles, ConfigError, loadConfig, type Role } from '../shared/config.ts'
-import { openRuntime, type Runtime } from '../shared/runtime.ts'
-import { parseDateTime } from '../shared/clock.ts'
+import { allRoles, ConfigError, loadConfig, type Role } from '../shared/infra/config.ts'
+import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
+import { parseDateTime } from '../shared/domain/time.ts'
 import { projections } from '../projectors/projections.ts'
 import { exportEvents } from './events.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
 import { createAccountCommand } from './accounts.ts'
-import { startServer } from './serve.ts'
+import { startServer } from '../server/start.ts'
 
 const parseRoles = (value: string): Role[] => {
   const roles = value.split(',').map((r) => r.trim())

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
-import { eventId } from '../shared/ids.ts'
-import type { AppendRequest, EventMetadata, NewEvent, Position } from '../shared/event-store/port.ts'
-import { isConcurrencyError, ShiplogError } from '../shared/errors.ts'
-import { assertValidEvent, type DomainEvent } from '../shared/events/index.ts'
+import { eventId } from '../shared/infra/ids.ts'
+import type { AppendRequest, EventMetadata, NewEvent, Position } from '../shared/infra/event-store/port.ts'
+import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
+import { assertValidEvent, type DomainEvent } from '../shared/domain/events/index.ts'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { callerOf, type Caller } from '../shared/http/auth.ts'
-import { POSITION_HEADER } from '../shared/http/consistency.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import { callerOf, type Caller } from '../shared/infra/http/auth.ts'
+import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 
 /** What a command decided: the appends to make atomically, and the response they earn. */
 export interface CommandPlan {

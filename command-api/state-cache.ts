@@ -1,4 +1,4 @@
-import type { AppendRequest, EventStore, Position, RecordedEvent } from '../shared/event-store/port.ts'
+import type { AppendRequest, EventStore, Position, RecordedEvent } from '../shared/infra/event-store/port.ts'
 
 export interface LoadedState<S> {
   state: S | undefined

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../shared/event-store/port.ts'
-import type { DocumentWrite, FieldValue, ReadStore, StoredDocument } from '../shared/read-store/port.ts'
+import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
+import type { DocumentWrite, FieldValue, ReadStore, StoredDocument } from '../shared/infra/read-store/port.ts'
 
 /** A read model: which events it reads and the documents they change. */
 export interface Projection {

@@ -1,28 +1,22 @@
-import { evolveAccount, type AccountDoc } from '../shared/accounts/account.ts'
-import type { RecordedEvent } from '../shared/event-store/port.ts'
+import { evolveAccount, type AccountDoc } from './accounts/account.ts'
+import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import {
   accountEventTypes,
   carrierServiceEventTypes,
   jobEventTypes,
   orderEventTypes,
   pickupPointEventTypes,
-  type RecordedDomainEvent,
-} from '../shared/events/index.ts'
-import { evolveCarrierService, type CarrierServiceDoc } from '../shared/delivery/carrier-service.ts'
-import {
-  evolveJob,
-  jobIdOf,
-  resultItemsJson,
-  type JobDoc,
-  type JobEvent,
-  type JobResultsDoc,
-} from '../shared/jobs/job.ts'
-import { evolvePickupPoint, type PickupPointDoc } from '../shared/pickup-points/pickup-point.ts'
-import type { OrderDoc, TrackerDoc } from '../shared/orders/document.ts'
-import { evolveOrder, evolveTracker, type OrderEvent, type TrackerEvent } from '../shared/orders/evolve.ts'
-import { collections } from '../shared/read-models.ts'
-import { Expansion, orderExpandPaths } from '../shared/resources/expansion.ts'
-import { renderOrder } from '../shared/resources/render.ts'
+} from '../shared/domain/events/index.ts'
+import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
+import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
+import { evolveJob, jobIdOf, resultItemsJson, type JobDoc, type JobEvent, type JobResultsDoc } from './jobs/job.ts'
+import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
+import type { OrderDoc, TrackerDoc } from './orders/document.ts'
+import type { OrderEvent } from '../shared/domain/orders/state.ts'
+import { evolveOrder, evolveTracker, type TrackerEvent } from './orders/evolve.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import { Expansion, orderExpandPaths } from './resources/expansion.ts'
+import { renderOrder } from './resources/render.ts'
 import { documentProjection, type Projection } from './projection.ts'
 
 type Recorded<E extends { type: string }> = Extract<RecordedDomainEvent, { type: E['type'] }>

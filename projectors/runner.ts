@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
-import { subscribeToAll } from '../shared/event-store/subscribe.ts'
-import type { DocumentWrite } from '../shared/read-store/port.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
+import type { DocumentWrite } from '../shared/infra/read-store/port.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Projection } from './projection.ts'
 import { projections as allProjections } from './projections.ts'
 

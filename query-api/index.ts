@@ -1,5 +1,5 @@
-import type { App } from '../shared/http/server.ts'
-import type { Runtime } from '../shared/runtime.ts'
+import type { App } from '../shared/infra/http/server.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 import { deliveryEstimationRoutes } from './delivery-estimation/routes.ts'
 import { jobRoutes } from './jobs/routes.ts'
 import { orderRoutes } from './orders/routes.ts'

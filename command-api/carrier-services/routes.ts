@@ -1,19 +1,20 @@
 import { z } from 'zod'
-import { toUnixSeconds } from '../../shared/clock.ts'
-import { expectedAfter } from '../../shared/event-store/port.ts'
-import { countryCode, timeOfDay } from '../../shared/fields.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { expectedAfter } from '../../shared/infra/event-store/port.ts'
+import { countryCode, timeOfDay } from '../../shared/domain/fields.ts'
 import {
   carrierServiceStream,
   evolveCarrierService,
   renderCarrierServiceConfig,
   type CarrierServiceDoc,
-} from '../../shared/delivery/carrier-service.ts'
-import { isTimeZone } from '../../shared/delivery/calendar.ts'
-import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
-import { weekdays } from '../../shared/events/pickup-point-events.ts'
-import type { App } from '../../shared/http/server.ts'
-import type { Runtime } from '../../shared/runtime.ts'
-import { callerOf } from '../../shared/http/auth.ts'
+} from '../../projectors/carrier-services/carrier-service.ts'
+import { isTimeZone } from '../../shared/domain/delivery/calendar.ts'
+import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
 import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
 
 const code = z.string().trim().min(1).max(100)

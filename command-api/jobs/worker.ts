@@ -1,9 +1,9 @@
 import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { JobDoc } from '../../shared/jobs/job.ts'
-import type { JobQueue, QueuedJob } from '../../shared/jobs/queue.ts'
-import { collections } from '../../shared/read-models.ts'
-import type { Runtime } from '../../shared/runtime.ts'
+import type { JobDoc } from '../../projectors/jobs/job.ts'
+import type { JobQueue, QueuedJob } from '../../shared/infra/jobs/queue.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
 import { runJob } from './run.ts'
 
 /** How often the worker looks for jobs that are not in Redis any more (a Redis restart). */

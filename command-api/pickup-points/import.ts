@@ -1,15 +1,20 @@
 import { pipeline } from 'node:stream'
 import { setImmediate } from 'node:timers/promises'
 import { CsvError, Parser, type Options } from 'csv-parse'
-import { toUnixSeconds } from '../../shared/clock.ts'
-import { expectedAfter } from '../../shared/event-store/port.ts'
-import { asDomainEvents, type DomainEvent } from '../../shared/events/index.ts'
-import type { JobResult } from '../../shared/events/job-events.ts'
-import type { PickupPointFields } from '../../shared/events/pickup-point-events.ts'
-import { evolvePickupPoint, pickupPointStream, type PickupPointDoc } from '../../shared/pickup-points/pickup-point.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { expectedAfter } from '../../shared/infra/event-store/port.ts'
+import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import type { JobResult } from '../../shared/domain/events/job-events.ts'
+import type { PickupPointFields } from '../../shared/domain/events/pickup-point-events.ts'
+import {
+  evolvePickupPoint,
+  pickupPointStream,
+  type PickupPointDoc,
+} from '../../projectors/pickup-points/pickup-point.ts'
 import { toNewEvents } from '../execute.ts'
 import { JobFailure, type JobContext } from '../jobs/run.ts'
-import { rowChecker, type RowChecker } from './row.ts'
+import { rowChecker, type RowChecker } from '../../shared/domain/pickup-points/row.ts'
 
 type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>
 

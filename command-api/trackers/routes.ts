@@ -1,5 +1,5 @@
-import type { App } from '../../shared/http/server.ts'
-import type { Runtime } from '../../shared/runtime.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
 import { commandRequest, executeCommand, sendCommandResponse } from '../execute.ts'
 import { upsertTrackersBody } from './schema.ts'
 import { createOrderStates, planTrackerUpserts } from './upsert.ts'

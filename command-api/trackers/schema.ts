@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { countryCode, dateTime } from '../../shared/fields.ts'
+import { countryCode, dateTime } from '../../shared/domain/fields.ts'
 
 /** Most trackers one POST /v1/trackers may carry. */
 export const MAX_TRACKERS_PER_REQUEST = 1000

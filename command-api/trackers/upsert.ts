@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto'
-import type { Runtime } from '../../shared/runtime.ts'
-import { orderStream, type OrderDoc } from '../../shared/orders/document.ts'
-import { evolveOrder, type OrderEvent } from '../../shared/orders/evolve.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { evolveOrderState, orderStream, type OrderEvent, type OrderState } from '../../shared/domain/orders/state.ts'
 import { createStateCache } from '../state-cache.ts'
-import { toUnixSeconds } from '../../shared/clock.ts'
-import { expectedAfter } from '../../shared/event-store/port.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
-import { decideTrackerUpserts } from './decide.ts'
+import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
 /** Orders as the write side last folded them. */
 export const createOrderStates = (max: number) =>
-  createStateCache<OrderDoc>((order, event) => evolveOrder(order, event as unknown as OrderEvent), max)
+  createStateCache<OrderState>((order, event) => evolveOrderState(order, event as unknown as OrderEvent), max)
 export type OrderStates = ReturnType<typeof createOrderStates>
 
 /**
@@ -46,16 +44,15 @@ export function planTrackerUpserts(
     )
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
-    const ctx = {
-      now: toUnixSeconds(now),
-      accountLanguage: request.caller.account.language_code,
-      newId: () => rt.ids.next(),
-      newUuid: () => randomUUID(),
-    }
+    const command = { now: toUnixSeconds(now), accountLanguage: request.caller.account.language_code, ids: rt.ids }
     const outcomes: TrackerOutcome[] = new Array(items.length)
     const decided = groups.map((group, g) => {
       const current = loaded[g]!
-      const { events, outcomes: groupOutcomes, order } = decideTrackerUpserts(current.state, group.items, ctx)
+      const {
+        events,
+        outcomes: groupOutcomes,
+        order,
+      } = decideTrackerUpserts({ ...command, items: group.items }, current.state)
       groupOutcomes.forEach((o, i) => {
         outcomes[group.indexes[i]!] = o
       })

@@ -1,4 +1,4 @@
-import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
+import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
 import {
   addDays,
   instantOf,
@@ -6,7 +6,7 @@ import {
   localDateTime,
   weekdayOf,
   type CalendarDate,
-} from '../../shared/delivery/calendar.ts'
+} from '../../shared/domain/delivery/calendar.ts'
 
 export interface EstimationRequest {
   origin?: { country_code?: string; city?: string }

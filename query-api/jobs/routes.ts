@@ -1,15 +1,21 @@
 import { Readable } from 'node:stream'
 import { z } from 'zod'
-import { notFound } from '../../shared/errors.ts'
-import { callerOf } from '../../shared/http/auth.ts'
-import { awaitPosition } from '../../shared/http/consistency.ts'
-import type { App } from '../../shared/http/server.ts'
-import { renderJob, renderJobJson, resultItemsJson, type JobDoc, type JobResultsDoc } from '../../shared/jobs/job.ts'
-import { collections } from '../../shared/read-models.ts'
-import { waitForProjections } from '../../shared/read-store/consistency.ts'
-import { viewBytesOf, type ViewBytes } from '../../shared/read-store/port.ts'
-import { joinViews } from '../shared/answers.ts'
-import type { Runtime } from '../../shared/runtime.ts'
+import { notFound } from '../../shared/domain/errors.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import {
+  renderJob,
+  renderJobJson,
+  resultItemsJson,
+  type JobDoc,
+  type JobResultsDoc,
+} from '../../projectors/jobs/job.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
+import { viewBytesOf, type ViewBytes } from '../../shared/infra/read-store/port.ts'
+import { joinViews } from '../shared/send-views.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const JOB_RESULTS = collections.job_results.name
 /** Result chunks read at a time as a completed job's answer is sent: ~1 MB of a large import's results (chunks of 500), never all of them. */

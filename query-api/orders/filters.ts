@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { parseDateTime } from '../../shared/clock.ts'
-import { validationError } from '../../shared/errors.ts'
-import { DATETIME_MESSAGE } from '../../shared/fields.ts'
-import type { Condition } from '../../shared/read-store/port.ts'
+import { parseDateTime } from '../../shared/domain/time.ts'
+import { validationError } from '../../shared/domain/errors.ts'
+import { DATETIME_MESSAGE } from '../../shared/domain/fields.ts'
+import type { Condition } from '../../shared/infra/read-store/port.ts'
 
 const timestamp = z.string().refine((v) => /^\d+$/.test(v.trim()), 'must be a Unix timestamp in seconds')
 const bound = z.string().refine((v) => parseDateTime(v) !== undefined, DATETIME_MESSAGE)

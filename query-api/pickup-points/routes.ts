@@ -1,10 +1,10 @@
 import { z } from 'zod'
-import { callerOf } from '../../shared/http/auth.ts'
-import { awaitPosition } from '../../shared/http/consistency.ts'
-import type { App } from '../../shared/http/server.ts'
-import type { PickupPointDoc } from '../../shared/pickup-points/pickup-point.ts'
-import { collections } from '../../shared/read-models.ts'
-import type { Runtime } from '../../shared/runtime.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
 import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
 
 const POINTS = collections.pickup_points.name

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Condition, FindQuery, ReadStore } from '../../shared/read-store/port.ts'
+import type { Condition, FindQuery, ReadStore } from '../../shared/infra/read-store/port.ts'
 
 const id = z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER)
 

@@ -1,13 +1,13 @@
 import { z } from 'zod'
-import { callerOf } from '../../shared/http/auth.ts'
-import { awaitPosition } from '../../shared/http/consistency.ts'
-import type { App } from '../../shared/http/server.ts'
-import type { TrackerDoc } from '../../shared/orders/document.ts'
-import { collections } from '../../shared/read-models.ts'
-import type { Runtime } from '../../shared/runtime.ts'
-import { Expansion, trackerExpandPaths } from '../../shared/resources/expansion.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import type { TrackerDoc } from '../../projectors/orders/document.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { Expansion, trackerExpandPaths } from '../../projectors/resources/expansion.ts'
 import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
-import { renderTracker } from '../../shared/resources/render.ts'
+import { renderTracker } from '../../projectors/resources/render.ts'
 
 const listTrackersQuery = z.object({
   tracking_number: z.string().optional(),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
-import type { EventStore, NewEvent } from '../../shared/event-store/port.ts'
-import { subscribeToAll } from '../../shared/event-store/subscribe.ts'
-import { ConcurrencyError } from '../../shared/errors.ts'
+import type { EventStore, NewEvent } from '../../shared/infra/event-store/port.ts'
+import { subscribeToAll } from '../../shared/infra/event-store/subscribe.ts'
+import { ConcurrencyError } from '../../shared/domain/errors.ts'
 
 const event = (type = 'Thing', data: unknown = { n: 1 }): NewEvent => ({
   id: randomUUID(),

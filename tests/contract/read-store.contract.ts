@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import type { CollectionSpec, DocumentWrite, ReadStore, ViewBytes } from '../../shared/read-store/port.ts'
+import type { CollectionSpec, DocumentWrite, ReadStore, ViewBytes } from '../../shared/infra/read-store/port.ts'
 
 /** The collection the contract writes to; every adapter must create it from this spec. */
 export const contractCollection = {

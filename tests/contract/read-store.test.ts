@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import t from 'tap'
-import { createMongoReadStore } from '../../shared/read-store/mongodb.ts'
-import { createSqliteReadStore } from '../../shared/read-store/sqlite.ts'
+import { createMongoReadStore } from '../../shared/infra/read-store/mongodb.ts'
+import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 import { contractCollection, contractCollections, readStoreContract, textOfView } from './read-store.contract.ts'
 

@@ -5,8 +5,8 @@ import { exportEvents, type ExportFilter } from '../../cli/events.ts'
 import { projectionStatus } from '../../cli/projections.ts'
 import { ordersProjection, trackersProjection } from '../../projectors/projections.ts'
 import { rebuildProjection } from '../../projectors/runner.ts'
-import { fixedClock } from '../../shared/clock.ts'
-import { collections } from '../../shared/read-models.ts'
+import { fixedClock } from '../../shared/infra/clock.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 const allDocs = async (server: TestServer, collection: string) =>

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { fixedClock } from '../../shared/clock.ts'
+import { fixedClock } from '../../shared/infra/clock.ts'
 import { startTestServer } from '../support/server.ts'
 
 const colissimo = {

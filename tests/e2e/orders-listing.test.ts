@@ -1,6 +1,6 @@
 import t from 'tap'
-import { fixedClock } from '../../shared/clock.ts'
-import { orderExpandPaths } from '../../shared/resources/expansion.ts'
+import { fixedClock } from '../../shared/infra/clock.ts'
+import { orderExpandPaths } from '../../projectors/resources/expansion.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 const T0 = Date.parse('2026-11-01T00:00:00Z') / 1000

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { startServer } from '../../cli/serve.ts'
-import { loadConfig } from '../../shared/config.ts'
+import { startServer } from '../../server/start.ts'
+import { loadConfig } from '../../shared/infra/config.ts'
 import t from 'tap'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 import { tempDir } from '../support/temp.ts'

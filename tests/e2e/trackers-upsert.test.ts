@@ -1,5 +1,5 @@
 import t from 'tap'
-import { fixedClock } from '../../shared/clock.ts'
+import { fixedClock } from '../../shared/infra/clock.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 const NOW = new Date('2026-11-20T12:00:00Z')

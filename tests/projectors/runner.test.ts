@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
-import { decideTrackerUpserts } from '../../command-api/trackers/decide.ts'
+import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
 import { catchUp, runProjections } from '../../projectors/runner.ts'
-import { loadConfig } from '../../shared/config.ts'
-import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
-import { createIdGenerator } from '../../shared/ids.ts'
-import { orderStream } from '../../shared/orders/document.ts'
-import { foldOrder } from '../../shared/orders/evolve.ts'
-import { allCollections, collections } from '../../shared/read-models.ts'
-import type { ReadStore } from '../../shared/read-store/port.ts'
-import { createSqliteReadStore } from '../../shared/read-store/sqlite.ts'
+import { loadConfig } from '../../shared/infra/config.ts'
+import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import { createIdGenerator } from '../../shared/infra/ids.ts'
+import { orderStream } from '../../shared/domain/orders/state.ts'
+import { foldOrderState } from '../../shared/domain/orders/state.ts'
+import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
+import type { ReadStore } from '../../shared/infra/read-store/port.ts'
+import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
 t.test('a runner killed part-way through a backlog resumes to exactly a clean rebuild', async (t) => {
@@ -23,9 +23,15 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
       const stream = orderStream(7, `o-${i}`)
       const history = await eventStore.readStream(stream)
       const { events } = decideTrackerUpserts(
-        foldOrder(history as never),
-        [{ order_number: `o-${i}`, tracking_number: `t-${i}`, email: `r${round}@x.io`, custom_variables: { round } }],
-        { now: 1_800_000_000 + round, accountLanguage: 'en', newId: () => ids.next(), newUuid: randomUUID },
+        {
+          items: [
+            { order_number: `o-${i}`, tracking_number: `t-${i}`, email: `r${round}@x.io`, custom_variables: { round } },
+          ],
+          now: 1_800_000_000 + round,
+          accountLanguage: 'en',
+          ids,
+        },
+        foldOrderState(history as never),
       )
       await eventStore.append([
         {

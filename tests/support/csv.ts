@@ -1,4 +1,4 @@
-import { pickupPointColumns } from '../../command-api/pickup-points/row.ts'
+import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 
 /** A pickup point CSV in the spec's layout; each row gives only the columns it sets. */
 export function pickupPointCsv(

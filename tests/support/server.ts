@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { createAccountCommand } from '../../cli/accounts.ts'
-import { startServer, type RunningServer } from '../../cli/serve.ts'
-import type { Clock } from '../../shared/clock.ts'
-import { loadConfig, type Role } from '../../shared/config.ts'
+import { startServer, type RunningServer } from '../../server/start.ts'
+import type { Clock } from '../../shared/infra/clock.ts'
+import { loadConfig, type Role } from '../../shared/infra/config.ts'
 
 export interface TestServer extends RunningServer {
   privateKey: string

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { loadConfig } from '../../shared/config.ts'
+import { loadConfig } from '../../shared/infra/config.ts'
 
 t.test('defaults make the one-machine layout', async (t) => {
   const config = loadConfig({})

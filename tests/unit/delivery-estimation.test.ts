@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { CarrierServiceDoc } from '../../shared/delivery/carrier-service.ts'
+import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
 import { bestEstimation, estimateService, transitDays } from '../../query-api/delivery-estimation/estimate.ts'
 
 const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const

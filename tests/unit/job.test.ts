@@ -1,5 +1,5 @@
 import t from 'tap'
-import { renderJob, renderJobJson, type JobDoc } from '../../shared/jobs/job.ts'
+import { renderJob, renderJobJson, type JobDoc } from '../../projectors/jobs/job.ts'
 
 const job = (status: JobDoc['status']): JobDoc => ({
   id: 7,

@@ -1,6 +1,6 @@
 import { compressSync } from 'lz4-napi'
 import t from 'tap'
-import { compressedView, decodeLz4Block } from '../../shared/read-store/lz4.ts'
+import { compressedView, decodeLz4Block } from '../../shared/infra/read-store/lz4.ts'
 
 // What lz4-napi writes must decode to the same bytes: short and long literal
 // runs, short and long matches, matches overlapping their own output, none at all.

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { memoize } from '../../shared/memo.ts'
-import { normalizePhone } from '../../shared/contacts/contacts.ts'
+import { memoize } from '../../shared/domain/memo.ts'
+import { normalizePhone } from '../../shared/domain/contacts/contacts.ts'
 
 t.test('memoize keeps the last results and forgets the oldest', async (t) => {
   let calls = 0

@@ -1,8 +1,8 @@
 import t from 'tap'
-import type { OrderDoc } from '../../shared/orders/document.ts'
-import { Expansion } from '../../shared/resources/expansion.ts'
-import { renderOrder } from '../../shared/resources/render.ts'
-import { orderExpandPaths } from '../../shared/resources/expansion.ts'
+import type { OrderDoc } from '../../projectors/orders/document.ts'
+import { Expansion } from '../../projectors/resources/expansion.ts'
+import { renderOrder } from '../../projectors/resources/render.ts'
+import { orderExpandPaths } from '../../projectors/resources/expansion.ts'
 
 const address = (id: number) => ({
   id,

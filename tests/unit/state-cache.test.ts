@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
 import { createStateCache } from '../../command-api/state-cache.ts'
-import type { NewEvent } from '../../shared/event-store/port.ts'
-import { createSqliteEventStore } from '../../shared/event-store/sqlite.ts'
+import type { NewEvent } from '../../shared/infra/event-store/port.ts'
+import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
 const event = (n: number): NewEvent => ({

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { pino } from 'pino'
 import t from 'tap'
-import { applyWalCheckpoints, startCheckpointer } from '../../shared/sqlite/checkpoints.ts'
+import { applyWalCheckpoints, startCheckpointer } from '../../shared/infra/sqlite/checkpoints.ts'
 import { tempDir } from '../support/temp.ts'
 
 t.test(

@@ -1,0 +1,73 @@
+import type { Address, Notification } from '../../shared/domain/events/resources.ts'
+import type { FulfillmentFields, OrderFields, TrackerFields } from '../../shared/domain/orders/state.ts'
+
+/*
+ * The order as the orders read model keeps it: one fully expanded document
+ * per order, every nested list included, so a page of orders is one query.
+ * Field names are the spec's; `object` is added when rendering.
+ */
+export interface CarrierEventDoc {
+  id: number
+  event_type_code: string | null
+  happened_at: number
+  message: string
+  raw: string
+  messages: Record<string, string>
+  address: Address | null
+}
+
+export interface LineItemDoc {
+  id: number
+  canceled: boolean | null
+  canceled_quantity: number | null
+  quantity: number | null
+  shipped_quantity: number | null
+  created_at: number
+  updated_at: number
+  custom_variables: Record<string, unknown> | null
+  description: string | null
+  name: string | null
+  title: string | null
+  variant_title: string | null
+  merchant_id: string
+  requires_shipping: boolean | null
+  sku: string
+  thumbnail: { src: string; width: string; height: string } | null
+}
+
+export interface TrackerDoc extends TrackerFields {
+  id: number
+  uuid: string
+  fulfillment_id: number
+  created_at: number
+  updated_at: number
+  tracking_number: string
+  events: CarrierEventDoc[]
+  notifications: Notification[]
+  line_items: LineItemDoc[]
+  claims: unknown[]
+}
+
+export interface FulfillmentDoc extends FulfillmentFields {
+  id: number
+  uuid: string
+  created_at: number
+  updated_at: number
+  fulfillment_number: string
+  merchant_id: string
+  line_items: LineItemDoc[]
+  trackers: TrackerDoc[]
+  notifications: Notification[]
+}
+
+export interface OrderDoc extends OrderFields {
+  id: number
+  uuid: string
+  created_at: number
+  updated_at: number
+  merchant_id: string
+  order_number: string
+  fulfillments: FulfillmentDoc[]
+  line_items: LineItemDoc[]
+  notifications: Notification[]
+}

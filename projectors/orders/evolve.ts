@@ -1,0 +1,108 @@
+import { assertNever, type EventData } from '../../shared/domain/events/index.ts'
+import {
+  initialFulfillmentFields,
+  initialOrderFields,
+  initialTrackerFields,
+  type OrderEvent,
+} from '../../shared/domain/orders/state.ts'
+
+import type { FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
+
+/** Folds one order event into the order document. Pure: time and ids come from the event. */
+export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
+  if (event.type === 'OrderCreated') return { ...newOrder(event.data), ...event.data.changes }
+  if (!order) throw new Error(`${event.type} before OrderCreated`)
+  // Each event copies the order once: a batch folds thousands of events, on
+  // the write side and again in the projector.
+  const at = event.data.at
+  switch (event.type) {
+    case 'OrderUpdated':
+      return { ...order, updated_at: at, ...event.data.changes }
+    case 'FulfillmentCreated': {
+      const fulfillment = { ...newFulfillment(event.data), ...event.data.changes }
+      return { ...order, updated_at: at, fulfillments: [...order.fulfillments, fulfillment] }
+    }
+    case 'FulfillmentUpdated': {
+      const { fulfillment_id, changes } = event.data
+      return mapFulfillments(order, at, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
+    }
+    case 'TrackerCreated': {
+      const tracker = evolveTracker(undefined, event)
+      return mapFulfillments(order, at, (f) =>
+        f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f,
+      )
+    }
+    case 'TrackerUpdated': {
+      const id = event.data.tracker_id
+      return mapFulfillments(order, at, (f) =>
+        f.trackers.some((t) => t.id === id)
+          ? { ...f, trackers: f.trackers.map((t) => (t.id === id ? evolveTracker(t, event) : t)) }
+          : f,
+      )
+    }
+    case 'NotificationBuilt':
+      return { ...order, updated_at: at, notifications: [...order.notifications, event.data.notification] }
+    default:
+      return assertNever(event)
+  }
+}
+
+export type TrackerEvent = Extract<OrderEvent, { type: 'TrackerCreated' | 'TrackerUpdated' }>
+
+/** Folds a tracker's own events: the trackers read model uses it alone, the order document through evolveOrder. */
+export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEvent): TrackerDoc {
+  if (event.type === 'TrackerCreated') return { ...newTracker(event.data), ...event.data.changes }
+  if (!tracker) throw new Error('TrackerUpdated before TrackerCreated')
+  return { ...tracker, ...event.data.changes, updated_at: event.data.at }
+}
+
+const mapFulfillments = (order: OrderDoc, at: number, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({
+  ...order,
+  updated_at: at,
+  fulfillments: order.fulfillments.map(change),
+})
+
+export const foldOrder = (events: readonly OrderEvent[], from?: OrderDoc) =>
+  events.reduce<OrderDoc | undefined>(evolveOrder, from)
+
+/* What a creation event makes before its first details apply: the domain's defaults, and empty lists. */
+
+export const newOrder = (d: Omit<EventData<'OrderCreated'>, 'changes'>): OrderDoc => ({
+  id: d.order_id,
+  uuid: d.uuid,
+  created_at: d.at,
+  updated_at: d.at,
+  merchant_id: d.merchant_id,
+  order_number: d.order_number,
+  ...initialOrderFields,
+  fulfillments: [],
+  line_items: [],
+  notifications: [],
+})
+
+export const newFulfillment = (d: Omit<EventData<'FulfillmentCreated'>, 'changes'>): FulfillmentDoc => ({
+  id: d.fulfillment_id,
+  uuid: d.uuid,
+  created_at: d.at,
+  updated_at: d.at,
+  fulfillment_number: d.fulfillment_number,
+  merchant_id: d.merchant_id,
+  ...initialFulfillmentFields(d.status_code),
+  line_items: [],
+  trackers: [],
+  notifications: [],
+})
+
+export const newTracker = (d: Omit<EventData<'TrackerCreated'>, 'changes'>): TrackerDoc => ({
+  id: d.tracker_id,
+  uuid: d.uuid,
+  fulfillment_id: d.fulfillment_id,
+  created_at: d.at,
+  updated_at: d.at,
+  tracking_number: d.tracking_number,
+  ...initialTrackerFields,
+  events: [],
+  notifications: [],
+  line_items: [],
+  claims: [],
+})

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino'
+import type { Config } from '../shared/infra/config.ts'
+import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
+import { startSupervisedThread } from '../shared/infra/threads.ts'
+import type { ProjectorRunner } from './runner.ts'
+
+export interface ProjectorThreadData {
+  config: Config
+  walCheckpoints: WalCheckpoints
+}
+
+/** Runs every projection in a worker thread; a thread that dies is restarted from the checkpoints. */
+export function startProjectorThread(
+  config: Config,
+  walCheckpoints: WalCheckpoints,
+  logger: Logger,
+): Promise<ProjectorRunner> {
+  const data: ProjectorThreadData = { config, walCheckpoints }
+  return startSupervisedThread(
+    new URL('./projector-thread-entry.mjs', import.meta.url),
+    data,
+    'projector thread',
+    logger,
+  )
+}

@@ -1,0 +1,115 @@
+import type { Address, Carrier, CarrierService, Notification } from '../../shared/domain/events/resources.ts'
+import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
+import type { Expansion } from './expansion.ts'
+
+/*
+ * One renderer per resource of the spec, used by every route. A nested
+ * resource that was not expanded is a stub: `{object, id}` (a carrier shows its
+ * code), a list `{object: "list", data: [stubs]}`; never omitted.
+ */
+type Resource = Record<string, unknown> & { object: string }
+
+export const list = (data: unknown[]) => ({ object: 'list' as const, data })
+
+const stub = (object: string, item: { id: number }) => ({ object, id: item.id })
+const stubList = (object: string, items: readonly { id: number }[]) => list(items.map((i) => stub(object, i)))
+
+/** A nested list, expanded or stubbed. */
+const nestedList = <T extends { id: number }>(
+  expansion: Expansion,
+  path: string,
+  object: string,
+  items: readonly T[],
+  render: (item: T) => Resource,
+) => (expansion.has(path) ? list(items.map(render)) : stubList(object, items))
+
+const nestedOne = <T extends { id: number }>(
+  expansion: Expansion,
+  path: string,
+  object: string,
+  item: T | null,
+  render: (item: T) => Resource,
+) => (item === null ? null : expansion.has(path) ? render(item) : stub(object, item))
+
+export const renderAddress = (a: Address): Resource => ({ object: 'address', ...a })
+
+export const renderCarrier = (c: Carrier): Resource => ({ object: 'carrier', code: c.code, name: c.name })
+
+export const renderCarrierService = (s: CarrierService): Resource => ({ object: 'carrier_service', ...s })
+
+export const renderLineItem = (li: LineItemDoc): Resource => ({ object: 'line_item', ...li })
+
+export function renderNotification(n: Notification, x: Expansion, prefix: string): Resource {
+  return {
+    object: 'notification',
+    id: n.id,
+    created_at: n.created_at,
+    language_code: n.language_code,
+    notification_payloads: nestedList(
+      x,
+      `${prefix}notification_payloads`,
+      'notification_payload',
+      n.notification_payloads,
+      (p) => ({
+        object: 'notification_payload',
+        ...p,
+      }),
+    ),
+    notification_type: nestedOne(x, `${prefix}notification_type`, 'notification_type', n.notification_type, (t) => ({
+      object: 'notification_type',
+      ...t,
+    })),
+  }
+}
+
+export function renderEvent(e: CarrierEventDoc, x: Expansion, prefix: string): Resource {
+  return { object: 'event', ...e, address: nestedOne(x, `${prefix}address`, 'address', e.address, renderAddress) }
+}
+
+/** `prefix` is where the tracker sits in the expansion: `fulfillments.trackers.` under an order, `` on its own. */
+export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Resource {
+  const { fulfillment_id: _internal, ...fields } = t
+  return {
+    object: 'tracker',
+    ...fields,
+    carrier:
+      t.carrier && (x.has(`${prefix}carrier`) ? renderCarrier(t.carrier) : { object: 'carrier', code: t.carrier.code }),
+    carrier_service: t.carrier_service && renderCarrierService(t.carrier_service),
+    events: nestedList(x, `${prefix}events`, 'event', t.events, (e) => renderEvent(e, x, `${prefix}events.`)),
+    notifications: nestedList(x, `${prefix}notifications`, 'notification', t.notifications, (n) =>
+      renderNotification(n, x, `${prefix}notifications.`),
+    ),
+    line_items: nestedList(x, `${prefix}line_items`, 'line_item', t.line_items, renderLineItem),
+    claims: list(t.claims),
+  }
+}
+
+export function renderFulfillment(f: FulfillmentDoc, x: Expansion, prefix: string): Resource {
+  return {
+    object: 'fulfillment',
+    ...f,
+    line_items: nestedList(x, `${prefix}line_items`, 'line_item', f.line_items, renderLineItem),
+    shipping_address: nestedOne(x, `${prefix}shipping_address`, 'address', f.shipping_address, renderAddress),
+    trackers: nestedList(x, `${prefix}trackers`, 'tracker', f.trackers, (t) =>
+      renderTracker(t, x, `${prefix}trackers.`),
+    ),
+    notifications: nestedList(x, `${prefix}notifications`, 'notification', f.notifications, (n) =>
+      renderNotification(n, x, `${prefix}notifications.`),
+    ),
+  }
+}
+
+export function renderOrder(o: OrderDoc, x: Expansion): Resource {
+  return {
+    object: 'order',
+    ...o,
+    fulfillments: nestedList(x, 'fulfillments', 'fulfillment', o.fulfillments, (f) =>
+      renderFulfillment(f, x, 'fulfillments.'),
+    ),
+    line_items: nestedList(x, 'line_items', 'line_item', o.line_items, renderLineItem),
+    notifications: nestedList(x, 'notifications', 'notification', o.notifications, (n) =>
+      renderNotification(n, x, 'notifications.'),
+    ),
+    shipping_address: nestedOne(x, 'shipping_address', 'address', o.shipping_address, renderAddress),
+  }
+}

@@ -1,5 +1,0 @@
-// Worker threads do not inherit tsx's loader registration: register it, then run the TypeScript entry.
-import { register } from 'tsx/esm/api'
-
-register()
-await import('./thread.ts')

@@ -1,0 +1,95 @@
+import type { Redis } from 'ioredis'
+import { commandApi } from '../command-api/index.ts'
+import { projections } from '../projectors/projections.ts'
+import type { ProjectorRunner } from '../projectors/runner.ts'
+import { startProjectorThread } from '../projectors/projector-thread.ts'
+import { queryApi } from '../query-api/index.ts'
+import type { Clock } from '../shared/infra/clock.ts'
+import type { Config, Role } from '../shared/infra/config.ts'
+import { healthRoutes } from '../shared/infra/http/health.ts'
+import { metricsRoutes } from '../shared/infra/http/metrics.ts'
+import { createHttpServer, type App } from '../shared/infra/http/server.ts'
+import { connectRedis } from '../shared/infra/jobs/redis.ts'
+import { createJobQueue, type JobQueue } from '../shared/infra/jobs/queue.ts'
+import { startJobWorker } from '../command-api/jobs/worker.ts'
+import { embeddedFiles, openRuntime, type Runtime } from '../shared/infra/runtime.ts'
+import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
+import type { Logger } from 'pino'
+
+export interface RunningServer {
+  /** Base URL, e.g. http://127.0.0.1:3000 */
+  url: string
+  runtime: Runtime
+  close(): Promise<void>
+}
+
+/**
+ * Starts the given roles in this process. All four make the one-machine
+ * layout; a subset makes one service of the distributed layout. Only
+ * configuration differs between the two.
+ */
+export async function startServer(
+  config: Config,
+  options: { roles?: readonly Role[]; clock?: Clock; logger?: Logger } = {},
+): Promise<RunningServer> {
+  const roles = new Set(options.roles ?? config.ROLES)
+  // The embedded stores' logs are checkpointed by a thread of their own, not inside requests.
+  const files = embeddedFiles(config)
+  const walCheckpoints = files.length > 0 ? 'background' : 'inline'
+  const rt = await openRuntime(config, { ...options, walCheckpoints })
+  let checkpointer: { stop(): Promise<void> } | undefined
+  let app: App | undefined
+  let redis: Redis | undefined
+  let queue: JobQueue | undefined
+  let projector: ProjectorRunner | undefined
+  let workerConnection: Redis | undefined
+  let worker: ReturnType<typeof startJobWorker> | undefined
+  /** Stops what has started, HTTP first and the stores last: on close, and when a start fails half-way. */
+  const close = async () => {
+    await app?.close()
+    await worker?.close()
+    await projector?.stop()
+    await queue?.close()
+    workerConnection?.disconnect()
+    redis?.disconnect()
+    await rt.close()
+    await checkpointer?.stop()
+  }
+
+  try {
+    if (files.length > 0) checkpointer = await startCheckpointer(files, rt.logger)
+    app = await createHttpServer(rt)
+    if (roles.has('worker') || roles.has('command')) {
+      redis = connectRedis(config.REDIS_URL, rt.logger)
+      queue = createJobQueue(config.QUEUE_NAME, redis)
+    }
+    const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
+    healthRoutes(app, rt, { projections: watched, redis: redis && (() => redis!.ping()) })
+    metricsRoutes(app, rt, watched)
+    if (roles.has('command')) commandApi(app, rt, queue!)
+    if (roles.has('query')) queryApi(app, rt)
+    if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
+    // BullMQ's worker blocks on its own connection.
+    if (roles.has('worker')) {
+      workerConnection = connectRedis(config.REDIS_URL, rt.logger)
+      worker = startJobWorker(rt, queue!, workerConnection)
+    }
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    await close().catch((closing: unknown) => rt.logger.error({ err: closing }, 'stopping after a failed start failed'))
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.PORT
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
+  rt.logger.info(
+    { roles: [...roles], port, eventStore: rt.eventStore.kind, readStore: rt.readStore.kind },
+    'shiplog started',
+  )
+
+  return {
+    url: `http://${host}:${port}`,
+    runtime: rt,
+    close,
+  }
+}

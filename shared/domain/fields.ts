@@ -1,0 +1,37 @@
+import { z } from 'zod'
+import { parseDateTime } from './time.ts'
+import { countryName } from './contacts/contacts.ts'
+
+/*
+ * The kinds of value the API accepts in several places (JSON bodies, query
+ * strings, CSV cells): one rule and one message each, so every route words
+ * the same mistake the same way.
+ */
+
+export const COUNTRY_CODE_MESSAGE = 'must be a 2-letter ISO 3166-1 country code'
+export const TIME_OF_DAY_MESSAGE = 'must be a time HH:MM'
+export const DATETIME_MESSAGE = 'must be Unix seconds or an ISO 8601 datetime'
+
+/** A time of day, `HH:MM` on the 24-hour clock. */
+export const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/
+
+/** An ISO 3166-1 alpha-2 country code in any case, read upper-case. */
+export const countryCode = z
+  .string()
+  .transform((v) => v.toUpperCase())
+  .refine((v) => countryName(v) !== null, COUNTRY_CODE_MESSAGE)
+
+export const timeOfDay = z.string().regex(TIME_OF_DAY, TIME_OF_DAY_MESSAGE)
+
+const toSeconds = (value: number | string, ctx: z.RefinementCtx) => {
+  const seconds = parseDateTime(value)
+  if (seconds !== undefined) return seconds
+  ctx.addIssue({ code: 'custom', message: DATETIME_MESSAGE })
+  return z.NEVER
+}
+
+/** Unix seconds or ISO 8601, read into Unix seconds. */
+export const dateTime = z.union([z.number(), z.string()]).transform(toSeconds)
+
+/** The same in a query string, where every value is text. */
+export const dateTimeText = z.string().transform(toSeconds)

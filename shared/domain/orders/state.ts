@@ -1,0 +1,133 @@
+import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
+import type { orderEvents } from '../events/order-events.ts'
+import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../events/resources.ts'
+
+export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
+
+/*
+ * The order aggregate as the write side needs it to decide: the current value
+ * of every field a command may change, and who is who. Nested lists that only
+ * readers need (events, line items, notifications as resources) stay out.
+ */
+export type OrderFields = Required<OrderChanges>
+export type FulfillmentFields = Required<FulfillmentChanges>
+export type TrackerFields = Required<TrackerChanges>
+
+export interface FulfillmentState {
+  id: number
+  fields: FulfillmentFields
+}
+
+export interface TrackerState {
+  id: number
+  fulfillment_id: number
+  tracking_number: string
+  fields: TrackerFields
+}
+
+export interface OrderState {
+  id: number
+  order_number: string
+  fields: OrderFields
+  fulfillments: FulfillmentState[]
+  trackers: TrackerState[]
+  /** Slugs of the notification types already built for the order. */
+  notified: string[]
+}
+
+/** Order numbers are merchant strings: escaped so any of them is a safe stream name. */
+export const orderStream = (accountId: number, orderNumber: string) =>
+  `order-${accountId}_${encodeURIComponent(orderNumber)}`
+
+/* What a creation event makes before its first details apply: the defaults, shared with the read model. */
+
+export const initialOrderFields: OrderFields = {
+  canceled: false,
+  custom_variables: null,
+  email: null,
+  first_name: null,
+  last_name: null,
+  phone: null,
+  language_code: 'en',
+  mute_notifications: false,
+  ordered_at: null,
+  shipping_address: null,
+}
+
+export const initialFulfillmentFields = (status_code: string): FulfillmentFields => ({
+  custom_variables: null,
+  status_code,
+  shipping_address: null,
+  estimated_delivery_range_start: null,
+  estimated_delivery_range_end: null,
+})
+
+export const initialTrackerFields: TrackerFields = {
+  carrier: null,
+  carrier_service: null,
+  custom_variables: null,
+  delivery_status_code: 'pending',
+  displayable_expected_delivery_date: null,
+  displayable_expected_delivery_datetime: null,
+  displayable_expected_delivery_kind: null,
+  mute_notifications: false,
+  shipped_at: null,
+  delivered_at: null,
+  first_delivery_attempted_at: null,
+  tracking_link: null,
+  untracked_carrier_name: null,
+  untracked_carrier_url: null,
+}
+
+/** Folds one order event into the aggregate's state. Pure: time and ids come from the event. */
+export function evolveOrderState(state: OrderState | undefined, event: OrderEvent): OrderState {
+  if (event.type === 'OrderCreated') return createdOrder(event.data)
+  if (!state) throw new Error(`${event.type} before OrderCreated`)
+  switch (event.type) {
+    case 'OrderUpdated':
+      return { ...state, fields: { ...state.fields, ...event.data.changes } }
+    case 'FulfillmentCreated': {
+      const { fulfillment_id: id, status_code, changes } = event.data
+      const fulfillment = { id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
+      return { ...state, fulfillments: [...state.fulfillments, fulfillment] }
+    }
+    case 'FulfillmentUpdated': {
+      const { fulfillment_id, changes } = event.data
+      const fulfillments = state.fulfillments.map((f) =>
+        f.id === fulfillment_id ? { ...f, fields: { ...f.fields, ...changes } } : f,
+      )
+      return { ...state, fulfillments }
+    }
+    case 'TrackerCreated': {
+      const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
+      const tracker = { id, fulfillment_id, tracking_number, fields: { ...initialTrackerFields, ...changes } }
+      return { ...state, trackers: [...state.trackers, tracker] }
+    }
+    case 'TrackerUpdated': {
+      const { tracker_id, changes } = event.data
+      const trackers = state.trackers.map((t) =>
+        t.id === tracker_id ? { ...t, fields: { ...t.fields, ...changes } } : t,
+      )
+      return { ...state, trackers }
+    }
+    case 'NotificationBuilt':
+      return { ...state, notified: [...state.notified, event.data.notification.notification_type.slug] }
+    default:
+      return assertNever(event)
+  }
+}
+
+const createdOrder = (d: EventData<'OrderCreated'>): OrderState => ({
+  id: d.order_id,
+  order_number: d.order_number,
+  fields: { ...initialOrderFields, ...d.changes },
+  fulfillments: [],
+  trackers: [],
+  notified: [],
+})
+
+export const foldOrderState = (events: readonly OrderEvent[], from?: OrderState) =>
+  events.reduce<OrderState | undefined>(evolveOrderState, from)
+
+export const findTracker = (order: OrderState | undefined, trackingNumber: string) =>
+  order?.trackers.find((t) => t.tracking_number === trackingNumber)

@@ -1,0 +1,286 @@
+import { carrierByCode, detectCarrier } from '../carriers/carriers.ts'
+import { countryName, normalizePhone } from '../contacts/contacts.ts'
+import type { Address, OrderChanges, TrackerChanges } from '../events/resources.ts'
+import type { IdSource } from '../ids.ts'
+import { notificationTypes, ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
+import { sameValue } from '../same-value.ts'
+import {
+  evolveOrderState,
+  findTracker,
+  initialFulfillmentFields,
+  initialOrderFields,
+  initialTrackerFields,
+  type OrderEvent,
+  type OrderState,
+} from './state.ts'
+
+/** One item of POST /v1/trackers: order data and tracker data; absent keys are left as they are. */
+export interface TrackerUpsert {
+  order_number: string
+  tracking_number: string
+  address_city?: string | null
+  address_country?: string | null
+  address_name?: string | null
+  address_state?: string | null
+  address_street?: string | null
+  address_zip?: string | null
+  carrier_code?: string | null
+  carrier_service_code?: string | null
+  custom_variables?: Record<string, unknown> | null
+  email?: string | null
+  /** Unix seconds. */
+  expected_delivery_at?: number | null
+  first_name?: string | null
+  last_name?: string | null
+  language_code?: string
+  mute_notifications?: boolean
+  /** Unix seconds. */
+  order_date?: number | null
+  phone?: string | null
+  untracked_carrier_name?: string | null
+}
+
+/** What became of one item: the 201 body's element. */
+export interface TrackerUpsertOutcome {
+  id: number
+  order_id: number
+  fulfillment_id: number
+  order_number: string
+  tracking_number: string
+  created: boolean
+}
+
+/** The command: the items of one order, when they arrived, and where new ids come from. */
+export interface UpsertTrackers {
+  items: readonly TrackerUpsert[]
+  /** Unix seconds at which the request was received. */
+  now: number
+  /** The account's main language, used when an order has none. */
+  accountLanguage: string
+  ids: IdSource
+}
+
+/**
+ * Decides the events that upsert the trackers of one order: the order, one
+ * fulfillment per tracker and the tracker, matched by (order_number,
+ * tracking_number). Items are applied in request order, so a pair repeated
+ * within one batch updates what the earlier item created.
+ */
+export function decideTrackerUpserts(
+  command: UpsertTrackers,
+  current: OrderState | undefined,
+): { events: OrderEvent[]; outcomes: TrackerUpsertOutcome[]; order: OrderState | undefined } {
+  const { now, ids } = command
+  const events: OrderEvent[] = []
+  const outcomes: TrackerUpsertOutcome[] = []
+  let order = current
+  const emit = (event: OrderEvent) => {
+    events.push(event)
+    order = evolveOrderState(order, event)
+  }
+  for (const item of command.items) {
+    const at = now
+    const proposedOrder = (current: OrderState | undefined): OrderChanges => ({
+      email: item.email,
+      first_name: item.first_name,
+      last_name: item.last_name,
+      phone:
+        item.phone &&
+        normalizePhone(item.phone, item.address_country ?? current?.fields.shipping_address?.country_code),
+      language_code: item.language_code ?? (current ? undefined : command.accountLanguage),
+      ordered_at: item.order_date,
+      shipping_address: mergeAddress(current?.fields.shipping_address ?? null, item, ids),
+    })
+    if (!order) {
+      const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
+      const changes = changed(initialOrderFields, proposedOrder(undefined)) ?? {}
+      emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
+      if (shouldBuildOrderPlaced(order!, item, now)) {
+        emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, now, ids), at } })
+      }
+    } else {
+      const changes = changed(order.fields, proposedOrder(order))
+      if (changes) emit({ type: 'OrderUpdated', data: { changes, at } })
+    }
+
+    let tracker = findTracker(order, item.tracking_number)
+    const trackerIsNew = !tracker
+    const proposedTracker: TrackerChanges = {
+      ...carrierFields(item, trackerIsNew),
+      custom_variables: item.custom_variables,
+      mute_notifications: item.mute_notifications,
+      untracked_carrier_name: item.untracked_carrier_name,
+      ...expectedDelivery(item.expected_delivery_at),
+    }
+    if (!tracker) {
+      const fulfillment_id = ids.next()
+      const shipping_address = mergeAddress(null, item, ids)
+      emit({
+        type: 'FulfillmentCreated',
+        data: {
+          fulfillment_id,
+          uuid: ids.uuid(),
+          fulfillment_number: item.tracking_number,
+          merchant_id: item.tracking_number,
+          status_code: 'shipped',
+          changes: changed(initialFulfillmentFields('shipped'), { shipping_address }) ?? {},
+          at,
+        },
+      })
+      emit({
+        type: 'TrackerCreated',
+        data: {
+          tracker_id: ids.next(),
+          uuid: ids.uuid(),
+          fulfillment_id,
+          tracking_number: item.tracking_number,
+          changes: changed(initialTrackerFields, proposedTracker) ?? {},
+          at,
+        },
+      })
+      tracker = findTracker(order, item.tracking_number)!
+    } else {
+      const { id, fulfillment_id } = tracker
+      const fulfillment = order!.fulfillments.find((f) => f.id === fulfillment_id)!
+      const fulfillmentChanges = changed(fulfillment.fields, {
+        shipping_address: mergeAddress(fulfillment.fields.shipping_address, item, ids),
+      })
+      if (fulfillmentChanges)
+        emit({ type: 'FulfillmentUpdated', data: { fulfillment_id, changes: fulfillmentChanges, at } })
+      const trackerChanges = changed(tracker.fields, proposedTracker)
+      if (trackerChanges) emit({ type: 'TrackerUpdated', data: { tracker_id: id, changes: trackerChanges, at } })
+    }
+
+    outcomes.push({
+      id: tracker.id,
+      order_id: order!.id,
+      fulfillment_id: tracker.fulfillment_id,
+      order_number: order!.order_number,
+      tracking_number: tracker.tracking_number,
+      created: trackerIsNew,
+    })
+  }
+  return { events, outcomes, order }
+}
+
+/**
+ * The merchant's carrier code wins; without one a new tracker gets the carrier
+ * detected from its number, and an existing tracker keeps the carrier it has.
+ */
+function carrierFields(item: TrackerUpsert, trackerIsNew: boolean): TrackerChanges {
+  const service = item.carrier_service_code
+    ? { carrier_service: { id: null, code: item.carrier_service_code, name: item.carrier_service_code } }
+    : {}
+  const match = item.carrier_code
+    ? carrierByCode(item.carrier_code, item.tracking_number)
+    : trackerIsNew
+      ? detectCarrier(item.tracking_number)
+      : undefined
+  if (!match) return service
+  return { carrier: match.carrier, tracking_link: match.trackingLink, ...service }
+}
+
+function expectedDelivery(at: number | null | undefined): TrackerChanges {
+  if (at === undefined) return {}
+  if (at === null) {
+    return {
+      displayable_expected_delivery_date: null,
+      displayable_expected_delivery_datetime: null,
+      displayable_expected_delivery_kind: null,
+    }
+  }
+  return {
+    displayable_expected_delivery_date: new Date(at * 1000).toISOString().slice(0, 10),
+    displayable_expected_delivery_datetime: at,
+    displayable_expected_delivery_kind: 'merchant',
+  }
+}
+
+function shouldBuildOrderPlaced(order: OrderState, item: TrackerUpsert, now: number) {
+  const { mute_notifications, ordered_at } = order.fields
+  if (mute_notifications || item.mute_notifications) return false
+  return ordered_at === null || now - ordered_at <= ORDER_PLACED_MAX_AGE_SECONDS
+}
+
+function orderPlaced(order: OrderState, now: number, ids: IdSource) {
+  return {
+    id: ids.next(),
+    created_at: now,
+    language_code: order.fields.language_code,
+    notification_type: notificationTypes.order_placed,
+    notification_payloads: order.fields.email
+      ? [
+          {
+            id: ids.next(),
+            created_at: now,
+            dispatched: false,
+            status: 'built',
+            error: null,
+            type: 'email',
+            support_cced: null,
+          },
+        ]
+      : [],
+  }
+}
+
+/** The address the item describes, on top of the current one; undefined when the item sends no address field. */
+function mergeAddress(current: Address | null, item: TrackerUpsert, ids: IdSource): Address | undefined {
+  const street = item.address_street === undefined ? undefined : splitStreet(item.address_street)
+  const sent: Partial<Address> = {
+    name: item.address_name,
+    city: item.address_city,
+    state: item.address_state,
+    zip: item.address_zip,
+    address1: street?.address1,
+    address2: street?.address2,
+    country_code: item.address_country,
+    country: item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
+  }
+  let merged: Record<string, unknown> | undefined
+  for (const key in sent) {
+    const value = sent[key as keyof Address]
+    if (value === undefined) continue
+    merged ??= Object.assign({}, current ?? emptyAddress(ids.next()))
+    merged[key] = value
+  }
+  return merged as Address | undefined
+}
+
+/** A street may hold line breaks: the first line is address1, the rest address2. */
+function splitStreet(street: string | null) {
+  if (street === null) return { address1: null, address2: null }
+  const [first = '', ...rest] = street.split(/\r?\n/).map((l) => l.trim())
+  return { address1: first || null, address2: rest.filter(Boolean).join(', ') || null }
+}
+
+const emptyAddress = (id: number): Address => ({
+  id,
+  address1: null,
+  address2: null,
+  city: null,
+  comment: null,
+  company_title: null,
+  country: null,
+  country_code: null,
+  first_name: null,
+  last_name: null,
+  name: null,
+  state: null,
+  zip: null,
+})
+
+/** The proposed values that differ from the current ones; undefined when none do. */
+function changed<C extends object>(current: object, proposed: C): C | undefined {
+  let out: Record<string, unknown> | undefined
+  for (const key in proposed) {
+    const value = proposed[key]
+    if (value === undefined) continue
+    const was = (current as Record<string, unknown>)[key]
+    // Most values are strings or numbers: compared at once, objects in depth.
+    if (was === value || (typeof value === 'object' && value !== null && sameValue(was, value))) continue
+    out ??= {}
+    out[key] = value
+  }
+  return out as C | undefined
+}

@@ -1,0 +1,24 @@
+/** Datetime values as the API reads and writes them: Unix seconds. */
+
+export const toUnixSeconds = (d: Date | number): number => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000)
+
+/**
+ * Reads a datetime input: Unix seconds (integer or numeric string) or an ISO
+ * 8601 string, from 1970 to the year 9999. Undefined when it is neither.
+ */
+export function parseDateTime(value: number | string): number | undefined {
+  const seconds = typeof value === 'number' ? value : readDateTime(value.trim())
+  return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 && seconds <= LAST_SECOND
+    ? Math.floor(seconds)
+    : undefined
+}
+
+/** 9999-12-31T23:59:59Z: past it a time has no ISO 8601 form. */
+const LAST_SECOND = 253_402_300_799
+
+function readDateTime(text: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text)
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined
+  const ms = Date.parse(text)
+  return Number.isNaN(ms) ? undefined : ms / 1000
+}

@@ -1,0 +1,12 @@
+import type { DomainEvent, EventData, EventType } from '../../domain/events/index.ts'
+import type { RecordedEvent } from './port.ts'
+
+/** A stored event read back, typed by its `type` like the domain event it records. */
+export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData<T>> }[EventType]
+
+/**
+ * A stream's recorded events as the domain events its category holds. Streams
+ * are written only through `toNewEvents`, which checks each event against its
+ * schema (or is told its caller's own checks did), so the category names the types.
+ */
+export const asDomainEvents = <E extends DomainEvent>(events: readonly RecordedEvent[]): E[] => events as unknown as E[]

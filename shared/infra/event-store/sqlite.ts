@@ -1,0 +1,271 @@
+import { resolve } from 'node:path'
+import { BroadcastChannel } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { ConcurrencyError } from '../../domain/errors.ts'
+import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
+import type { AppendRequest, AppendResult, EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
+
+interface Row {
+  position: number | bigint
+  id: string
+  stream: string
+  revision: number
+  type: string
+  data: string
+  metadata: string
+}
+
+/**
+ * Data and metadata are parsed on first access: a projector skips most events
+ * of the log by type alone and never pays for parsing them. A class, not an
+ * object with getters, so thousands of events a batch share one shape and
+ * allocate no closures.
+ */
+class StoredEvent implements RecordedEvent {
+  readonly id: string
+  readonly stream: string
+  readonly revision: number
+  readonly position: bigint
+  readonly type: string
+  #json: string
+  #metadataJson: string
+  #data: unknown
+  #metadata: EventMetadata | undefined
+
+  constructor(r: Row) {
+    this.id = r.id
+    this.stream = r.stream
+    this.revision = r.revision
+    this.position = BigInt(r.position)
+    this.type = r.type
+    this.#json = r.data
+    this.#metadataJson = r.metadata
+  }
+
+  get data(): unknown {
+    if (this.#data === undefined) {
+      this.#data = JSON.parse(this.#json)
+      // Parsed once: the text need not outlive it (a projector holds up to 5000 events a batch, in a rebuild).
+      this.#json = ''
+    }
+    return this.#data
+  }
+
+  get metadata(): EventMetadata {
+    this.#metadata ??= parseMetadata(this.#metadataJson)
+    return this.#metadata
+  }
+}
+
+/**
+ * A command stamps all its events with the same metadata: a projector reading
+ * a 3000-event request parses it once, and the events share the (read-only)
+ * result.
+ */
+let lastMetadata: { json: string; parsed: EventMetadata } | undefined
+function parseMetadata(json: string): EventMetadata {
+  if (lastMetadata?.json !== json) lastMetadata = { json, parsed: JSON.parse(json) as EventMetadata }
+  return lastMetadata.parsed
+}
+
+const toEvent = (r: Row): RecordedEvent => new StoredEvent(r)
+
+const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
+
+/**
+ * Embedded event store: one SQLite file in WAL mode, so the CLI and a running
+ * server can share it. The rowid is the global position (gap-free here, but
+ * callers must not rely on that: KurrentDB positions have gaps).
+ */
+export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpoints): EventStore {
+  const db = new Database(file)
+  // 16 KiB pages (on a new file, before WAL): an append inserts into the
+  // (stream, revision) index at random places, and bigger pages mean fewer
+  // pages split and rewritten to the WAL per event: ~30% less CPU per append
+  // measured on a 200,000-event store.
+  db.pragma('page_size = 16384')
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 10000')
+  applyWalCheckpoints(db, walCheckpoints)
+  // No memory map: appends touch index pages all over the file, and mapped pages
+  // count in the process's memory; a replay measured no faster with one.
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      position    INTEGER PRIMARY KEY AUTOINCREMENT,
+      id          TEXT    NOT NULL UNIQUE,
+      stream      TEXT    NOT NULL,
+      revision    INTEGER NOT NULL,
+      type        TEXT    NOT NULL,
+      data        TEXT    NOT NULL,
+      metadata    TEXT    NOT NULL,
+      recorded_at INTEGER NOT NULL,
+      UNIQUE (stream, revision)
+    );
+  `)
+  // The streams of an append as one JSON parameter: an import chunk writes a
+  // stream per row, and one statement cost half of a statement per stream
+  // (measured on 1000-row chunks).
+  const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
+    'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
+  )
+  const findById = db.prepare<[string], { stream: string; revision: number; position: number }>(
+    'SELECT stream, revision, position FROM events WHERE id = ?',
+  )
+  const insert = db.prepare(
+    'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const readStream = db.prepare<[string, number], Row>(
+    'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
+  )
+  // The streams of a batch as one JSON parameter: one statement whatever their number.
+  // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
+  // index already yields each stream in revision order (checked as rows are grouped).
+  const readStreams = db.prepare<[string], Row & { request: number }>(`
+    SELECT r.key AS request, e.* FROM json_each(?) r
+    JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
+  const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
+  const listeners = new Set<() => void>()
+  // Appends wake subscribers in every thread of the process (the projector runs in its own).
+  const channel = new BroadcastChannel(`shiplog-appends:${resolve(file)}`)
+  channel.unref()
+  const wake = () => {
+    for (const l of listeners) l()
+  }
+  channel.onmessage = wake
+  const readAllStatements = new Map<number, Database.Statement<unknown[], Row>>()
+  /** One prepared statement per number of filtered types (0 = no filter). */
+  const readAllStatement = (typeCount: number) => {
+    let statement = readAllStatements.get(typeCount)
+    if (!statement) {
+      const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
+      statement = db.prepare<unknown[], Row>(
+        `SELECT * FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`,
+      )
+      readAllStatements.set(typeCount, statement)
+    }
+    return statement
+  }
+
+  /** A request whose first event is already stored is a retry: it must match and writes nothing. */
+  const alreadyAppended = (req: AppendRequest) => {
+    const first = req.events[0] && findById.get(req.events[0].id)
+    if (!first) return undefined
+    const found = req.events.map((e) => findById.get(e.id))
+    if (found.some((f) => !f || f.stream !== req.stream)) {
+      throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
+    }
+    const lastFound = found[found.length - 1]!
+    return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+  }
+
+  const appendAll = db.transaction((requests: AppendRequest[]): AppendResult => {
+    // A command stamps all its events with one metadata object: serialise it once.
+    const metadataJson = new Map<object, string>()
+    const serialiseMetadata = (m: object) => {
+      let json = metadataJson.get(m)
+      if (json === undefined) {
+        json = JSON.stringify(m)
+        metadataJson.set(m, json)
+      }
+      return json
+    }
+    let position = 0n
+    const revisions: number[] = []
+    // Each stream's last revision as this transaction leaves it.
+    const last = new Map<string, number>()
+    for (const row of lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
+      const stream = requests[row.request]!.stream
+      if (!last.has(stream)) last.set(stream, row.r ?? -1)
+    }
+    for (const req of requests) {
+      const current = last.get(req.stream)!
+      const ok =
+        req.expected === 'any' ||
+        (req.expected === 'no_stream' && current === -1) ||
+        (req.expected === 'stream_exists' && current >= 0) ||
+        req.expected === current
+      // A retry of events already stored is looked for only when the append cannot go
+      // ahead as asked: the expected state fails, or the first event's id is taken.
+      const retry = ok ? undefined : alreadyAppended(req)
+      if (!ok && !retry) {
+        throw new ConcurrencyError(
+          req.stream,
+          describe(req.expected),
+          current === -1 ? 'no stream' : `revision ${current}`,
+        )
+      }
+      if (retry) {
+        revisions.push(retry.revision)
+        if (retry.position > position) position = retry.position
+        continue
+      }
+      let revision = current
+      try {
+        for (const e of req.events) {
+          revision += 1
+          const info = insert.run(
+            e.id,
+            req.stream,
+            revision,
+            e.type,
+            JSON.stringify(e.data),
+            serialiseMetadata(e.metadata),
+            e.metadata.recordedAt,
+          )
+          position = BigInt(info.lastInsertRowid)
+        }
+      } catch (error) {
+        const again =
+          (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(req) : undefined
+        if (!again) throw error
+        revisions.push(again.revision)
+        if (again.position > position) position = again.position
+        continue
+      }
+      last.set(req.stream, revision)
+      revisions.push(revision)
+    }
+    return { position, revisions }
+  })
+
+  return {
+    kind: 'sqlite',
+    async append(requests) {
+      const result = appendAll.immediate(requests)
+      wake()
+      channel.postMessage(null)
+      return result
+    },
+    async readStream(stream, fromRevision = 0) {
+      return readStream.all(stream, fromRevision).map(toEvent)
+    },
+    async readStreams(reads) {
+      const results: RecordedEvent[][] = reads.map(() => [])
+      let ordered = true
+      for (const row of readStreams.all(JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0])))) {
+        const events = results[row.request]!
+        if (events.length > 0 && events[events.length - 1]!.revision > row.revision) ordered = false
+        events.push(toEvent(row))
+      }
+      if (!ordered) for (const events of results) events.sort((a, b) => a.revision - b.revision)
+      return results
+    },
+    async readAll({ after = 0n, types = [], limit }) {
+      return readAllStatement(types.length)
+        .all(after, ...types, limit)
+        .map(toEvent)
+    },
+    async head() {
+      return BigInt(head.get()?.p ?? 0)
+    },
+    onAppend(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    async close() {
+      channel.close()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,38 @@
+import type { App } from './server.ts'
+import type { Runtime } from '../runtime.ts'
+import { waitForProjections } from '../read-store/wait-for-projections.ts'
+
+export interface HealthChecks {
+  /** Names of the projections this process (or the deployment) must keep caught up. */
+  projections: readonly string[]
+  /** Pings the job queue's Redis, when this process uses one. */
+  redis?: () => Promise<unknown>
+}
+
+/** How far behind the head of the log projections may be and still count as ready. */
+const CAUGHT_UP_WITHIN_MS = 2000
+
+/** /healthz: the process is up. /readyz: the stores and Redis answer and projections are caught up. */
+export function healthRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore'>, checks: HealthChecks) {
+  app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { config: { auth: 'none' } }, async (_request, reply) => {
+    const results: Record<string, string> = {}
+    const check = async (name: string, probe: () => Promise<unknown>) => {
+      try {
+        const outcome = await probe()
+        results[name] = outcome === false ? 'lagging' : 'ok'
+      } catch (error) {
+        results[name] = `unavailable: ${(error as Error).message}`
+      }
+    }
+    let head = 0n
+    await check('event_store', async () => (head = await rt.eventStore.head()))
+    await check('read_store', () => rt.readStore.checkpoint(checks.projections[0] ?? 'accounts'))
+    if (checks.redis) await check('redis', checks.redis)
+    if (checks.projections.length > 0) {
+      await check('projections', () => waitForProjections(rt.readStore, checks.projections, head, CAUGHT_UP_WITHIN_MS))
+    }
+    const ready = Object.values(results).every((r) => r === 'ok')
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: results })
+  })
+}

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify'
+import { validationError } from '../../domain/errors.ts'
+import { waitForProjections } from '../read-store/wait-for-projections.ts'
+import type { Runtime } from '../runtime.ts'
+
+/** Sent on every write response; a read that sends it back sees that write. */
+export const POSITION_HEADER = 'x-shiplog-position'
+
+/**
+ * Read-your-writes: when the request carries X-Shiplog-Position, wait (bounded
+ * by CONSISTENCY_WAIT_MS) until the projections it reads have passed it.
+ * Without the header reads are eventually consistent and never wait.
+ */
+export async function awaitPosition(
+  request: FastifyRequest,
+  rt: Pick<Runtime, 'readStore' | 'config'>,
+  projections: readonly string[],
+): Promise<void> {
+  const header = request.headers[POSITION_HEADER]
+  if (header === undefined) return
+  if (typeof header !== 'string' || !/^\d{1,20}$/.test(header)) {
+    throw validationError('X-Shiplog-Position must be a position returned by a write', {
+      [POSITION_HEADER]: 'is not a position',
+    })
+  }
+  await waitForProjections(rt.readStore, projections, BigInt(header), rt.config.CONSISTENCY_WAIT_MS)
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { pino, type Logger } from 'pino'
+import { systemClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { createFileBlobStore } from './blobs/files.ts'
+import type { BlobStore } from './blobs/port.ts'
+import type { EventStore } from './event-store/port.ts'
+import { createSqliteEventStore } from './event-store/sqlite.ts'
+import { createIdGenerator, type IdGenerator } from './ids.ts'
+import { allCollections } from './read-store/collections.ts'
+import type { ReadStore } from './read-store/port.ts'
+import { createSqliteReadStore } from './read-store/sqlite.ts'
+import type { WalCheckpoints } from './sqlite/checkpoints.ts'
+
+/** What every role shares: configuration, the two stores, the id allocator, the clock and the logger. */
+export interface Runtime {
+  config: Config
+  eventStore: EventStore
+  readStore: ReadStore
+  ids: IdGenerator
+  clock: Clock
+  logger: Logger
+  blobs: BlobStore
+  close(): Promise<void>
+}
+
+/* The embedded stores' SQLite files under the data directory. */
+const eventsFile = (config: Config) => join(config.DATA_DIR, 'events.db')
+const readFile = (config: Config) => join(config.DATA_DIR, 'read.db')
+
+/** The SQLite files of the stores the configuration leaves embedded. */
+export function embeddedFiles(config: Config): string[] {
+  return [...(config.EVENTSTORE_URL ? [] : [eventsFile(config)]), ...(config.MONGODB_URL ? [] : [readFile(config)])]
+}
+
+export interface RuntimeOptions {
+  clock?: Clock
+  logger?: Logger
+  /** Who checkpoints the embedded stores' write-ahead logs: `background` when the server runs a checkpointer. */
+  walCheckpoints?: WalCheckpoints
+}
+
+export async function openRuntime(config: Config, overrides: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
+  if (embeddedFiles(config).length > 0) mkdirSync(config.DATA_DIR, { recursive: true })
+  // The server adapters' clients are loaded only when configured: each weighs
+  // several MB of heap in every thread that opens a runtime.
+  const eventStore = config.EVENTSTORE_URL
+    ? (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL)
+    : createSqliteEventStore(eventsFile(config), overrides.walCheckpoints)
+  const readStore = config.MONGODB_URL
+    ? await (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections)
+    : createSqliteReadStore(readFile(config), allCollections, overrides.walCheckpoints)
+  const blobs = config.MONGODB_URL
+    ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
+    : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
+  const clock = overrides.clock ?? systemClock
+  return {
+    config,
+    eventStore,
+    readStore,
+    ids: createIdGenerator(config.NODE_ID, () => clock.now().getTime()),
+    clock,
+    logger,
+    blobs,
+    async close() {
+      await Promise.allSettled([eventStore.close(), readStore.close(), blobs.close?.()])
+    },
+  }
+}
