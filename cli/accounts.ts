@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
+import { toNewEvents } from '../command-api/execute.ts'
 import { accountsProjection } from '../projectors/projections.ts'
 import { catchUp } from '../projectors/runner.ts'
-import { accountStream, createAccount } from '../projectors/accounts/account.ts'
+import { accountStream, decideAccount } from '../shared/domain/accounts/account.ts'
+import { newKeyPair } from '../shared/infra/accounts/keys.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
-import { assertValidEvent } from '../shared/domain/events/index.ts'
-import { eventId } from '../shared/infra/ids.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 
 /**
@@ -15,21 +15,12 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 export async function createAccountCommand(rt: Runtime, name: string) {
   const id = rt.ids.next()
   const now = rt.clock.now()
-  const { event, keys } = createAccount({ id, name, now: toUnixSeconds(now) })
-  assertValidEvent({ type: 'AccountCreated', data: event })
+  const { keys, recorded } = newKeyPair()
+  const data = { account_id: id, name, language_code: 'en', ...recorded, at: toUnixSeconds(now) }
+  const events = decideAccount({ type: 'CreateAccount', data }, undefined)
+  const metadata = { accountId: id, correlationId: `cli_${randomUUID()}`, recordedAt: now.getTime() }
   await rt.eventStore.append([
-    {
-      stream: accountStream(id),
-      expected: 'no_stream',
-      events: [
-        {
-          id: eventId(now.getTime()),
-          type: 'AccountCreated',
-          data: event,
-          metadata: { accountId: id, correlationId: `cli_${randomUUID()}`, recordedAt: now.getTime() },
-        },
-      ],
-    },
+    { stream: accountStream(id), expected: 'no_stream', events: toNewEvents(events, metadata) },
   ])
   await catchUp(rt, accountsProjection)
   return { id, name, private_key: keys.private, public_key: keys.public }

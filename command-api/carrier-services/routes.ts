@@ -2,14 +2,14 @@ import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { countryCode, timeOfDay } from '../../shared/domain/fields.ts'
+import { evolveCarrierService, renderCarrierServiceConfig } from '../../projectors/carrier-services/carrier-service.ts'
 import {
   carrierServiceStream,
-  evolveCarrierService,
-  renderCarrierServiceConfig,
-  type CarrierServiceDoc,
-} from '../../projectors/carrier-services/carrier-service.ts'
+  decideCarrierService,
+  evolveCarrierServiceState,
+} from '../../shared/domain/carrier-services/carrier-service.ts'
 import { isTimeZone } from '../../shared/domain/delivery/calendar.ts'
-import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import type { DomainEvent, EventData } from '../../shared/domain/events/index.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -57,29 +57,25 @@ export function carrierServiceRoutes(app: App, rt: Runtime) {
       const stream = carrierServiceStream(account.id, carrier_code, service_code)
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, async () => {
-        const history = await rt.eventStore.readStream(stream)
-        const current = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(history).reduce<
-          CarrierServiceDoc | undefined
-        >((d, e) => evolveCarrierService(d, e.data), undefined)
+        const recorded = await rt.eventStore.readStream(stream)
+        const history = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(recorded)
+        const fold = <S>(evolve: (s: S | undefined, d: EventData<'CarrierServiceConfigured'>) => S) =>
+          history.reduce<S | undefined>((s, e) => evolve(s, e.data), undefined)
         const now = rt.clock.now()
-        const data = {
-          carrier_service_id: current?.id ?? rt.ids.next(),
-          carrier_code,
-          service_code,
-          config: request.body,
-          at: toUnixSeconds(now),
-        }
+        const configure = { carrier_code, service_code, config: request.body, at: toUnixSeconds(now), ids: rt.ids }
+        const events = decideCarrierService(configure, fold(evolveCarrierServiceState))
+        const doc = events.reduce((d, e) => evolveCarrierService(d, e.data), fold(evolveCarrierService))!
         return {
           appends: [
             {
               stream,
               expected: expectedAfter(history.length - 1),
-              events: toNewEvents([{ type: 'CarrierServiceConfigured', data }], metadataFor(command, now.getTime())),
+              events: toNewEvents(events, metadataFor(command, now.getTime())),
             },
           ],
-          status: current ? 200 : 201,
-          body: renderCarrierServiceConfig(evolveCarrierService(current, data)),
-          readPosition: history.at(-1)?.position ?? 0n,
+          status: history.length > 0 ? 200 : 201,
+          body: renderCarrierServiceConfig(doc),
+          readPosition: recorded.at(-1)?.position ?? 0n,
         }
       })
       return sendCommandResponse(reply, response)

@@ -1,8 +1,16 @@
 import { ShiplogError, isConcurrencyError } from '../../shared/domain/errors.ts'
 import type { AppendRequest, EventMetadata } from '../../shared/infra/event-store/port.ts'
-import type { DomainEvent } from '../../shared/domain/events/index.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
-import { foldJob, isFinished, jobStream, type JobDoc, type JobEvent } from '../../projectors/jobs/job.ts'
+import {
+  decideJob,
+  evolveJobState,
+  foldJobState,
+  isFinished,
+  jobStream,
+  type JobCommand,
+  type JobEvent,
+  type JobState,
+} from '../../shared/domain/jobs/job.ts'
 import type { QueuedJob } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
@@ -18,13 +26,14 @@ export class JobFailure extends Error {
 export interface JobContext {
   rt: Pick<Runtime, 'eventStore' | 'blobs' | 'clock' | 'ids'>
   accountId: number
-  job: JobDoc
+  /** The job as it stands, kept up to date by appendWithProgress. */
+  job: JobState
   stream: string
   /** Revision of the job stream's last event; progress appends expect it. */
   revision: number
   metadata: () => EventMetadata
-  /** Appends events to other streams together with a progress event on the job stream, atomically (`prechecked`: see toNewEvents). */
-  appendWithProgress(appends: AppendRequest[], progress: DomainEvent, options?: { prechecked?: boolean }): Promise<void>
+  /** Appends events to other streams together with the job's decision on `progress`, atomically (`prechecked`: see toNewEvents). */
+  appendWithProgress(appends: AppendRequest[], progress: JobCommand, options?: { prechecked?: boolean }): Promise<void>
 }
 
 /**
@@ -36,7 +45,7 @@ export interface JobContext {
 export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: { lastAttempt: boolean }) {
   const stream = jobStream(queued.accountId, queued.jobId)
   const history = await rt.eventStore.readStream(stream)
-  const job = foldJob(asDomainEvents<JobEvent>(history))
+  const job = foldJobState(asDomainEvents<JobEvent>(history))
   if (!job || isFinished(job)) return
   const metadata = (): EventMetadata => ({
     accountId: queued.accountId,
@@ -52,22 +61,29 @@ export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: {
     revision: history.length - 1,
     metadata,
     async appendWithProgress(appends, progress, options) {
+      const events = decideJob(progress, ctx.job)
+      if (events.length === 0) {
+        // Nothing to record (a resumed job is already started): nothing else may be written without it.
+        if (appends.some((a) => a.events.length > 0)) throw new Error(`job ${ctx.job.id} is ${ctx.job.status}`)
+        return
+      }
       const result = await rt.eventStore.append([
         ...appends.filter((a) => a.events.length > 0),
-        { stream, expected: ctx.revision, events: toNewEvents([progress], metadata(), options) },
+        { stream, expected: ctx.revision, events: toNewEvents(events, metadata(), options) },
       ])
       ctx.revision = result.revisions[result.revisions.length - 1]!
+      ctx.job = events.reduce(evolveJobState, ctx.job)
     },
   }
-  const appendToJob = (event: DomainEvent) => ctx.appendWithProgress([], event)
+  const appendToJob = (command: JobCommand) => ctx.appendWithProgress([], command)
   try {
-    if (job.status === 'queued') await appendToJob({ type: 'JobStarted', data: { at: at() } })
+    await appendToJob({ type: 'StartJob', at: at() })
     switch (job.type) {
       case 'pickup_points.import':
         await importPickupPoints(ctx)
         break
     }
-    await appendToJob({ type: 'JobCompleted', data: { at: at() } })
+    await appendToJob({ type: 'CompleteJob', at: at() })
   } catch (error) {
     if (isConcurrencyError(error)) throw error // another runner moved the job: retry from its new state
     if (error instanceof JobFailure || options.lastAttempt) {
@@ -75,7 +91,7 @@ export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: {
         error instanceof JobFailure || error instanceof ShiplogError
           ? error.message
           : 'The job failed after several attempts'
-      await appendToJob({ type: 'JobFailed', data: { error: message, at: at() } })
+      await appendToJob({ type: 'FailJob', error: message, at: at() })
       return
     }
     throw error

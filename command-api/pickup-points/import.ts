@@ -6,12 +6,12 @@ import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import type { DomainEvent } from '../../shared/domain/events/index.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import type { JobResult } from '../../shared/domain/events/job-events.ts'
-import type { PickupPointFields } from '../../shared/domain/events/pickup-point-events.ts'
 import {
-  evolvePickupPoint,
+  decideImportRow,
+  evolvePickupPointState,
   pickupPointStream,
-  type PickupPointDoc,
-} from '../../projectors/pickup-points/pickup-point.ts'
+  type PickupPointState,
+} from '../../shared/domain/pickup-points/pickup-point.ts'
 import { toNewEvents } from '../execute.ts'
 import { JobFailure, type JobContext } from '../jobs/run.ts'
 import { rowChecker, type RowChecker } from '../../shared/domain/pickup-points/row.ts'
@@ -132,29 +132,23 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
   })
   const streams = [...new Set(checked.flatMap((c) => (c.stream === undefined ? [] : [c.stream])))]
   const histories = await ctx.rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
-  const points = new Map<string, { doc?: PickupPointDoc; revision: number; events: DomainEvent[] }>()
+  const points = new Map<string, { state?: PickupPointState; revision: number; events: DomainEvent[] }>()
   streams.forEach((stream, i) => {
     const history = asDomainEvents<PickupPointImported>(histories[i]!)
-    const doc = history.reduce<PickupPointDoc | undefined>((p, e) => evolvePickupPoint(p, e.data), undefined)
-    points.set(stream, { doc, revision: history.length - 1, events: [] })
+    const state = history.reduce<PickupPointState | undefined>((p, e) => evolvePickupPointState(p, e.data), undefined)
+    points.set(stream, { state, revision: history.length - 1, events: [] })
   })
   const at = toUnixSeconds(ctx.rt.clock.now())
   const results: JobResult[] = checked.map(({ line, check, stream, merchantId }) => {
     if (!check.ok) return { status: 422, body: { merchant_id: merchantId ?? null, line, errors: check.errors } }
     const point = points.get(stream!)!
-    const created = point.doc === undefined
-    if (created || !sameFields(point.doc!, check.fields)) {
-      const data = {
-        pickup_point_id: point.doc?.id ?? ctx.rt.ids.next(),
-        fields: check.fields,
-        job_id: ctx.job.id,
-        line,
-        at,
-      }
-      point.events.push({ type: 'PickupPointImported', data })
-      point.doc = evolvePickupPoint(point.doc, data)
+    const created = point.state === undefined
+    const command = { fields: check.fields, job_id: ctx.job.id, line, at, ids: ctx.rt.ids }
+    for (const event of decideImportRow(command, point.state)) {
+      point.events.push(event)
+      point.state = evolvePickupPointState(point.state, event.data)
     }
-    return { status: created ? 201 : 200, body: { id: point.doc!.id, merchant_id: check.fields.merchant_id, line } }
+    return { status: created ? 201 : 200, body: { id: point.state!.id, merchant_id: check.fields.merchant_id, line } }
   })
   // The events hold only what the row checker accepted and the ids above: they
   // are not parsed again against their schemas (the import's e2e test checks
@@ -166,11 +160,7 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
       expected: expectedAfter(p.revision),
       events: toNewEvents(p.events, metadata, { prechecked: true }),
     })),
-    { type: 'JobItemsProcessed', data: { chunk_id: ctx.rt.ids.next(), results, at } },
+    { type: 'RecordItems', chunk_id: ctx.rt.ids.next(), results, at },
     { prechecked: true },
   )
 }
-
-const sameFields = (doc: PickupPointDoc, fields: PickupPointFields) =>
-  JSON.stringify(Object.keys(fields).map((k) => doc[k as keyof PickupPointFields])) ===
-  JSON.stringify(Object.values(fields))

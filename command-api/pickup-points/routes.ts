@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify'
 import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
-import { jobStream, renderJob, evolveJob } from '../../projectors/jobs/job.ts'
+import { renderJob, evolveJob } from '../../projectors/jobs/job.ts'
+import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
@@ -49,7 +50,10 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
             {
               stream: jobStream(account.id, jobId),
               expected: 'no_stream',
-              events: toNewEvents([{ type: 'JobQueued', data: queued }], metadataFor(command, now.getTime())),
+              events: toNewEvents(
+                decideJob({ type: 'QueueJob', data: queued }, undefined),
+                metadataFor(command, now.getTime()),
+              ),
             },
           ],
           status: 202,

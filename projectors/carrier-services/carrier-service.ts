@@ -9,9 +9,6 @@ export interface CarrierServiceDoc extends CarrierServiceConfig {
   updated_at: number
 }
 
-export const carrierServiceStream = (accountId: number, carrierCode: string, serviceCode: string) =>
-  `carrierservice-${accountId}_${encodeURIComponent(carrierCode)}_${encodeURIComponent(serviceCode)}`
-
 export const evolveCarrierService = (
   doc: CarrierServiceDoc | undefined,
   data: EventData<'CarrierServiceConfigured'>,

@@ -1,10 +1,8 @@
-import { assertNever, type DomainEvent, type EventData } from '../../shared/domain/events/index.ts'
-import type { JobResult, jobEvents } from '../../shared/domain/events/job-events.ts'
+import { assertNever, type EventData } from '../../shared/domain/events/index.ts'
+import type { JobResult } from '../../shared/domain/events/job-events.ts'
+import type { JobEvent, JobStatus } from '../../shared/domain/jobs/job.ts'
 
-export type JobEvent = Extract<DomainEvent, { type: keyof typeof jobEvents }>
-export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed'
-
-/** A job as GET /v2/jobs/{id} shows it, and as the worker resumes it. */
+/** A job as GET /v2/jobs/{id} shows it. */
 export interface JobDoc {
   id: number
   type: EventData<'JobQueued'>['type']
@@ -19,9 +17,6 @@ export interface JobDoc {
   /** Items with a recorded result; their results are kept in chunks beside the job (job_results). */
   items_processed: number
 }
-
-export const jobStream = (accountId: number, jobId: number) => `job-${accountId}_${jobId}`
-export const jobIdOf = (stream: string) => Number(stream.slice(stream.lastIndexOf('_') + 1))
 
 export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
   if (event.type === 'JobQueued') {
@@ -54,10 +49,6 @@ export function evolveJob(job: JobDoc | undefined, event: JobEvent): JobDoc {
       return assertNever(event)
   }
 }
-
-export const foldJob = (events: readonly JobEvent[]) => events.reduce<JobDoc | undefined>(evolveJob, undefined)
-
-export const isFinished = (job: JobDoc) => job.status === 'completed' || job.status === 'failed'
 
 /** One chunk of a job's results, as the job_results read model keeps it. */
 export interface JobResultsDoc {

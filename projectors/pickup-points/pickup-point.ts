@@ -7,10 +7,6 @@ export interface PickupPointDoc extends PickupPointFields {
   updated_at: number
 }
 
-/** Merchant ids are merchant strings: escaped so any of them is a safe stream name. */
-export const pickupPointStream = (accountId: number, merchantId: string) =>
-  `pickuppoint-${accountId}_${encodeURIComponent(merchantId)}`
-
 /**
  * An import replaces the point's fields; its id and creation time stay.
  * (Object.assign rather than a spread: V8 builds `{ ...fields, id }` with a

@@ -5,7 +5,7 @@ import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { runJob } from '../../command-api/jobs/run.ts'
 import { toNewEvents } from '../../command-api/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/domain/events/index.ts'
-import { jobStream } from '../../projectors/jobs/job.ts'
+import { jobStream } from '../../shared/domain/jobs/job.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 

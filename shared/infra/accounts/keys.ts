@@ -29,3 +29,13 @@ export function keyFromAuthorization(header: string | undefined): string | undef
   const match = /^Bearer\s+(.+)$/i.exec(value)
   return (match ? match[1]! : value).trim() || undefined
 }
+
+/** A new pair of keys, shown once, and what the account records of them: their ids and hashes. */
+export function newKeyPair() {
+  const keys = { private: generateKey('private'), public: generateKey('public') }
+  const recorded = (key: string) => {
+    const hash = hashKey(key)
+    return { id: keyId(hash), hash }
+  }
+  return { keys, recorded: { private_key: recorded(keys.private), public_key: recorded(keys.public) } }
+}

@@ -1,0 +1,46 @@
+import type { EventData } from '../events/index.ts'
+import type { PickupPointFields } from '../events/pickup-point-events.ts'
+import type { IdSource } from '../ids.ts'
+
+/** A pickup point as an import needs it: its id and the fields it holds now. */
+export interface PickupPointState {
+  id: number
+  fields: PickupPointFields
+}
+
+/** Merchant ids are merchant strings: escaped so any of them is a safe stream name. */
+export const pickupPointStream = (accountId: number, merchantId: string) =>
+  `pickuppoint-${accountId}_${encodeURIComponent(merchantId)}`
+
+/** One checked row of an import: the whole point, replacing what it was. */
+export interface ImportPickupPoint {
+  fields: PickupPointFields
+  job_id: number
+  line: number
+  at: number
+  ids: Pick<IdSource, 'next'>
+}
+
+/** A new point is created; a known one is replaced, unless the row repeats it exactly. */
+export function decideImportRow(
+  command: ImportPickupPoint,
+  state: PickupPointState | undefined,
+): { type: 'PickupPointImported'; data: EventData<'PickupPointImported'> }[] {
+  if (state && sameFields(state.fields, command.fields)) return []
+  const { fields, job_id, line, at } = command
+  return [
+    {
+      type: 'PickupPointImported',
+      data: { pickup_point_id: state?.id ?? command.ids.next(), fields, job_id, line, at },
+    },
+  ]
+}
+
+export const evolvePickupPointState = (
+  state: PickupPointState | undefined,
+  data: EventData<'PickupPointImported'>,
+): PickupPointState => ({ id: state?.id ?? data.pickup_point_id, fields: data.fields })
+
+/** Fields come in the schema's order from the row checker and from events alike. */
+const sameFields = (a: PickupPointFields, b: PickupPointFields) =>
+  JSON.stringify(Object.keys(b).map((k) => a[k as keyof PickupPointFields])) === JSON.stringify(Object.values(b))

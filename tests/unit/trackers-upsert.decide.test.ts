@@ -1,0 +1,137 @@
+import t from 'tap'
+import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { decideTrackerUpserts, type TrackerUpsert } from '../../shared/domain/orders/upsert-trackers.ts'
+import { countingIds, specOf } from '../support/decider.ts'
+
+const NOW = 1_800_000_000
+const HOURS = 3600
+type Upsert = { items: TrackerUpsert[]; now?: number }
+const given = specOf<Upsert, ReturnType<typeof evolveOrderState>, OrderEvent>({
+  decide: ({ items, now = NOW }, state) =>
+    decideTrackerUpserts({ items, now, accountLanguage: 'fr', ids: countingIds(state ? 1000 : 1) }, state).events,
+  evolve: evolveOrderState,
+})
+const item = (over: Partial<TrackerUpsert> = {}): TrackerUpsert => ({
+  order_number: 'R-1',
+  tracking_number: '1Z999',
+  email: 'ann@example.com',
+  ...over,
+})
+/** What a first upsert of `item()` decides: the history of most tests. */
+const created = (over: Partial<TrackerUpsert> = {}) =>
+  decideTrackerUpserts({ items: [item(over)], now: NOW, accountLanguage: 'fr', ids: countingIds(1) }, undefined).events
+
+t.test('a new pair creates the order, its order_placed notification, a fulfillment and the tracker', async (t) => {
+  given([])
+    .when({ items: [item({ carrier_code: 'ups' })] })
+    .thenMatch(t, [
+      {
+        type: 'OrderCreated',
+        data: { order_number: 'R-1', merchant_id: 'R-1', changes: { email: 'ann@example.com', language_code: 'fr' } },
+      },
+      {
+        type: 'NotificationBuilt',
+        data: {
+          notification: {
+            notification_type: { slug: 'order_placed' },
+            notification_payloads: [{ status: 'built', type: 'email' }],
+          },
+        },
+      },
+      { type: 'FulfillmentCreated', data: { status_code: 'shipped', fulfillment_number: '1Z999' } },
+      { type: 'TrackerCreated', data: { tracking_number: '1Z999', changes: { carrier: { code: 'ups' } } } },
+    ])
+})
+
+t.test('matching: the same pair sent again unchanged records nothing', async (t) => {
+  given(created())
+    .when({ items: [item()] })
+    .then(t, [])
+})
+
+t.test('matching: the same pair with a change records only what changed', async (t) => {
+  given(created())
+    .when({ items: [item({ custom_variables: { gift: true }, first_name: 'Ann' })] })
+    .thenMatch(t, [
+      { type: 'OrderUpdated', data: { changes: { first_name: 'Ann' } } },
+      { type: 'TrackerUpdated', data: { changes: { custom_variables: { gift: true } } } },
+    ])
+})
+
+t.test('matching: another tracking number on the same order adds a fulfillment and a tracker', async (t) => {
+  given(created())
+    .when({ items: [item({ tracking_number: '1Z777' })] })
+    .thenMatch(t, [{ type: 'FulfillmentCreated' }, { type: 'TrackerCreated', data: { tracking_number: '1Z777' } }])
+})
+
+t.test('matching: a pair repeated within one batch updates what the first item created', async (t) => {
+  given([])
+    .when({ items: [item(), item({ last_name: 'Lee' })] })
+    .thenMatch(t, [
+      { type: 'OrderCreated' },
+      { type: 'NotificationBuilt' },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated' },
+      { type: 'OrderUpdated', data: { changes: { last_name: 'Lee' } } },
+    ])
+})
+
+t.test('36-hour rule: an order placed 36 hours ago is notified, one placed earlier is not', async (t) => {
+  given([])
+    .when({ items: [item({ order_date: NOW - 36 * HOURS })] })
+    .thenMatch(t, [
+      { type: 'OrderCreated' },
+      { type: 'NotificationBuilt' },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated' },
+    ])
+  given([])
+    .when({ items: [item({ order_date: NOW - 36 * HOURS - 1 })] })
+    .thenMatch(t, [{ type: 'OrderCreated' }, { type: 'FulfillmentCreated' }, { type: 'TrackerCreated' }])
+})
+
+t.test('mute: a muted item builds no notification', async (t) => {
+  given([])
+    .when({ items: [item({ mute_notifications: true })] })
+    .thenMatch(t, [
+      { type: 'OrderCreated' },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated', data: { changes: { mute_notifications: true } } },
+    ])
+})
+
+t.test('no e-mail: the notification exists with no payload', async (t) => {
+  given([])
+    .when({ items: [item({ email: undefined })] })
+    .thenMatch(t, [
+      { type: 'OrderCreated' },
+      { type: 'NotificationBuilt', data: { notification: { notification_payloads: [] } } },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated' },
+    ])
+})
+
+t.test('the order_placed notification is built once per order', async (t) => {
+  given(created({ email: undefined }))
+    .when({ items: [item({ tracking_number: '1Z777', email: 'late@example.com' })] })
+    .thenMatch(t, [{ type: 'OrderUpdated' }, { type: 'FulfillmentCreated' }, { type: 'TrackerCreated' }])
+})
+
+t.test('a merchant expected delivery is the merchant kind; null clears it', async (t) => {
+  given(created())
+    .when({ items: [item({ expected_delivery_at: NOW + 48 * HOURS })] })
+    .thenMatch(t, [
+      {
+        type: 'TrackerUpdated',
+        data: {
+          changes: {
+            displayable_expected_delivery_kind: 'merchant',
+            displayable_expected_delivery_datetime: NOW + 48 * HOURS,
+          },
+        },
+      },
+    ])
+  given(created({ expected_delivery_at: NOW }))
+    .when({ items: [item({ expected_delivery_at: null })] })
+    .thenMatch(t, [{ type: 'TrackerUpdated', data: { changes: { displayable_expected_delivery_kind: null } } }])
+})
