@@ -15,7 +15,8 @@ export function specOf<C, S, E>(decider: {
       const decide = () => decider.decide(command, given.reduce<S | undefined>(decider.evolve, undefined))
       return {
         /** The events decided, exactly. */
-        then: (t: Test, expected: readonly E[], message = 'the events decided') => t.same(decide(), expected, message),
+        thenEvents: (t: Test, expected: readonly E[], message = 'the events decided') =>
+          t.same(decide(), expected, message),
         /** The events decided, each matching the pattern at its place and no more events. */
         thenMatch: (t: Test, expected: readonly unknown[], message = 'the events decided') => {
           const events = decide()

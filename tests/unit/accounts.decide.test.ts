@@ -15,7 +15,7 @@ const data = {
 t.test('an account is created with the hashes it is given', async (t) => {
   given([])
     .when({ type: 'CreateAccount', data })
-    .then(t, [{ type: 'AccountCreated', data }])
+    .thenEvents(t, [{ type: 'AccountCreated', data }])
 })
 
 t.test('an account is created only once', async (t) => {

@@ -38,18 +38,18 @@ const configured = (id: number, c = config, at = 100): Configured => ({
 t.test('a new service gets a new id', async (t) => {
   given([])
     .when(configure())
-    .then(t, [configured(500)])
+    .thenEvents(t, [configured(500)])
 })
 
 t.test('a changed service keeps its id', async (t) => {
   const faster = { ...config, cutoff_time: '18:00' }
   given([configured(42)])
     .when(configure({ cutoff_time: '18:00' }, 200))
-    .then(t, [configured(42, faster, 200)])
+    .thenEvents(t, [configured(42, faster, 200)])
 })
 
 t.test('the same configuration sent again records nothing', async (t) => {
   given([configured(42)])
     .when(configure({}, 300))
-    .then(t, [])
+    .thenEvents(t, [])
 })

@@ -14,7 +14,7 @@ const items = (n: number): JobEvent => ({
 })
 
 t.test('a new job is queued', async (t) => {
-  given([]).when({ type: 'QueueJob', data: queuedData }).then(t, [queued])
+  given([]).when({ type: 'QueueJob', data: queuedData }).thenEvents(t, [queued])
 })
 
 t.test('a job is queued only once', async (t) => {
@@ -22,14 +22,14 @@ t.test('a job is queued only once', async (t) => {
 })
 
 t.test('a queued job starts; a resumed one is already started', async (t) => {
-  given([queued]).when({ type: 'StartJob', at: 101 }).then(t, [started])
-  given([queued, started]).when({ type: 'StartJob', at: 105 }).then(t, [])
+  given([queued]).when({ type: 'StartJob', at: 101 }).thenEvents(t, [started])
+  given([queued, started]).when({ type: 'StartJob', at: 105 }).thenEvents(t, [])
 })
 
 t.test('items are recorded only while the job runs', async (t) => {
   given([queued, started])
     .when({ type: 'RecordItems', chunk_id: 52, results: results(2), at: 102 })
-    .then(t, [items(2)])
+    .thenEvents(t, [items(2)])
   given([queued])
     .when({ type: 'RecordItems', chunk_id: 52, results: [], at: 102 })
     .thenThrows(t, { code: 'SHIPLOG_ERR_CONFLICT' })
@@ -38,13 +38,13 @@ t.test('items are recorded only while the job runs', async (t) => {
 t.test('a job ends once: commands after its end record nothing', async (t) => {
   given([queued, started, items(3)])
     .when({ type: 'CompleteJob', at: 110 })
-    .then(t, [{ type: 'JobCompleted', data: { at: 110 } }])
+    .thenEvents(t, [{ type: 'JobCompleted', data: { at: 110 } }])
   const completed: JobEvent = { type: 'JobCompleted', data: { at: 110 } }
-  given([queued, started, completed]).when({ type: 'FailJob', error: 'late', at: 111 }).then(t, [])
-  given([queued, started, completed]).when({ type: 'CompleteJob', at: 111 }).then(t, [])
+  given([queued, started, completed]).when({ type: 'FailJob', error: 'late', at: 111 }).thenEvents(t, [])
+  given([queued, started, completed]).when({ type: 'CompleteJob', at: 111 }).thenEvents(t, [])
   given([queued, started])
     .when({ type: 'FailJob', error: 'bad file', at: 111 })
-    .then(t, [{ type: 'JobFailed', data: { error: 'bad file', at: 111 } }])
+    .thenEvents(t, [{ type: 'JobFailed', data: { error: 'bad file', at: 111 } }])
 })
 
 t.test('the state counts the items done, so a resumed job skips them', async (t) => {

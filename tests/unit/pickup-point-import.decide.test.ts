@@ -41,20 +41,20 @@ const imported = (id: number, cells: Record<string, string>, line = 2, at = 100)
 t.test('a new merchant_id creates a point with a new id', async (t) => {
   given([])
     .when(importRow(valid))
-    .then(t, [imported(700, valid)])
+    .thenEvents(t, [imported(700, valid)])
 })
 
 t.test('a known merchant_id is replaced and keeps its id', async (t) => {
   const moved = { ...valid, city: 'Paris', postal_code: '75001' }
   given([imported(42, valid)])
     .when(importRow(moved, 3, 200))
-    .then(t, [imported(42, moved, 3, 200)])
+    .thenEvents(t, [imported(42, moved, 3, 200)])
 })
 
 t.test('a row that repeats the point exactly records nothing', async (t) => {
   given([imported(42, valid)])
     .when(importRow(valid, 5, 300))
-    .then(t, [])
+    .thenEvents(t, [])
 })
 
 t.test('validation: the header needs the required columns', async (t) => {

@@ -46,7 +46,7 @@ t.test('a new pair creates the order, its order_placed notification, a fulfillme
 t.test('matching: the same pair sent again unchanged records nothing', async (t) => {
   given(created())
     .when({ items: [item()] })
-    .then(t, [])
+    .thenEvents(t, [])
 })
 
 t.test('matching: the same pair with a change records only what changed', async (t) => {
