@@ -11,16 +11,14 @@ const defaultFlag = (name, value) => {
 // A service's heap should stay near the data it holds. By default V8 lets the
 // old generation grow to about four times the live data between full
 // collections: hundreds of MB of garbage during a large import. At 1.35 times,
-// full collections come more often but stay short (tens of MB live); 1.25 cost
-// ingest ~7% more CPU, 1.5 let a 100,000-row import peak up to 55 MB above a
-// 10,000-row one (README, Performance). The young generation cannot be
-// resized once the process runs: `npm start` sizes it (package.json).
+// full collections come more often but stay short (docs/performance.md). The
+// young generation cannot be resized once the process runs: `npm start` sizes
+// it (package.json).
 defaultFlag('--heap-growing-percent', 35)
 
 // Until its first full collection a new heap lets its old generation grow to
 // half its maximum (gigabytes here): the projector's thread, started with the
-// server, kept up to 57 MB of a large import's dead batches before its first.
-// From 32 MB its collections start early; after the first, the heap follows its
+// server, would keep a large import's dead batches until then. From 32 MB its collections start early; after the first, the heap follows its
 // live size as above. Set here, it holds for the threads the server starts.
 defaultFlag('--initial-old-space-size', 32)
 

@@ -13,11 +13,8 @@ export interface ProjectorRunner {
 const RETRY_DELAY_MS = 1000
 /**
  * Most events a live batch holds. A batch's events, documents and their JSON
- * live until its commit: with thousands at a time (5000 before), a projector
- * behind an import had them outlive young-generation collections, and its old
- * generation peaked at 22–63 MB over five runs of 100,000 rows; 21–34 at 1000.
- * Ingest lost nothing measurable (its 1000-tracker requests, ~3000 events,
- * now take three batches; V8's GC helpers worked less).
+ * live until its commit: larger batches behind an import outlive young-generation
+ * collections and fill the projector's old generation.
  */
 const LIVE_BATCH_SIZE = 1000
 

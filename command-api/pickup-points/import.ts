@@ -21,9 +21,7 @@ type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>
 /**
  * Records parsed, decided and appended together, with their results, in one
  * atomic append (the first chunk gives one of them to the header). A chunk's
- * rows live until it is appended: at 1000 they outlived young-generation
- * collections, to be copied and promoted (measured over 100,000 rows: 470 ms
- * of the main thread's scavenges at 1000, 280 at 500).
+ * rows live until it is appended: small enough that they die young.
  */
 const CHUNK_ROWS = 500
 
@@ -62,10 +60,9 @@ class NumberedRecords extends Parser {
  * Bytes given to the parser at a time. Blobs are read a megabyte at a time (see
  * the file blob store), and csv-parse parses all it is given at once, pushing
  * every record whether or not the ones before were read: given a megabyte, it
- * held ~4000 rows' strings at a time, long enough for the young generation to
- * promote them. In 64 KiB slices the stream holds it back after each chunk:
- * the parser's strings promoted over 100,000 rows fell from 21–30 MB to ~5
- * (V8's sampler), and the main thread never parses for more than a few ms at once.
+ * held thousands of rows' strings long enough for the young generation to
+ * promote them. In 64 KiB slices the stream holds it back after each chunk,
+ * and the main thread never parses for long at once.
  */
 const PARSE_SLICE_BYTES = 64 * 1024
 

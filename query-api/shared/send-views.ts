@@ -3,10 +3,9 @@ import type { ViewBytes } from '../../shared/infra/read-store/port.ts'
 
 /*
  * Answers built from read-model views go into buffers that are reused once an
- * answer has been sent. A page of 100 fully expanded orders is ~1 MB, and V8
- * counts every new buffer towards its next full collection: with a new buffer
- * per page (and one per order in it), the main thread ran a full collection
- * every ~20 pages, which made the listing's p99 several times its median.
+ * answer has been sent: V8 counts every new buffer towards its next full
+ * collection, and a new megabyte per page made those collections, and the
+ * listing's slowest answers, frequent.
  */
 const free: Buffer[] = []
 /** Buffers kept for reuse: as many answers as are usually being sent at once. */

@@ -61,8 +61,7 @@ export const configSchema = z.object({
   /**
    * Orders the write side remembers as it last folded them (command role):
    * an upsert of a remembered order reads only its newer events. Every one is
-   * marked by each full collection of the heap: at 10,000 (~50 MB of objects)
-   * ingest cost 7–10% more CPU than at 2,500.
+   * marked by each full collection of the heap, so more is not always faster.
    */
   ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(2500),
   /** Jobs one worker process runs at once. */

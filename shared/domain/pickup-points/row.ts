@@ -129,7 +129,7 @@ export function rowChecker(
 /*
  * The checks of one cell are functions of the module, not closures made per
  * row: a row would allocate them all again, and under tsx each closure is
- * also named through Object.defineProperty (esbuild's keepNames), 5% of an import.
+ * also named through Object.defineProperty (esbuild's keepNames).
  */
 
 /** A row's faults, by column, in the order they were found. */

@@ -18,9 +18,8 @@ export const collections = {
     /** `results`: the chunk's results as JSON array items, so a job of 100,000 rows is answered by joining strings. */
     views: ['results'],
     /**
-     * ~40 KB of JSON a chunk of 500 rows, ~1/5 of it compressed: answering a
-     * 100,000-row job then reads ~2 MB of pages through the query side's page
-     * cache instead of ~8 MB, and decodes each chunk straight into the answer.
+     * Compressed: answering a large job reads a fifth of the pages through the
+     * query side's page cache, and decodes each chunk straight into the answer.
      */
     compressed: true,
   },

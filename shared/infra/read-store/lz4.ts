@@ -12,9 +12,9 @@ export const decompressText = (stored: Buffer): string => uncompressSync(stored)
 
 /**
  * A compressed view, decoded straight into the caller's buffer. lz4-napi can
- * only decode into a new buffer of its own, and a page of 100 orders would
- * then make 100 buffers (~1 MB) for V8 to count towards its next full
- * collection; this decoder writes where the answer is built.
+ * only decode into a new buffer of its own, and a page of orders would then
+ * make a buffer per order for V8 to count towards its next full collection;
+ * this decoder writes where the answer is built.
  */
 export function compressedView(stored: Buffer): ViewBytes {
   const byteLength = stored.readUInt32LE(0)

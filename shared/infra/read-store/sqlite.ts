@@ -23,12 +23,9 @@ interface Row {
 
 /*
  * A compressed collection's documents and views are stored LZ4-compressed
- * (./lz4.ts), as MongoDB's storage engine compresses its own. An order with two
- * trackers of five events is ~9 KB of JSON and its full rendering ~10 KB,
- * ~1.9 KB each compressed, so a million orders take ~4 GB instead of 19, which
- * the OS page cache keeps. LZ4 over zlib's deflate: ~20 µs a document against
- * ~60 (most of it the set-up of a zlib stream per call), ~10 µs to read a view
- * into an answer against ~18, for ~35% more bytes.
+ * (./lz4.ts), as MongoDB's storage engine compresses its own, so the orders of
+ * a large account fit the OS page cache. LZ4 rather than zlib's deflate: it
+ * is several times faster per document, for somewhat more bytes.
  * The value's type says how it is stored: TEXT is plain JSON, a BLOB is
  * compressed (a TEXT column keeps a BLOB as it is), so rows written either way
  * read back.
@@ -59,12 +56,11 @@ export function createSqliteReadStore(
   walCheckpoints?: WalCheckpoints,
 ): ReadStore {
   const db = new Database(file)
-  // An order, compressed, with its view, is ~4 KB: 16 KiB pages hold several
-  // without an overflow chain, which a 4 KiB page would need for each (this only
-  // takes effect on a new file, before WAL). The page cache (16 MiB) holds what a
-  // projector's transaction writes. No memory map: mapped pages count in the
-  // process's memory as the tables grow, and a page of 100 fully expanded orders
-  // at 1,000,000 orders measured as fast without one.
+  // 16 KiB pages hold several compressed orders with their views without an
+  // overflow chain, which a 4 KiB page would need for each (this only takes
+  // effect on a new file, before WAL). The page cache holds what a projector's
+  // transaction writes. No memory map: mapped pages count in the process's
+  // memory as the tables grow, for no faster reads.
   db.pragma('page_size = 16384')
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')

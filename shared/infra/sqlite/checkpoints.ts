@@ -18,9 +18,8 @@ const INTERVAL_MS = 200
 
 /**
  * Checkpoints the given SQLite files from a thread of their own. An inline
- * checkpoint copies ~4 MB into the file and waits for the disk to sync it,
- * inside some unlucky request: measured, 18% of appending a 1000-row import
- * chunk. The server's connections leave that to this thread, whose PASSIVE
+ * checkpoint copies megabytes into the file and waits for the disk to sync
+ * it, inside some unlucky request. The server's connections leave that to this thread, whose PASSIVE
  * checkpoints run beside readers and the writer without blocking either. A
  * thread that dies is restarted; meanwhile the log only grows.
  */
