@@ -14,7 +14,7 @@ import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './j
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from './orders/document.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
-import { evolveOrder, evolveTracker, type TrackerEvent } from './orders/evolve.ts'
+import { evolveOrder, evolveTracker, type TrackerEvent, trackerEventTypes } from './orders/evolve.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
@@ -57,7 +57,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
 export const trackersProjection = documentProjection<TrackerDoc, Recorded<TrackerEvent>>({
   name: 'trackers',
   collection: collections.trackers.name,
-  handles: isOneOf(['TrackerCreated', 'TrackerUpdated'] satisfies TrackerEvent['type'][]),
+  handles: isOneOf(trackerEventTypes),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
   evolve: (doc, event) => evolveTracker(doc, event as TrackerEvent),
   id: (doc) => doc.id,

@@ -6,7 +6,8 @@ import {
   type OrderEvent,
 } from '../../shared/domain/orders/state.ts'
 
-import type { FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
+import type { TrackingEvent } from '../../shared/domain/events/resources.ts'
+import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
@@ -32,7 +33,9 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
         f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f,
       )
     }
-    case 'TrackerUpdated': {
+    case 'TrackerUpdated':
+    case 'TrackingEventRecorded':
+    case 'TrackerStatusChanged': {
       const id = event.data.tracker_id
       return mapFulfillments(order, at, (f) =>
         f.trackers.some((t) => t.id === id)
@@ -47,13 +50,45 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
   }
 }
 
-export type TrackerEvent = Extract<OrderEvent, { type: 'TrackerCreated' | 'TrackerUpdated' }>
+export const trackerEventTypes = [
+  'TrackerCreated',
+  'TrackerUpdated',
+  'TrackingEventRecorded',
+  'TrackerStatusChanged',
+] as const satisfies OrderEvent['type'][]
+export type TrackerEvent = Extract<OrderEvent, { type: (typeof trackerEventTypes)[number] }>
 
 /** Folds a tracker's own events: the trackers read model uses it alone, the order document through evolveOrder. */
 export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEvent): TrackerDoc {
   if (event.type === 'TrackerCreated') return { ...newTracker(event.data), ...event.data.changes }
-  if (!tracker) throw new Error('TrackerUpdated before TrackerCreated')
-  return { ...tracker, ...event.data.changes, updated_at: event.data.at }
+  if (!tracker) throw new Error(`${event.type} before TrackerCreated`)
+  const updated_at = event.data.at
+  switch (event.type) {
+    case 'TrackerUpdated':
+      return { ...tracker, ...event.data.changes, updated_at }
+    case 'TrackingEventRecorded':
+      return { ...tracker, events: withEvent(tracker.events, carrierEventDoc(event.data.event)), updated_at }
+    case 'TrackerStatusChanged':
+      return { ...tracker, delivery_status_code: event.data.to, updated_at }
+    default:
+      return assertNever(event)
+  }
+}
+
+const carrierEventDoc = (e: TrackingEvent): CarrierEventDoc => ({
+  id: e.id,
+  event_type_code: e.event_type_code,
+  happened_at: e.happened_at,
+  message: e.message,
+  raw: e.raw,
+  messages: e.messages,
+  address: e.address,
+})
+
+/** Newest `happened_at` first; of two at the same time, the later arrival first. */
+function withEvent(events: readonly CarrierEventDoc[], event: CarrierEventDoc): CarrierEventDoc[] {
+  const at = events.findIndex((e) => e.happened_at <= event.happened_at)
+  return at < 0 ? [...events, event] : [...events.slice(0, at), event, ...events.slice(at)]
 }
 
 const mapFulfillments = (order: OrderDoc, at: number, change: (f: FulfillmentDoc) => FulfillmentDoc): OrderDoc => ({

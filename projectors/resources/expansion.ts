@@ -18,10 +18,10 @@ export class Expansion {
     return Expansion.parse([...allowed], allowed)
   }
 
-  /** Reads `expand[]`; an unknown path is a 400 naming it. */
+  /** Reads `expand[]`: a listed path or any prefix of one, as clients send them; an unknown path is a 400 naming it. */
   static parse(requested: string | string[] | undefined, allowed: readonly string[]): Expansion {
     const list = requested === undefined ? [] : Array.isArray(requested) ? requested : [requested]
-    const unknown = list.filter((p) => !allowed.includes(p))
+    const unknown = list.filter((p) => !allowed.some((a) => a === p || a.startsWith(`${p}.`)))
     if (unknown.length > 0) {
       throw validationError(`Unknown expand[] path: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}`, {
         'expand[]': `unknown path ${unknown.join(', ')}`,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { fulfillmentChanges, notification, orderChanges, trackerChanges } from './resources.ts'
+import { deliveryStatusCodes } from '../orders/tracking.ts'
+import { fulfillmentChanges, notification, orderChanges, trackerChanges, trackingEvent } from './resources.ts'
 
 /**
  * Events of an order stream (`order-<accountId>_<order key>`). `at` is Unix
@@ -38,4 +39,17 @@ export const orderEvents = {
   }),
   TrackerUpdated: z.object({ tracker_id: z.number().int(), changes: trackerChanges, at }),
   NotificationBuilt: z.object({ notification, at }),
+  /** A carrier event applied to one tracker; the same carrier event on two trackers is recorded on each. */
+  TrackingEventRecorded: z.object({ tracker_id: z.number().int(), event: trackingEvent, at }),
+  /**
+   * The tracker's delivery status moved, because of the event that happened at
+   * `happened_at`: the stored fact that reactions (webhooks, e-mails) follow.
+   */
+  TrackerStatusChanged: z.object({
+    tracker_id: z.number().int(),
+    from: z.enum(deliveryStatusCodes),
+    to: z.enum(deliveryStatusCodes),
+    happened_at: z.number().int(),
+    at,
+  }),
 } as const

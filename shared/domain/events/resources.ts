@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { eventTypeCodes } from '../orders/tracking.ts'
 
 /*
  * Shapes of the resources as events record them and the read models keep them:
@@ -108,3 +109,20 @@ export const trackerChanges = z
   })
   .partial()
 export type TrackerChanges = z.infer<typeof trackerChanges>
+
+/** A carrier tracking event as a tracker records it: the spec's event resource plus its identity. */
+export const trackingEvent = z.object({
+  id: z.number().int(),
+  /** The identity that makes a repeat of the same event a duplicate (see trackingEventKey). */
+  key: z.string(),
+  event_type_code: z.enum(eventTypeCodes).nullable(),
+  happened_at: seconds,
+  message: z.string(),
+  messages: z.record(z.string(), z.string()),
+  raw: z.string(),
+  address: address.nullable(),
+  carrier_event_id: z.string().nullable(),
+  /** The carrier's latest estimate of the delivery, when the event gives one. */
+  expected_delivery_at: seconds.nullable(),
+})
+export type TrackingEvent = z.infer<typeof trackingEvent>

@@ -1,6 +1,7 @@
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { orderEvents } from '../events/order-events.ts'
 import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../events/resources.ts'
+import { statusOfEvent } from './tracking.ts'
 
 export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
 
@@ -23,6 +24,10 @@ export interface TrackerState {
   fulfillment_id: number
   tracking_number: string
   fields: TrackerFields
+  /** The latest `happened_at` of the events that map to a status: an older one arriving late moves nothing. */
+  status_at: number | null
+  /** The id of each carrier event recorded, by its identity: a repeat is a duplicate. */
+  event_ids: Readonly<Record<string, number>>
 }
 
 export interface OrderState {
@@ -100,15 +105,28 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     }
     case 'TrackerCreated': {
       const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
-      const tracker = { id, fulfillment_id, tracking_number, fields: { ...initialTrackerFields, ...changes } }
+      const fields = { ...initialTrackerFields, ...changes }
+      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {} }
       return { ...state, trackers: [...state.trackers, tracker] }
     }
     case 'TrackerUpdated': {
-      const { tracker_id, changes } = event.data
-      const trackers = state.trackers.map((t) =>
-        t.id === tracker_id ? { ...t, fields: { ...t.fields, ...changes } } : t,
-      )
-      return { ...state, trackers }
+      const { changes } = event.data
+      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, fields: { ...t.fields, ...changes } }))
+    }
+    case 'TrackingEventRecorded': {
+      const { id, key, event_type_code, happened_at } = event.data.event
+      return mapTracker(state, event.data.tracker_id, (t) => {
+        const moves = event_type_code !== null && statusOfEvent[event_type_code] !== undefined
+        const status_at = moves && (t.status_at === null || happened_at >= t.status_at) ? happened_at : t.status_at
+        return { ...t, status_at, event_ids: { ...t.event_ids, [key]: id } }
+      })
+    }
+    case 'TrackerStatusChanged': {
+      const { to } = event.data
+      return mapTracker(state, event.data.tracker_id, (t) => ({
+        ...t,
+        fields: { ...t.fields, delivery_status_code: to },
+      }))
     }
     case 'NotificationBuilt':
       return { ...state, notified: [...state.notified, event.data.notification.notification_type.slug] }
@@ -116,6 +134,11 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return assertNever(event)
   }
 }
+
+const mapTracker = (state: OrderState, id: number, change: (t: TrackerState) => TrackerState): OrderState => ({
+  ...state,
+  trackers: state.trackers.map((t) => (t.id === id ? change(t) : t)),
+})
 
 const createdOrder = (d: EventData<'OrderCreated'>): OrderState => ({
   id: d.order_id,

@@ -26,9 +26,9 @@ export const validatorCompiler: FastifySchemaCompiler<$ZodType> =
 
 const keyOf = (issue: $ZodIssue, part: string) => (issue.path.length > 0 ? issue.path.join('.') : part)
 
-const isWrongType = (issue: $ZodIssue) =>
-  (issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input !== undefined
-const isMissing = (issue: $ZodIssue) => issue.code === 'invalid_type' && issue.input === undefined
+const isTypeIssue = (issue: $ZodIssue) => issue.code === 'invalid_type' || issue.code === 'invalid_union'
+const isWrongType = (issue: $ZodIssue) => isTypeIssue(issue) && issue.input !== undefined
+const isMissing = (issue: $ZodIssue) => isTypeIssue(issue) && issue.input === undefined
 
 /**
  * One message for all the issues, in input order: `Missing required keys: a, b`,

@@ -1,0 +1,156 @@
+import { z } from 'zod'
+import { countryCode, dateTime } from '../../shared/domain/fields.ts'
+import {
+  decideTrackingEvents,
+  type CarrierEventInput,
+  type TrackingEventOutcome,
+} from '../../shared/domain/orders/record-tracking-events.ts'
+import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { expectedAfter } from '../../shared/infra/event-store/port.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
+import type { OrderStates } from './upsert.ts'
+
+/** Most carrier events one POST /v2/trackers/events may carry. */
+export const MAX_EVENTS_PER_REQUEST = 1000
+
+const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish()
+
+const carrierEventSchema = z.object({
+  tracking_number: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  carrier_code: z.string().trim().min(1, 'must not be empty').max(50).nullish(),
+  event_type_code: z
+    .enum(eventTypeCodes, { error: `must be one of ${eventTypeCodes.join(', ')}, or null` })
+    .nullish()
+    .transform((v) => v ?? null),
+  happened_at: dateTime,
+  message: optionalText(2000),
+  messages: z.record(z.string().min(2).max(10), z.string().max(2000)).nullish(),
+  address: z
+    .object({
+      address1: optionalText(500),
+      city: optionalText(200),
+      zip: optionalText(50),
+      state: optionalText(100),
+      country_code: z.string().trim().pipe(countryCode).nullish(),
+    })
+    .nullish(),
+  raw: optionalText(16_384),
+  carrier_event_id: z.string().min(1, 'must not be empty').max(200).nullish(),
+  expected_delivery_at: dateTime.nullish(),
+})
+
+export const trackingEventsBody = z.object({
+  events: z
+    .array(carrierEventSchema)
+    .min(1, 'must hold at least one event')
+    .max(MAX_EVENTS_PER_REQUEST, `at most ${MAX_EVENTS_PER_REQUEST} events per request`),
+})
+
+/** One element of the 201 body, in request order. */
+export interface TrackingEventResult {
+  tracking_number: string
+  status: TrackingEventOutcome['status'] | 'unknown_tracker'
+  tracker_ids: number[]
+  event_id: number | null
+}
+
+const TRACKERS = collections.trackers.name
+/** Most trackers one tracking number may name in an account (one per order it ships in). */
+const MAX_TRACKERS_PER_NUMBER = 100
+
+/**
+ * Plans recording carrier events: the trackers with each tracking number are
+ * found in the trackers read model (once it has caught up with the log, so a
+ * tracker created just before is found), their orders are read from the event
+ * store, and each order decides on its share; everything is one atomic append.
+ */
+export function planTrackingEvents(
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
+  orders: OrderStates,
+  request: CommandRequest,
+  inputs: readonly CarrierEventInput[],
+): () => Promise<CommandPlan> {
+  const accountId = request.caller.account.id
+  // Ids for events that turn out new: one per item, shared by every tracker it applies to.
+  const eventIds = inputs.map(() => rt.ids.next())
+  return async () => {
+    await waitForProjections(rt.readStore, [TRACKERS], await rt.eventStore.head(), rt.config.CONSISTENCY_WAIT_MS)
+    const byOrder = await ordersOfTrackingNumbers(rt, accountId, inputs)
+    const streams = [...byOrder.keys()]
+    const loaded = await orders.loadMany(rt.eventStore, streams)
+    const now = rt.clock.now()
+    const metadata = metadataFor(request, now.getTime())
+    const results: TrackingEventResult[] = inputs.map((e) => ({
+      tracking_number: e.tracking_number,
+      status: 'unknown_tracker',
+      tracker_ids: [],
+      event_id: null,
+    }))
+    const decided = streams.map((stream, s) => {
+      const indexes = byOrder.get(stream)!
+      const current = loaded[s]!
+      const { events, outcomes } = decideTrackingEvents(
+        {
+          events: indexes.map((i) => inputs[i]!),
+          eventIds: indexes.map((i) => eventIds[i]!),
+          now: toUnixSeconds(now),
+          ids: rt.ids,
+        },
+        current.state,
+      )
+      for (const outcome of outcomes) merge(results[indexes[outcome.index]!]!, outcome)
+      return { stream, events, current }
+    })
+    return {
+      appends: decided.map(({ stream, events, current }) => ({
+        stream,
+        expected: expectedAfter(current.revision),
+        events: toNewEvents(events, metadata),
+      })),
+      status: 201,
+      body: { events: results },
+      readPosition: loaded.reduce((max, l) => (l.position > max ? l.position : max), 0n),
+    }
+  }
+}
+
+/** An event found new on any tracker is created; its id is the new one, else the one already recorded. */
+function merge(result: TrackingEventResult, outcome: TrackingEventOutcome) {
+  result.tracker_ids.push(...outcome.tracker_ids)
+  if (result.status !== 'created') {
+    result.status = outcome.status
+    result.event_id = outcome.event_id
+  }
+}
+
+/** The order streams holding trackers of each tracking number, with the indexes of the inputs they concern. */
+async function ordersOfTrackingNumbers(
+  rt: Pick<Runtime, 'readStore'>,
+  accountId: number,
+  inputs: readonly CarrierEventInput[],
+): Promise<Map<string, number[]>> {
+  const numbers = [...new Set(inputs.map((e) => e.tracking_number))]
+  const streamsOf = new Map<string, string[]>()
+  for (const number of numbers) {
+    const page = await rt.readStore.find(TRACKERS, {
+      accountId,
+      where: [{ field: 'tracking_number', op: 'eq', value: number }],
+      limit: MAX_TRACKERS_PER_NUMBER,
+    })
+    // A tracker document's key is `<order stream>#<tracker id>`.
+    streamsOf.set(number, [...new Set(page.docs.map((d) => d.key.slice(0, d.key.lastIndexOf('#'))))])
+  }
+  const byOrder = new Map<string, number[]>()
+  inputs.forEach((e, index) => {
+    for (const stream of streamsOf.get(e.tracking_number)!) {
+      const list = byOrder.get(stream) ?? []
+      list.push(index)
+      byOrder.set(stream, list)
+    }
+  })
+  return byOrder
+}

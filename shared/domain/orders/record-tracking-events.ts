@@ -1,0 +1,173 @@
+import { countryName } from '../contacts/contacts.ts'
+import type { Address, TrackerChanges } from '../events/resources.ts'
+import type { IdSource } from '../ids.ts'
+import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
+import { carrierMovements, deliveryAttempts, type EventTypeCode, statusOfEvent, trackingEventKey } from './tracking.ts'
+
+/** One carrier event as the push API (or a carrier adapter) gives it. */
+export interface CarrierEventInput {
+  tracking_number: string
+  /** Narrows the match to trackers of this carrier. */
+  carrier_code?: string | null
+  event_type_code: EventTypeCode | null
+  /** Unix seconds. */
+  happened_at: number
+  message?: string | null
+  messages?: Record<string, string> | null
+  address?: {
+    address1?: string | null
+    city?: string | null
+    zip?: string | null
+    state?: string | null
+    country_code?: string | null
+  } | null
+  raw?: string | null
+  carrier_event_id?: string | null
+  /** Unix seconds: the carrier's latest estimate of the delivery. */
+  expected_delivery_at?: number | null
+}
+
+/** The carrier events of one request, with the id each gets if it is new (shared by every tracker it applies to). */
+export interface RecordTrackingEvents {
+  events: readonly CarrierEventInput[]
+  eventIds: readonly number[]
+  /** Unix seconds at which the events were received. */
+  now: number
+  ids: Pick<IdSource, 'next'>
+}
+
+/** What became of one carrier event in this order: recorded, or already there. */
+export interface TrackingEventOutcome {
+  index: number
+  status: 'created' | 'duplicate'
+  tracker_ids: number[]
+  event_id: number
+}
+
+/**
+ * Records carrier events on the order's trackers with that tracking number
+ * (and carrier, when the event names one), and moves each tracker's status:
+ * the status of the event with the latest `happened_at` that maps to one (a
+ * tie goes to the later arrival), so an older scan arriving late never moves a
+ * parcel back. A status that moves is recorded as TrackerStatusChanged; the
+ * timestamps it implies (shipped, delivered, first attempt) and the carrier's
+ * expected delivery as TrackerUpdated. An event already recorded on a tracker
+ * is a duplicate and changes nothing.
+ */
+export function decideTrackingEvents(
+  command: RecordTrackingEvents,
+  current: OrderState | undefined,
+): { events: OrderEvent[]; outcomes: TrackingEventOutcome[] } {
+  const events: OrderEvent[] = []
+  const outcomes: TrackingEventOutcome[] = []
+  let order = current
+  const emit = (event: OrderEvent) => {
+    events.push(event)
+    order = evolveOrderState(order, event)
+  }
+  const at = command.now
+  command.events.forEach((input, index) => {
+    const matching = (order?.trackers ?? []).filter(
+      (t) =>
+        t.tracking_number === input.tracking_number &&
+        (!input.carrier_code || t.fields.carrier?.code === input.carrier_code),
+    )
+    if (matching.length === 0) return
+    let created = false
+    let existingId: number | undefined
+    for (const { id: trackerId } of matching) {
+      const tracker = order!.trackers.find((t) => t.id === trackerId)!
+      const key = trackingEventKey({ ...input, carrier_code: tracker.fields.carrier?.code ?? input.carrier_code })
+      const known = tracker.event_ids[key]
+      if (known !== undefined) {
+        existingId ??= known
+        continue
+      }
+      created = true
+      const event = {
+        id: command.eventIds[index]!,
+        key,
+        event_type_code: input.event_type_code,
+        happened_at: input.happened_at,
+        message: input.message ?? '',
+        messages: input.messages ?? {},
+        raw: input.raw ?? '',
+        address: input.address ? eventAddress(input.address, command.ids.next()) : null,
+        carrier_event_id: input.carrier_event_id ?? null,
+        expected_delivery_at: input.expected_delivery_at ?? null,
+      }
+      const status = statusChange(tracker, input)
+      emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
+      if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
+      const changes = derivedChanges(tracker, input)
+      if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
+    }
+    const tracker_ids = matching.map((t) => t.id)
+    outcomes.push(
+      created
+        ? { index, status: 'created', tracker_ids, event_id: command.eventIds[index]! }
+        : { index, status: 'duplicate', tracker_ids, event_id: existingId! },
+    )
+  })
+  return { events, outcomes }
+}
+
+/** The move an event makes, when it is the tracker's newest status event and says something new. */
+function statusChange(tracker: TrackerState, input: CarrierEventInput) {
+  if (input.event_type_code === null) return undefined
+  const to = statusOfEvent[input.event_type_code]
+  if (tracker.status_at !== null && input.happened_at < tracker.status_at) return undefined
+  const from = tracker.fields.delivery_status_code as typeof to
+  return to === from ? undefined : { from, to, happened_at: input.happened_at }
+}
+
+/** Timestamps the event moves (only ever earlier for the firsts), and the carrier's expected delivery. */
+function derivedChanges(tracker: TrackerState, input: CarrierEventInput): TrackerChanges | undefined {
+  const { fields } = tracker
+  const code = input.event_type_code
+  const h = input.happened_at
+  const changes: TrackerChanges = {}
+  if (code && carrierMovements.has(code) && (fields.shipped_at === null || h < fields.shipped_at)) {
+    changes.shipped_at = h
+  }
+  if (code === 'delivered' && (fields.delivered_at === null || h > fields.delivered_at)) changes.delivered_at = h
+  if (
+    code &&
+    deliveryAttempts.has(code) &&
+    (fields.first_delivery_attempted_at === null || h < fields.first_delivery_attempted_at)
+  ) {
+    changes.first_delivery_attempted_at = h
+  }
+  const expected = input.expected_delivery_at
+  // The merchant's own date outranks the carrier's.
+  if (
+    expected !== undefined &&
+    expected !== null &&
+    fields.displayable_expected_delivery_kind !== 'merchant' &&
+    fields.displayable_expected_delivery_datetime !== expected
+  ) {
+    changes.displayable_expected_delivery_date = new Date(expected * 1000).toISOString().slice(0, 10)
+    changes.displayable_expected_delivery_datetime = expected
+    changes.displayable_expected_delivery_kind = 'carrier'
+  }
+  return Object.keys(changes).length > 0 ? changes : undefined
+}
+
+function eventAddress(a: NonNullable<CarrierEventInput['address']>, id: number): Address {
+  const country_code = a.country_code ?? null
+  return {
+    id,
+    address1: a.address1 ?? null,
+    address2: null,
+    city: a.city ?? null,
+    comment: null,
+    company_title: null,
+    country: country_code && countryName(country_code),
+    country_code,
+    first_name: null,
+    last_name: null,
+    name: null,
+    state: a.state ?? null,
+    zip: a.zip ?? null,
+  }
+}

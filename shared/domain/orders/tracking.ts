@@ -1,0 +1,96 @@
+/*
+ * The vocabulary of carrier tracking events and the delivery status each one
+ * moves a tracker to (api-decisions.md, "Trackers and their events").
+ */
+
+export const eventTypeCodes = [
+  'label_created',
+  'origin_scan',
+  'transit',
+  'drop_off',
+  'out_for_delivery',
+  'failed_attempt',
+  'pickup_point',
+  'incident',
+  'delivered',
+  'return',
+  'expired',
+] as const
+export type EventTypeCode = (typeof eventTypeCodes)[number]
+
+export const deliveryStatusCodes = [
+  'pending',
+  'info_received',
+  'in_transit',
+  'out_for_delivery',
+  'failed_attempt',
+  'available_for_pickup',
+  'exception',
+  'delivered',
+  'returned',
+  'expired',
+] as const
+export type DeliveryStatusCode = (typeof deliveryStatusCodes)[number]
+
+/** The status an event moves its tracker to; an informational event (null) moves nothing. */
+export const statusOfEvent: Record<EventTypeCode, DeliveryStatusCode> = {
+  label_created: 'info_received',
+  origin_scan: 'in_transit',
+  transit: 'in_transit',
+  drop_off: 'in_transit',
+  out_for_delivery: 'out_for_delivery',
+  failed_attempt: 'failed_attempt',
+  pickup_point: 'available_for_pickup',
+  incident: 'exception',
+  delivered: 'delivered',
+  return: 'returned',
+  expired: 'expired',
+}
+
+/** A parcel in one of these states is done: nothing more is expected of the carrier. */
+export const finalStatuses: ReadonlySet<DeliveryStatusCode> = new Set(['delivered', 'returned', 'expired'])
+
+/** Events that show the parcel moving: the earliest one is when it shipped. */
+export const carrierMovements: ReadonlySet<EventTypeCode> = new Set([
+  'origin_scan',
+  'transit',
+  'drop_off',
+  'out_for_delivery',
+  'delivered',
+])
+
+/** Events that are an attempt to deliver: the earliest one is the first delivery attempt. */
+export const deliveryAttempts: ReadonlySet<EventTypeCode> = new Set(['failed_attempt', 'delivered'])
+
+/**
+ * An event's identity, the same however often it is sent or polled: the
+ * carrier's own event id when it gives one, otherwise a digest of what the
+ * event says (FNV-1a, 2 × 32 bits: a pure function, not a secret).
+ */
+export function trackingEventKey(e: {
+  tracking_number: string
+  carrier_code?: string | null
+  carrier_event_id?: string | null
+  happened_at: number
+  event_type_code: EventTypeCode | null
+  message?: string | null
+}): string {
+  if (e.carrier_event_id) return `carrier:${e.carrier_event_id}`
+  const text = JSON.stringify([
+    e.tracking_number,
+    e.carrier_code ?? null,
+    e.happened_at,
+    e.event_type_code,
+    e.message ?? '',
+  ])
+  return `digest:${fnv1a(text, 0x811c9dc5)}${fnv1a(text, 0x01000193)}`
+}
+
+function fnv1a(text: string, seed: number): string {
+  let hash = seed >>> 0
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, '0')
+}

@@ -1,0 +1,221 @@
+import t from 'tap'
+import type { EventData } from '../../shared/domain/events/index.ts'
+import { type CarrierEventInput, decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
+import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import {
+  type EventTypeCode,
+  eventTypeCodes,
+  statusOfEvent,
+  trackingEventKey,
+} from '../../shared/domain/orders/tracking.ts'
+import { countingIds, specOf } from '../support/decider.ts'
+
+const NOW = 1_800_000_000
+const at = (minutes: number) => NOW - 100_000 + minutes * 60
+const TRACKER = 30
+
+/** A command of carrier events, each getting the event id 900 + its index when new. */
+const given = specOf<CarrierEventInput[], ReturnType<typeof evolveOrderState>, OrderEvent>({
+  decide: (events, state) =>
+    decideTrackingEvents({ events, eventIds: events.map((_, i) => 900 + i), now: NOW, ids: countingIds(5000) }, state)
+      .events,
+  evolve: evolveOrderState,
+})
+
+const order: OrderEvent[] = [
+  {
+    type: 'OrderCreated',
+    data: { order_id: 10, uuid: 'u-10', order_number: 'R-1', merchant_id: 'R-1', changes: {}, at: NOW },
+  },
+  {
+    type: 'FulfillmentCreated',
+    data: {
+      fulfillment_id: 20,
+      uuid: 'u-20',
+      fulfillment_number: 'TN',
+      merchant_id: 'TN',
+      status_code: 'shipped',
+      changes: {},
+      at: NOW,
+    },
+  },
+  {
+    type: 'TrackerCreated',
+    data: {
+      tracker_id: TRACKER,
+      uuid: 'u-30',
+      fulfillment_id: 20,
+      tracking_number: 'TN',
+      changes: { carrier: { code: 'colissimo', name: 'Colissimo' } },
+      at: NOW,
+    },
+  },
+]
+
+const scan = (
+  code: EventTypeCode | null,
+  minutes: number,
+  over: Partial<CarrierEventInput> = {},
+): CarrierEventInput => ({
+  tracking_number: 'TN',
+  event_type_code: code,
+  happened_at: at(minutes),
+  ...over,
+})
+
+/** The history of a scan recorded earlier: its TrackingEventRecorded (and status change when it moved). */
+function recorded(code: EventTypeCode | null, minutes: number, id: number, from?: string): OrderEvent[] {
+  const input = scan(code, minutes)
+  const event: EventData<'TrackingEventRecorded'>['event'] = {
+    id,
+    key: trackingEventKey({ ...input, carrier_code: 'colissimo' }),
+    event_type_code: code,
+    happened_at: at(minutes),
+    message: '',
+    messages: {},
+    raw: '',
+    address: null,
+    carrier_event_id: null,
+    expected_delivery_at: null,
+  }
+  const events: OrderEvent[] = [{ type: 'TrackingEventRecorded', data: { tracker_id: TRACKER, event, at: NOW } }]
+  if (from && code) {
+    const to = statusOfEvent[code]
+    events.push({
+      type: 'TrackerStatusChanged',
+      data: { tracker_id: TRACKER, from: from as never, to, happened_at: at(minutes), at: NOW },
+    })
+  }
+  return events
+}
+
+/** The history the decider itself writes for these scans, one request each: a realistic given. */
+function history(...scans: CarrierEventInput[]): OrderEvent[] {
+  let state = order.reduce(evolveOrderState, undefined as never)
+  const events: OrderEvent[] = []
+  scans.forEach((s, i) => {
+    const decided = decideTrackingEvents({ events: [s], eventIds: [100 + i], now: NOW, ids: countingIds(7000) }, state)
+    events.push(...decided.events)
+    state = decided.events.reduce(evolveOrderState, state)
+  })
+  return [...order, ...events]
+}
+
+t.test('every event type moves a pending tracker to its status', async (t) => {
+  for (const code of eventTypeCodes) {
+    given(order)
+      .when([scan(code, 1)])
+      .thenMatch(
+        t,
+        [
+          { type: 'TrackingEventRecorded', data: { tracker_id: TRACKER, event: { id: 900, event_type_code: code } } },
+          { type: 'TrackerStatusChanged', data: { from: 'pending', to: statusOfEvent[code], happened_at: at(1) } },
+          ...(['label_created', 'pickup_point', 'incident', 'return', 'expired'].includes(code)
+            ? []
+            : [{ type: 'TrackerUpdated' }]),
+        ],
+        `${code} → ${statusOfEvent[code]}`,
+      )
+  }
+})
+
+t.test('an informational event is recorded and moves nothing', async (t) => {
+  given(order)
+    .when([scan(null, 1, { message: 'Weather delay' })])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }])
+})
+
+t.test('a late scan never moves a delivered parcel back', async (t) => {
+  given([...order, ...recorded('delivered', 50, 1, 'pending')])
+    .when([scan('transit', 30)])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded', data: { event: { event_type_code: 'transit' } } },
+      { type: 'TrackerUpdated', data: { changes: { shipped_at: at(30) } } },
+    ])
+})
+
+t.test('a newer scan moves the status on', async (t) => {
+  given(history(scan('transit', 30)))
+    .when([scan('out_for_delivery', 40)])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded' },
+      { type: 'TrackerStatusChanged', data: { from: 'in_transit', to: 'out_for_delivery' } },
+    ])
+})
+
+t.test('the same status again records the event and no status change', async (t) => {
+  given(history(scan('transit', 30)))
+    .when([scan('origin_scan', 40)])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }])
+})
+
+t.test('ties: of two events at the same time, the later arrival sets the status', async (t) => {
+  given([...order, ...recorded('out_for_delivery', 30, 1, 'pending')])
+    .when([scan('failed_attempt', 30)])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded' },
+      { type: 'TrackerStatusChanged', data: { from: 'out_for_delivery', to: 'failed_attempt' } },
+      { type: 'TrackerUpdated', data: { changes: { first_delivery_attempted_at: at(30) } } },
+    ])
+})
+
+t.test('out of order within one batch: the newest event wins whatever the order of arrival', async (t) => {
+  given(order)
+    .when([scan('delivered', 90), scan('transit', 20), scan('label_created', 5)])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded', data: { event: { event_type_code: 'delivered' } } },
+      { type: 'TrackerStatusChanged', data: { to: 'delivered' } },
+      {
+        type: 'TrackerUpdated',
+        data: { changes: { shipped_at: at(90), delivered_at: at(90), first_delivery_attempted_at: at(90) } },
+      },
+      { type: 'TrackingEventRecorded', data: { event: { event_type_code: 'transit' } } },
+      { type: 'TrackerUpdated', data: { changes: { shipped_at: at(20) } } },
+      { type: 'TrackingEventRecorded', data: { event: { event_type_code: 'label_created' } } },
+    ])
+})
+
+t.test('duplicates: the same event again records nothing, within a batch or after', async (t) => {
+  given([...order, ...recorded('transit', 30, 1, 'pending')])
+    .when([scan('transit', 30)])
+    .thenEvents(t, [])
+  given(order)
+    .when([scan('transit', 30, { carrier_event_id: 'c-1' }), scan('transit', 31, { carrier_event_id: 'c-1' })])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }, { type: 'TrackerStatusChanged' }, { type: 'TrackerUpdated' }])
+  const outcome = decideTrackingEvents(
+    { events: [scan('transit', 30)], eventIds: [901], now: NOW, ids: countingIds() },
+    [...order, ...recorded('transit', 30, 77, 'pending')].reduce(evolveOrderState, undefined as never),
+  ).outcomes
+  t.same(outcome, [{ index: 0, status: 'duplicate', tracker_ids: [TRACKER], event_id: 77 }])
+})
+
+t.test('carrier_code narrows the match: another carrier’s event records nothing here', async (t) => {
+  given(order)
+    .when([scan('transit', 30, { carrier_code: 'dhl' })])
+    .thenEvents(t, [])
+  given(order)
+    .when([scan('transit', 30, { carrier_code: 'colissimo' })])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }, { type: 'TrackerStatusChanged' }, { type: 'TrackerUpdated' }])
+})
+
+t.test('the carrier’s expected delivery, unless the merchant gave one', async (t) => {
+  const eta = NOW + 86_400
+  given(order)
+    .when([scan(null, 30, { expected_delivery_at: eta })])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded' },
+      {
+        type: 'TrackerUpdated',
+        data: {
+          changes: { displayable_expected_delivery_kind: 'carrier', displayable_expected_delivery_datetime: eta },
+        },
+      },
+    ])
+  const merchant: OrderEvent = {
+    type: 'TrackerUpdated',
+    data: { tracker_id: TRACKER, changes: { displayable_expected_delivery_kind: 'merchant' }, at: NOW },
+  }
+  given([...order, merchant])
+    .when([scan(null, 30, { expected_delivery_at: eta })])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }])
+})
