@@ -150,3 +150,49 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
 }
 
 export type BenchServerProcess = Awaited<ReturnType<typeof benchServerProcess>>
+
+/**
+ * Posts the JSON bodies to `path` from `concurrency` clients, each waiting for
+ * its answer before the next; gives each batch's latency, the run's seconds and
+ * the highest X-Shiplog-Position answered.
+ */
+export async function postBatches(
+  server: { url: string; key: string },
+  path: string,
+  bodies: readonly string[],
+  concurrency: number,
+) {
+  const latencies: number[] = []
+  let lastPosition = 0n
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!
+        const t0 = performance.now()
+        const response = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: server.key, 'content-type': 'application/json' },
+          body,
+        })
+        await response.arrayBuffer()
+        if (response.status !== 201) throw new Error(`${path}: status ${response.status}`)
+        latencies.push(performance.now() - t0)
+        const position = BigInt(response.headers.get('x-shiplog-position')!)
+        if (position > lastPosition) lastPosition = position
+      }
+    }),
+  )
+  return { latencies, seconds: (performance.now() - started) / 1000, lastPosition }
+}
+
+/** Polls `path` until `done` holds of its JSON body; the milliseconds it took. */
+export async function msUntil(server: { url: string; key: string }, path: string, done: (body: any) => boolean) {
+  const t0 = performance.now()
+  for (;;) {
+    const response = await fetch(`${server.url}${path}`, { headers: { authorization: server.key } })
+    if (done(await response.json())) return performance.now() - t0
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}

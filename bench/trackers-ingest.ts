@@ -8,7 +8,7 @@
  * BENCH_WARMUP batches of other orders go first and are not counted.
  * BENCH_ROLES=command,query measures the write path without projecting.
  */
-import { benchServerProcess, conditions, ms, percentile } from './support.ts'
+import { benchServerProcess, conditions, ms, msUntil, percentile, postBatches } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 6)
@@ -33,30 +33,8 @@ const warmups = Array.from({ length: WARMUP }, (_, b) => JSON.stringify({ tracke
 
 /** Posts the bodies from the concurrent clients; with a label, prints the run's figures (warm-up runs have none). */
 async function run(bodies: readonly string[], label?: string) {
-  const latencies: number[] = []
-  let lastPosition = '0'
-  let next = 0
   const cpu = server.cpuMeter()
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!
-        const t0 = performance.now()
-        const response = await fetch(`${server.url}/v1/trackers`, {
-          method: 'POST',
-          headers: { authorization: server.key, 'content-type': 'application/json' },
-          body,
-        })
-        await response.arrayBuffer()
-        if (response.status !== 201) throw new Error(`status ${response.status}`)
-        latencies.push(performance.now() - t0)
-        const position = response.headers.get('x-shiplog-position')!
-        if (BigInt(position) > BigInt(lastPosition)) lastPosition = position
-      }
-    }),
-  )
-  const seconds = (performance.now() - started) / 1000
+  const { latencies, seconds, lastPosition } = await postBatches(server, '/v1/trackers', bodies, CONCURRENCY)
   if (label === undefined) return lastPosition
   const rate = (BATCHES * BATCH_SIZE) / seconds
   console.log(
@@ -75,17 +53,7 @@ if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {
   await server.close()
   process.exit(0)
 }
-const t0 = performance.now()
 const last = `B${BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`
-for (;;) {
-  const response = await fetch(`${server.url}/v2/orders?order_number=${last}`, {
-    headers: { authorization: server.key },
-  })
-  const body = (await response.json()) as { data: unknown[] }
-  if (body.data.length > 0) break
-  await new Promise((r) => setTimeout(r, 5))
-}
-console.log(
-  `visible in GET /v2/orders ${ms(performance.now() - t0)} after the last batch was answered (position ${lastPosition})`,
-)
+const visible = await msUntil(server, `/v2/orders?order_number=${last}`, (body) => body.data.length > 0)
+console.log(`visible in GET /v2/orders ${ms(visible)} after the last batch was answered (position ${lastPosition})`)
 await server.close()

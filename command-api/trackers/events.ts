@@ -59,13 +59,10 @@ export interface TrackingEventResult {
 }
 
 const TRACKERS = collections.trackers.name
-/** Most trackers one tracking number may name in an account (one per order it ships in). */
-const MAX_TRACKERS_PER_NUMBER = 100
 
 /**
  * Plans recording carrier events: the trackers with each tracking number are
- * found in the trackers read model (once it has caught up with the log, so a
- * tracker created just before is found), their orders are read from the event
+ * found in the trackers read model, their orders are read from the event
  * store, and each order decides on its share; everything is one atomic append.
  */
 export function planTrackingEvents(
@@ -78,7 +75,6 @@ export function planTrackingEvents(
   // Ids for events that turn out new: one per item, shared by every tracker it applies to.
   const eventIds = inputs.map(() => rt.ids.next())
   return async () => {
-    await waitForProjections(rt.readStore, [TRACKERS], await rt.eventStore.head(), rt.config.CONSISTENCY_WAIT_MS)
     const byOrder = await ordersOfTrackingNumbers(rt, accountId, inputs)
     const streams = [...byOrder.keys()]
     const loaded = await orders.loadMany(rt.eventStore, streams)
@@ -129,20 +125,25 @@ function merge(result: TrackingEventResult, outcome: TrackingEventOutcome) {
 
 /** The order streams holding trackers of each tracking number, with the indexes of the inputs they concern. */
 async function ordersOfTrackingNumbers(
-  rt: Pick<Runtime, 'readStore'>,
+  rt: Pick<Runtime, 'readStore' | 'eventStore' | 'config'>,
   accountId: number,
   inputs: readonly CarrierEventInput[],
 ): Promise<Map<string, number[]>> {
-  const numbers = [...new Set(inputs.map((e) => e.tracking_number))]
   const streamsOf = new Map<string, string[]>()
-  for (const number of numbers) {
-    const page = await rt.readStore.find(TRACKERS, {
-      accountId,
-      where: [{ field: 'tracking_number', op: 'eq', value: number }],
-      limit: MAX_TRACKERS_PER_NUMBER,
-    })
-    // A tracker document's key is `<order stream>#<tracker id>`.
-    streamsOf.set(number, [...new Set(page.docs.map((d) => d.key.slice(0, d.key.lastIndexOf('#'))))])
+  const lookUp = async (numbers: string[]) => {
+    const keys = await rt.readStore.keysByField(TRACKERS, accountId, 'tracking_number', numbers)
+    for (const number of numbers) {
+      // A tracker document's key is `<order stream>#<tracker id>`.
+      streamsOf.set(number, [...new Set((keys.get(number) ?? []).map((k) => k.slice(0, k.lastIndexOf('#'))))])
+    }
+  }
+  await lookUp([...new Set(inputs.map((e) => e.tracking_number))])
+  // A number not found may belong to a tracker created moments ago: once the
+  // read model has caught up with the log (bounded wait), look again.
+  const unknown = [...streamsOf].filter(([, streams]) => streams.length === 0).map(([number]) => number)
+  if (unknown.length > 0) {
+    await waitForProjections(rt.readStore, [TRACKERS], await rt.eventStore.head(), rt.config.CONSISTENCY_WAIT_MS)
+    await lookUp(unknown)
   }
   const byOrder = new Map<string, number[]>()
   inputs.forEach((e, index) => {

@@ -115,6 +115,14 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     t.equal(range.hasMore, true)
   })
 
+  t.test('keys by field: one query for many values, scoped by account', async (t) => {
+    const docs = [write(1, 1, { email: 'a@x.io' }), write(1, 2, { email: 'a@x.io' }), write(1, 3, { email: 'b@x.io' })]
+    await store.commit(['contract'], [...docs, write(2, 4, { email: 'c@x.io' })], 1n)
+    const found = await store.keysByField(contractCollection.name, 1, 'email', ['a@x.io', 'c@x.io', 'none@x.io'])
+    t.same([...found.keys()], ['a@x.io'], 'another account’s value and a missing one are absent')
+    t.same([...found.get('a@x.io')!].sort(), [docs[0]!.key, docs[1]!.key].sort())
+  })
+
   t.test('views are kept beside documents and paged like them', async (t) => {
     await store.commit(
       ['contract'],

@@ -1,5 +1,12 @@
 import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Document } from 'mongodb'
-import { viewBytesOf, type CollectionSpec, type FindQuery, type ReadStore, type StoredDocument } from './port.ts'
+import {
+  groupKeys,
+  viewBytesOf,
+  type CollectionSpec,
+  type FindQuery,
+  type ReadStore,
+  type StoredDocument,
+} from './port.ts'
 
 interface Stored extends Document {
   _id: string
@@ -88,6 +95,13 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         .limit(limit)
         .toArray()
       return found.map((s) => toStored<D>(s))
+    },
+    async keysByField(name: string, accountId: number, field: string, values: readonly string[]) {
+      const rows = await collection(name)
+        .find({ accountId, [`f.${field}`]: { $in: [...values] } })
+        .project<{ _id: string; f: Record<string, string> }>({ _id: 1, [`f.${field}`]: 1 })
+        .toArray()
+      return groupKeys(rows.map((r) => ({ value: r.f[field]!, key: r._id })))
     },
     async find<D>(name: string, query: FindQuery) {
       const { rows, hasMore } = await pageRows(name, query)

@@ -92,6 +92,16 @@ export interface ReadStore {
   lookupAll<D>(collection: string, field: string, value: string, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
   /**
+   * The source keys of an account's documents whose field holds one of the
+   * values, by value (a value with none is absent); one query for the lot.
+   */
+  keysByField(
+    collection: string,
+    accountId: number,
+    field: string,
+    values: readonly string[],
+  ): Promise<Map<string, string[]>>
+  /**
    * The same page as `find`, as one view's JSON per document, in UTF-8 bytes
    * to be sent as they are; null for a document written before the view
    * existed (the caller renders it instead). `ids` are the documents' ids, in
@@ -125,4 +135,15 @@ export interface ReadStore {
   /** Empties a collection and forgets a projection's checkpoint (tests). */
   reset(collection: string, projection: string): Promise<void>
   close(): Promise<void>
+}
+
+/** Rows of (value, key) as keys by value, for the adapters' keysByField. */
+export function groupKeys(rows: readonly { value: string; key: string }[]): Map<string, string[]> {
+  const byValue = new Map<string, string[]>()
+  for (const { value, key } of rows) {
+    const keys = byValue.get(value)
+    if (keys) keys.push(key)
+    else byValue.set(value, [key])
+  }
+  return byValue
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import {
+  groupKeys,
   viewBytesOf,
   type CollectionSpec,
   type DocumentWrite,
@@ -227,6 +228,14 @@ export function createSqliteReadStore(
       return prepared<[string, number], Row>(`SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`)
         .all(value, limit)
         .map((r) => toStored<D>(r))
+    },
+    async keysByField(collection: string, accountId: number, field: string, values: readonly string[]) {
+      const spec = specOf(collection)
+      const column = fieldColumn(spec, field)
+      const rows = prepared<[number, string], { value: string; key: string }>(
+        `SELECT ${column} AS value, key FROM ${spec.name} WHERE account_id = ? AND ${column} IN (SELECT value FROM json_each(?))`,
+      ).all(accountId, JSON.stringify(values))
+      return groupKeys(rows)
     },
     async find<D>(collection: string, query: FindQuery) {
       const { rows, hasMore } = pageRows<Row>(collection, query, 't.*')

@@ -1,0 +1,72 @@
+/**
+ * Sustained POST /v2/trackers/events over HTTP: 1000-event batches on
+ * existing trackers (each event a new scan of a different tracker, moving its
+ * status), from 2 concurrent clients; then the time until the last batch is
+ * visible in GET /v2/trackers. Target: ≥ 10,000 events/s.
+ */
+import { benchServerProcess, conditions, ms, msUntil, percentile, postBatches } from './support.ts'
+
+const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 20_000)
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 40)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
+const BATCH_SIZE = 1000
+const CONCURRENCY = 2
+const T0 = 1_795_000_000
+const steps = ['label_created', 'origin_scan', 'transit', 'transit', 'out_for_delivery', 'delivered'] as const
+
+const server = await benchServerProcess()
+const trackingNumber = (i: number) => `EV${String(i).padStart(8, '0')}`
+const trackerBodies = Array.from({ length: TRACKERS / BATCH_SIZE }, (_, b) =>
+  JSON.stringify({
+    trackers: Array.from({ length: BATCH_SIZE }, (_, i) => ({
+      order_number: `EV-O${b * BATCH_SIZE + i}`,
+      tracking_number: trackingNumber(b * BATCH_SIZE + i),
+      carrier_code: 'colissimo',
+      email: `c${i}@example.com`,
+    })),
+  }),
+)
+/** Batch n: the next step of 1000 trackers, round-robin over all of them. */
+const eventBatch = (n: number) =>
+  JSON.stringify({
+    events: Array.from({ length: BATCH_SIZE }, (_, i) => {
+      const k = n * BATCH_SIZE + i
+      const step = Math.floor(k / TRACKERS)
+      return {
+        tracking_number: trackingNumber(k % TRACKERS),
+        event_type_code: steps[step % steps.length],
+        happened_at: T0 + step * 3600,
+        message: `Scan ${step}`,
+        address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
+      }
+    }),
+  })
+
+console.log(
+  `tracking-events: ${TRACKERS} trackers, then ${BATCHES} batches × ${BATCH_SIZE} events after ${WARMUP} warm-up batches, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions(true)}`,
+)
+await postBatches(server, '/v1/trackers', trackerBodies, CONCURRENCY)
+await postBatches(
+  server,
+  '/v2/trackers/events',
+  Array.from({ length: WARMUP }, (_, n) => eventBatch(n)),
+  CONCURRENCY,
+)
+const cpu = server.cpuMeter()
+const bodies = Array.from({ length: BATCHES }, (_, n) => eventBatch(WARMUP + n))
+const { latencies, seconds } = await postBatches(server, '/v2/trackers/events', bodies, CONCURRENCY)
+console.log(
+  `new events ${String(Math.round((BATCHES * BATCH_SIZE) / seconds)).padStart(7)} events/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}   ${cpu.per(BATCHES, 'batch')}`,
+)
+const repeat = await postBatches(server, '/v2/trackers/events', bodies.slice(-10), CONCURRENCY)
+console.log(
+  `repeated events ${String(Math.round((10 * BATCH_SIZE) / repeat.seconds)).padStart(7)} events/s (all duplicates)   batch median ${ms(percentile(repeat.latencies, 50))}`,
+)
+const lastEvent = JSON.parse(bodies.at(-1)!).events.at(-1)
+const visible = await msUntil(
+  server,
+  `/v2/trackers?tracking_number=${lastEvent.tracking_number}&expand[]=events`,
+  (body) => body.data[0]?.events.data.some((e: { happened_at: number }) => e.happened_at === lastEvent.happened_at),
+)
+console.log(`visible in GET /v2/trackers ${ms(visible)} after the last batch was answered`)
+await server.close()
