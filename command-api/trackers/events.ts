@@ -8,6 +8,7 @@ import {
 import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
+import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
@@ -78,6 +79,7 @@ export function planTrackingEvents(
     const byOrder = await ordersOfTrackingNumbers(rt, accountId, inputs)
     const streams = [...byOrder.keys()]
     const loaded = await orders.loadMany(rt.eventStore, streams)
+    const carrierServices = await configuredServices(rt, accountId)
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
     const results: TrackingEventResult[] = inputs.map((e) => ({
@@ -95,6 +97,7 @@ export function planTrackingEvents(
           eventIds: indexes.map((i) => eventIds[i]!),
           now: toUnixSeconds(now),
           ids: rt.ids,
+          carrierServices,
         },
         current.state,
       )
@@ -154,4 +157,15 @@ async function ordersOfTrackingNumbers(
     }
   })
   return byOrder
+}
+
+/** Most carrier services an account configures: each is one carrier's one service. */
+const MAX_CARRIER_SERVICES = 100
+
+async function configuredServices(rt: Pick<Runtime, 'readStore'>, accountId: number) {
+  const page = await rt.readStore.find<CarrierServiceDoc>(collections.carrier_services.name, {
+    accountId,
+    limit: MAX_CARRIER_SERVICES,
+  })
+  return page.docs.map((d) => d.doc)
 }

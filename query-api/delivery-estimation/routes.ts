@@ -9,7 +9,7 @@ import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { listPage, paginationQuery } from '../shared/pagination.ts'
-import { bestEstimation, estimateService, type Estimation } from './estimate.ts'
+import { bestEstimation, estimateService, type Estimation } from '../../shared/domain/delivery/estimate.ts'
 
 const SERVICES = collections.carrier_services.name
 /** Every service of an account is read for one estimation; more than this is not a configuration. */

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
-import { bestEstimation, estimateService, transitDays } from '../../query-api/delivery-estimation/estimate.ts'
+import { bestEstimation, estimateService, transitDays } from '../../shared/domain/delivery/estimate.ts'
 
 const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const
 const service = (over: Partial<CarrierServiceDoc> = {}): CarrierServiceDoc => ({

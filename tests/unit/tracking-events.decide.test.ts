@@ -219,3 +219,95 @@ t.test('the carrier’s expected delivery, unless the merchant gave one', async 
     .when([scan(null, 30, { expected_delivery_at: eta })])
     .thenMatch(t, [{ type: 'TrackingEventRecorded' }])
 })
+
+t.test('a tracker that ships with no expected delivery is promised one by its carrier service', async (t) => {
+  const monday = Date.UTC(2026, 10, 16, 10) / 1000
+  const withService: OrderEvent[] = [
+    order[0]!,
+    {
+      type: 'FulfillmentCreated',
+      data: {
+        fulfillment_id: 20,
+        uuid: 'u-20',
+        fulfillment_number: 'TN',
+        merchant_id: 'TN',
+        status_code: 'shipped',
+        changes: { shipping_address: { id: 21, ...emptyAddress, country_code: 'FR' } },
+        at: NOW,
+      },
+    },
+    {
+      type: 'TrackerCreated',
+      data: {
+        tracker_id: TRACKER,
+        uuid: 'u-30',
+        fulfillment_id: 20,
+        tracking_number: 'TN',
+        changes: {
+          carrier: { code: 'colissimo', name: 'Colissimo' },
+          carrier_service: { id: null, code: 'home', name: 'home' },
+        },
+        at: NOW,
+      },
+    },
+  ]
+  const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const
+  const home = {
+    carrier_code: 'colissimo',
+    service_code: 'home',
+    name: 'Colissimo Home',
+    transit_days: [{ origin: null, destination: 'FR', days: 2 }],
+    cutoff_time: '16:00',
+    time_zone: 'Europe/Paris',
+    pickup_days: [...weekdays],
+    delivery_days: [...weekdays],
+  }
+  const decide = (history: OrderEvent[], events: CarrierEventInput[]) =>
+    decideTrackingEvents(
+      { events, eventIds: [900], now: NOW, ids: countingIds(), carrierServices: [home] },
+      history.reduce(evolveOrderState, undefined as never),
+    ).events
+  t.match(decide(withService, [{ tracking_number: 'TN', event_type_code: 'origin_scan', happened_at: monday }]), [
+    { type: 'TrackingEventRecorded' },
+    { type: 'TrackerStatusChanged' },
+    {
+      type: 'TrackerUpdated',
+      data: {
+        changes: {
+          shipped_at: monday,
+          displayable_expected_delivery_date: '2026-11-18',
+          displayable_expected_delivery_datetime: null,
+          displayable_expected_delivery_kind: 'promise',
+        },
+      },
+    },
+  ])
+  const merchant: OrderEvent = {
+    type: 'TrackerUpdated',
+    data: { tracker_id: TRACKER, changes: { displayable_expected_delivery_kind: 'merchant' }, at: NOW },
+  }
+  const changes = decide(
+    [...withService, merchant],
+    [{ tracking_number: 'TN', event_type_code: 'origin_scan', happened_at: monday }],
+  ).at(-1)
+  t.same(
+    changes?.data,
+    { tracker_id: TRACKER, changes: { shipped_at: monday }, at: NOW },
+    'the merchant’s date outranks it',
+  )
+})
+
+const emptyAddress = {
+  address1: null,
+  address2: null,
+  city: null,
+  comment: null,
+  company_title: null,
+  country: null,
+  country_code: null,
+  first_name: null,
+  last_name: null,
+  name: null,
+  state: null,
+  zip: null,
+}

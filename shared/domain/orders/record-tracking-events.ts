@@ -1,4 +1,5 @@
 import { countryName } from '../contacts/contacts.ts'
+import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
 import type { Address, TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
@@ -34,6 +35,8 @@ export interface RecordTrackingEvents {
   /** Unix seconds at which the events were received. */
   now: number
   ids: Pick<IdSource, 'next'>
+  /** The account's configured carrier services: a tracker that ships without an expected delivery is promised one. */
+  carrierServices?: readonly ConfiguredService[]
 }
 
 /** What became of one carrier event in this order: recorded, or already there. */
@@ -99,7 +102,9 @@ export function decideTrackingEvents(
       const status = statusChange(tracker, input)
       emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
       if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
-      const changes = derivedChanges(tracker, input)
+      const changes = derivedChanges(tracker, input, (shippedAt) =>
+        promisedDelivery(order!, tracker, shippedAt, command.carrierServices ?? []),
+      )
       if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
     }
     const tracker_ids = matching.map((t) => t.id)
@@ -121,8 +126,16 @@ function statusChange(tracker: TrackerState, input: CarrierEventInput) {
   return to === from ? undefined : { from, to, happened_at: input.happened_at }
 }
 
-/** Timestamps the event moves (only ever earlier for the firsts), and the carrier's expected delivery. */
-function derivedChanges(tracker: TrackerState, input: CarrierEventInput): TrackerChanges | undefined {
+/**
+ * Timestamps the event moves (only ever earlier for the firsts), and the
+ * expected delivery: the carrier's estimate unless the merchant gave one, and
+ * when the tracker first ships with neither, the promise of its carrier service.
+ */
+function derivedChanges(
+  tracker: TrackerState,
+  input: CarrierEventInput,
+  promise: (shippedAt: number) => TrackerChanges | undefined,
+): TrackerChanges | undefined {
   const { fields } = tracker
   const code = input.event_type_code
   const h = input.happened_at
@@ -150,7 +163,44 @@ function derivedChanges(tracker: TrackerState, input: CarrierEventInput): Tracke
     changes.displayable_expected_delivery_datetime = expected
     changes.displayable_expected_delivery_kind = 'carrier'
   }
+  const shippedAt = changes.shipped_at
+  if (
+    typeof shippedAt === 'number' &&
+    fields.shipped_at === null &&
+    fields.displayable_expected_delivery_kind === null &&
+    changes.displayable_expected_delivery_kind === undefined
+  ) {
+    Object.assign(changes, promise(shippedAt))
+  }
   return Object.keys(changes).length > 0 ? changes : undefined
+}
+
+/** The delivery date the tracker's carrier service promises for its lane, shipped on the day it shipped. */
+function promisedDelivery(
+  order: OrderState,
+  tracker: TrackerState,
+  shippedAt: number,
+  services: readonly ConfiguredService[],
+): TrackerChanges | undefined {
+  const { carrier, carrier_service } = tracker.fields
+  const service = services.find((s) => s.carrier_code === carrier?.code && s.service_code === carrier_service?.code)
+  if (!service) return undefined
+  const destination = order.fulfillments.find((f) => f.id === tracker.fulfillment_id)?.fields.shipping_address
+  const shipped = new Date(shippedAt * 1000)
+  const estimate = estimateService(
+    service,
+    {
+      destination: { country_code: destination?.country_code ?? undefined },
+      merchant_shipping_date: shipped.toISOString().slice(0, 10),
+    },
+    shipped,
+  )
+  if (!estimate) return undefined
+  return {
+    displayable_expected_delivery_date: estimate.delivery_date,
+    displayable_expected_delivery_datetime: null,
+    displayable_expected_delivery_kind: 'promise',
+  }
 }
 
 function eventAddress(a: NonNullable<CarrierEventInput['address']>, id: number): Address {

@@ -1,12 +1,11 @@
-import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
-import {
-  addDays,
-  instantOf,
-  isPublicHoliday,
-  localDateTime,
-  weekdayOf,
-  type CalendarDate,
-} from '../../shared/domain/delivery/calendar.ts'
+import type { CarrierServiceConfig } from '../events/carrier-service-events.ts'
+import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type CalendarDate } from './calendar.ts'
+
+/** A carrier service as the account configured it for delivery date estimation. */
+export interface ConfiguredService extends CarrierServiceConfig {
+  carrier_code: string
+  service_code: string
+}
 
 export interface EstimationRequest {
   origin?: { country_code?: string; city?: string }
@@ -29,7 +28,7 @@ const MAX_DAYS = 366
  * The lane's transit days: the entry for exactly this origin and destination,
  * else one that leaves a side to its default (null), else the default lane.
  */
-export function transitDays(service: CarrierServiceDoc, origin?: string, destination?: string): number | undefined {
+export function transitDays(service: ConfiguredService, origin?: string, destination?: string): number | undefined {
   const matches = (lane: string | null, asked?: string) => lane === null || lane === asked
   const candidates = service.transit_days.filter(
     (l) => matches(l.origin, origin) && matches(l.destination, destination),
@@ -48,7 +47,7 @@ export function transitDays(service: CarrierServiceDoc, origin?: string, destina
  * - cutoff: the ship day's cutoff, in UTC.
  */
 export function estimateService(
-  service: CarrierServiceDoc,
+  service: ConfiguredService,
   request: EstimationRequest,
   now: Date,
 ): Estimation | undefined {
