@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAccountCommand } from '../cli/accounts.ts'
+import { createAccount } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 
@@ -23,7 +23,7 @@ export async function benchServer(env: Record<string, string> = {}) {
       ...env,
     }),
   )
-  const account = await createAccountCommand(server.runtime, 'Bench')
+  const account = await createAccount(server.runtime, 'Bench')
   return {
     ...server,
     dataDir,

@@ -1,11 +1,13 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { allRoles, ConfigError, loadConfig, type Role } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
+import { isShiplogError } from '../shared/domain/errors.ts'
+import { LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE } from '../shared/domain/fields.ts'
 import { parseDateTime } from '../shared/domain/time.ts'
 import { projections } from '../projectors/projections.ts'
 import { exportEvents } from './events.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
-import { createAccountCommand } from './accounts.ts'
+import { createAccount, deleteAccount, rotateKeys } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
 
 const parseRoles = (value: string): Role[] => {
@@ -30,6 +32,10 @@ const parseTime = (value: string) => {
   const seconds = parseDateTime(value)
   if (seconds === undefined) throw new InvalidArgumentError('expected Unix seconds or an ISO 8601 datetime')
   return seconds * 1000
+}
+const parseLanguage = (value: string) => {
+  if (!LANGUAGE_CODE.test(value)) throw new InvalidArgumentError(LANGUAGE_CODE_MESSAGE)
+  return value
 }
 const parseInteger = (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected an integer')
@@ -60,11 +66,33 @@ accounts
   .command('create')
   .description('create an account and print its keys as JSON (shown only once)')
   .requiredOption('--name <name>', 'account name')
-  .action(async (options: { name: string }) => {
+  .option('--language <code>', "the customers' language when an order has none (ISO 639-1)", parseLanguage, 'en')
+  .action(async (options: { name: string; language: string }) => {
     return withRuntime(async (rt) => {
-      process.stdout.write(`${JSON.stringify(await createAccountCommand(rt, options.name))}\n`)
+      process.stdout.write(`${JSON.stringify(await createAccount(rt, options.name, options.language))}\n`)
     })
   })
+accounts
+  .command('rotate-keys')
+  .description(
+    'replace both keys of an account and print the new ones as JSON (shown only once); the old ones stop working',
+  )
+  .requiredOption('--id <id>', 'account id', parseInteger)
+  .action((options: { id: number }) =>
+    withRuntime(async (rt) => {
+      process.stdout.write(`${JSON.stringify(await rotateKeys(rt, options.id))}\n`)
+    }),
+  )
+accounts
+  .command('delete')
+  .description('delete an account: its keys stop working (its history stays in the event log)')
+  .requiredOption('--id <id>', 'account id', parseInteger)
+  .action((options: { id: number }) =>
+    withRuntime(async (rt) => {
+      await deleteAccount(rt, options.id)
+      process.stdout.write(`${JSON.stringify({ id: options.id, deleted: true })}\n`)
+    }),
+  )
 
 const projectionsCommand = program.command('projections').description('inspect and rebuild the read models')
 projectionsCommand
@@ -117,6 +145,11 @@ try {
   if (error instanceof ConfigError || error instanceof InvalidArgumentError) {
     process.stderr.write(`${error.message}\n`)
     process.exit(2)
+  }
+  // A refusal the command can name (an unknown account, say) is one line, not a stack trace.
+  if (isShiplogError(error)) {
+    process.stderr.write(`${error.message}\n`)
+    process.exit(1)
   }
   throw error
 }

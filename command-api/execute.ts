@@ -7,6 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf, type Caller } from '../shared/infra/http/auth.ts'
 import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { waitForProjections } from '../shared/infra/read-store/wait-for-projections.ts'
+import { projections } from '../projectors/projections.ts'
 
 /** What a command decided: the appends to make atomically, and the response they earn. */
 export interface CommandPlan {
@@ -76,7 +78,7 @@ export function toNewEvents(
  * and a repeat of the request gets that response back with nothing appended.
  */
 export async function executeCommand(
-  rt: Pick<Runtime, 'eventStore' | 'clock'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config'>,
   request: CommandRequest,
   plan: () => Promise<CommandPlan>,
 ): Promise<CommandResponse> {
@@ -111,6 +113,7 @@ export async function executeCommand(
     try {
       const { position, revisions } = await rt.eventStore.append(appends)
       decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
+      await untilVisible(rt, position)
       return { status: decided.status, body: decided.body, position }
     } catch (error) {
       if (!isConcurrencyError(error)) throw error
@@ -122,6 +125,18 @@ export async function executeCommand(
       }
     }
   }
+}
+
+const projectionNames = projections.map((p) => p.name)
+
+/**
+ * Read-your-writes by default: with SHIPLOG_WRITE_VISIBILITY=projected a write
+ * answers once the read models have passed it (bounded), so a client that
+ * never sends X-Shiplog-Position back still reads what it wrote.
+ */
+async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config'>, position: Position) {
+  if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return
+  await waitForProjections(rt.readStore, projectionNames, position, rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS)
 }
 
 interface IdempotencyRecord {

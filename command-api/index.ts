@@ -1,12 +1,14 @@
 import type { App } from '../shared/infra/http/server.ts'
 import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { accountRoutes } from './accounts/routes.ts'
 import { carrierServiceRoutes } from './carrier-services/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 
 /** The command role: every write route. */
 export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
+  accountRoutes(app, rt)
   trackerRoutes(app, rt)
   pickupPointRoutes(app, rt, queue)
   carrierServiceRoutes(app, rt)

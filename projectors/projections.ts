@@ -1,3 +1,4 @@
+import type { AccountEvent } from '../shared/domain/accounts/account.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import {
@@ -27,11 +28,11 @@ const isOneOf =
   (event: RecordedEvent): event is E =>
     types.includes(event.type)
 
-export const accountsProjection = documentProjection<AccountDoc, Recorded<{ type: 'AccountCreated' }>>({
+export const accountsProjection = documentProjection<AccountDoc, Recorded<AccountEvent>>({
   name: 'accounts',
   collection: collections.accounts.name,
   handles: isOneOf(accountEventTypes),
-  evolve: (_doc, event) => evolveAccount(event.data),
+  evolve: (doc, event) => evolveAccount(doc, event as AccountEvent),
   id: (doc) => doc.id,
   fields: (doc) => ({ private_key_hash: doc.private_key_hash, public_key_hash: doc.public_key_hash }),
 })

@@ -1,3 +1,5 @@
+import { renderAccount } from '../projectors/accounts/account.ts'
+import { callerOf } from '../shared/infra/http/auth.ts'
 import type { App } from '../shared/infra/http/server.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { deliveryEstimationRoutes } from './delivery-estimation/routes.ts'
@@ -8,6 +10,11 @@ import { trackerRoutes } from './trackers/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
+  app.get(
+    '/v2/account',
+    { schema: { summary: 'The account of the key: its id, name and settings' } },
+    async (request) => renderAccount(callerOf(request).account),
+  )
   orderRoutes(app, rt)
   trackerRoutes(app, rt)
   jobRoutes(app, rt)

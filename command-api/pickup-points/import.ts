@@ -88,7 +88,14 @@ export async function importPickupPoints(ctx: JobContext) {
   if (!ctx.job.blob) throw new JobFailure('The job has no file')
   // pipeline, not pipe: a failed read (a blob gone, its store unreachable) ends
   // the loop below with its error instead of leaving it waiting for records.
-  const parser = new NumberedRecords({ delimiter: ';', bom: true, trim: true, skip_empty_lines: true })
+  // A row of the wrong length is that row's fault (its result says so), not the file's.
+  const parser = new NumberedRecords({
+    delimiter: ';',
+    bom: true,
+    trim: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+  })
   const records = pipeline(ctx.rt.blobs.read(ctx.job.blob), slices, parser, () => {})
   const done = ctx.job.items_processed
   let rows: RowChecker | undefined
@@ -98,7 +105,7 @@ export async function importPickupPoints(ctx: JobContext) {
       let chunk = lines
       if (!rows) {
         const header = rowChecker(chunk[0]!.fields)
-        if (!header.ok) throw new JobFailure(`The CSV header lacks the required columns: ${header.missing.join(', ')}`)
+        if (!header.ok) throw new JobFailure(headerFault(chunk[0]!.fields, header.missing))
         rows = header.checker
         chunk = chunk.slice(1)
       }
@@ -160,4 +167,12 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
     { type: 'RecordItems', chunk_id: ctx.rt.ids.next(), results, at },
     { prechecked: true },
   )
+}
+
+/** Why a header row is refused: most often a file separated by commas, which reads as one column. */
+function headerFault(header: readonly string[], missing: readonly string[]) {
+  if (header.length === 1 && header[0]!.includes(',')) {
+    return 'The CSV must be separated by semicolons (;), not commas: its header row reads as a single column'
+  }
+  return `The CSV header lacks the required columns: ${missing.join(', ')}`
 }

@@ -8,11 +8,11 @@ import {
 import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
-import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
+import { configuredServices } from '../carrier-services/configured.ts'
 import type { OrderStates } from './upsert.ts'
 
 /** Most carrier events one POST /v2/trackers/events may carry. */
@@ -157,15 +157,4 @@ async function ordersOfTrackingNumbers(
     }
   })
   return byOrder
-}
-
-/** Most carrier services an account configures: each is one carrier's one service. */
-const MAX_CARRIER_SERVICES = 100
-
-async function configuredServices(rt: Pick<Runtime, 'readStore'>, accountId: number) {
-  const page = await rt.readStore.find<CarrierServiceDoc>(collections.carrier_services.name, {
-    accountId,
-    limit: MAX_CARRIER_SERVICES,
-  })
-  return page.docs.map((d) => d.doc)
 }

@@ -1,5 +1,6 @@
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { evolveOrderState, orderStream, type OrderEvent, type OrderState } from '../../shared/domain/orders/state.ts'
+import { configuredServices } from '../carrier-services/configured.ts'
 import { createStateCache } from '../state-cache.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
@@ -18,7 +19,7 @@ export type OrderStates = ReturnType<typeof createOrderStates>
  * item's outcome in request order.
  */
 export function planTrackerUpserts(
-  rt: Pick<Runtime, 'eventStore' | 'clock' | 'ids'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>,
   orders: OrderStates,
   request: CommandRequest,
   items: readonly TrackerInput[],
@@ -44,7 +45,14 @@ export function planTrackerUpserts(
     )
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
-    const command = { now: toUnixSeconds(now), accountLanguage: request.caller.account.language_code, ids: rt.ids }
+    const command = {
+      now: toUnixSeconds(now),
+      accountLanguage: request.caller.account.language_code,
+      ids: rt.ids,
+      carrierServices: groups.some((g) => g.items.some((i) => i.carrier_service_code))
+        ? await configuredServices(rt, accountId)
+        : [],
+    }
     const outcomes: TrackerOutcome[] = new Array(items.length)
     const decided = groups.map((group, g) => {
       const current = loaded[g]!

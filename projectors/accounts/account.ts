@@ -1,4 +1,5 @@
-import type { EventData } from '../../shared/domain/events/index.ts'
+import { assertNever } from '../../shared/domain/events/index.ts'
+import type { AccountEvent } from '../../shared/domain/accounts/account.ts'
 
 /** An account as the accounts read model keeps it: what a request's key is checked against. */
 export interface AccountDoc {
@@ -6,15 +7,54 @@ export interface AccountDoc {
   name: string
   language_code: string
   created_at: number
+  updated_at: number
   private_key_hash: string
   public_key_hash: string
+  deleted: boolean
 }
 
-export const evolveAccount = (data: EventData<'AccountCreated'>): AccountDoc => ({
-  id: data.account_id,
-  name: data.name,
-  language_code: data.language_code,
-  created_at: data.at,
-  private_key_hash: data.private_key.hash,
-  public_key_hash: data.public_key.hash,
+/** A deleted account keeps its document, with hashes no key can have, so its keys find nothing. */
+const revoked = (id: number) => `revoked:${id}`
+
+export function evolveAccount(doc: AccountDoc | undefined, event: AccountEvent): AccountDoc {
+  if (event.type === 'AccountCreated') {
+    const d = event.data
+    return {
+      id: d.account_id,
+      name: d.name,
+      language_code: d.language_code,
+      created_at: d.at,
+      updated_at: d.at,
+      private_key_hash: d.private_key.hash,
+      public_key_hash: d.public_key.hash,
+      deleted: false,
+    }
+  }
+  if (!doc) throw new Error(`${event.type} before AccountCreated`)
+  const updated_at = event.data.at
+  switch (event.type) {
+    case 'AccountUpdated':
+      return { ...doc, ...event.data.changes, updated_at }
+    case 'AccountKeysRotated':
+      return {
+        ...doc,
+        private_key_hash: event.data.private_key.hash,
+        public_key_hash: event.data.public_key.hash,
+        updated_at,
+      }
+    case 'AccountDeleted':
+      return { ...doc, private_key_hash: revoked(doc.id), public_key_hash: revoked(doc.id), deleted: true, updated_at }
+    default:
+      return assertNever(event)
+  }
+}
+
+/** The account resource: what GET and PATCH /v2/account answer (never a key). */
+export const renderAccount = (a: AccountDoc) => ({
+  object: 'account',
+  id: a.id,
+  name: a.name,
+  language_code: a.language_code,
+  created_at: a.created_at,
+  updated_at: a.updated_at,
 })

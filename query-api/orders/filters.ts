@@ -4,12 +4,11 @@ import { validationError } from '../../shared/domain/errors.ts'
 import { DATETIME_MESSAGE } from '../../shared/domain/fields.ts'
 import type { Condition } from '../../shared/infra/read-store/port.ts'
 
-const timestamp = z.string().refine((v) => /^\d+$/.test(v.trim()), 'must be a Unix timestamp in seconds')
 const bound = z.string().refine((v) => parseDateTime(v) !== undefined, DATETIME_MESSAGE)
 
-/** `created_at=<unix>` (that second) or `created_at[gt|gte|lt|lte]=<time>`, in any combination. */
+/** `created_at=<time>` (that second) or `created_at[gt|gte|lt|lte]=<time>`, in any combination; Unix seconds or ISO 8601. */
 export const timeFilter = z.union([
-  timestamp,
+  bound,
   z
     .strictObject({ gt: bound, gte: bound, lt: bound, lte: bound })
     .partial()
@@ -19,7 +18,7 @@ export type TimeFilter = z.infer<typeof timeFilter>
 
 export function timeConditions(field: string, filter: TimeFilter | undefined): Condition[] {
   if (filter === undefined) return []
-  if (typeof filter === 'string') return [{ field, op: 'eq', value: Number(filter.trim()) }]
+  if (typeof filter === 'string') return [{ field, op: 'eq', value: parseDateTime(filter)! }]
   return (['gt', 'gte', 'lt', 'lte'] as const)
     .filter((op) => filter[op] !== undefined)
     .map((op) => ({ field, op, value: parseDateTime(filter[op]!)! }))

@@ -12,6 +12,11 @@ export const COUNTRY_CODE_MESSAGE = 'must be a 2-letter ISO 3166-1 country code'
 export const TIME_OF_DAY_MESSAGE = 'must be a time HH:MM'
 export const DATETIME_MESSAGE = 'must be Unix seconds or an ISO 8601 datetime'
 
+export const LANGUAGE_CODE_MESSAGE = 'must be an ISO 639-1 language code such as fr or fr-CA'
+/** An ISO 639-1 language, optionally with a region: `fr`, `fr-CA`. */
+export const LANGUAGE_CODE = /^[a-z]{2}(-[A-Z]{2})?$/
+export const languageCode = z.string().regex(LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE)
+
 /** A time of day, `HH:MM` on the 24-hour clock. */
 export const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/
 

@@ -66,6 +66,14 @@ export const configSchema = z.object({
   ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(2500),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * `projected`: a write answers once the read models include it, so the
+   * client's next read sees it without sending X-Shiplog-Position back;
+   * `appended`: as soon as it is stored (reads then catch up within milliseconds).
+   */
+  SHIPLOG_WRITE_VISIBILITY: z.enum(['projected', 'appended']).default('projected'),
+  /** Longest wait, in ms, of a write for the read models (then it answers anyway: it is stored). */
+  SHIPLOG_WRITE_VISIBILITY_WAIT_MS: z.coerce.number().int().min(0).default(2000),
   /** Longest wait, in ms, of a read that sends X-Shiplog-Position back. */
   CONSISTENCY_WAIT_MS: z.coerce.number().int().min(0).default(5000),
   /** How often, in ms, a projector polls the event store for events written by other processes. */

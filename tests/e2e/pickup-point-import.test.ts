@@ -1,22 +1,8 @@
 import t from 'tap'
 import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
-
-async function waitForJob(
-  server: TestServer,
-  id: number,
-  until: (status: string) => boolean = (s) => s === 'completed' || s === 'failed',
-) {
-  const seen: string[] = []
-  for (let i = 0; i < 1500; i++) {
-    const job = await server.request('GET', `/v2/jobs/${id}`)
-    if (job.status === 200 && seen.at(-1) !== job.body.status) seen.push(job.body.status)
-    if (job.status === 200 && until(job.body.status)) return { job: job.body, seen }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`job ${id} did not finish; saw ${seen.join(' → ')}`)
-}
+import { waitForJob } from '../support/jobs.ts'
+import { startTestServer } from '../support/server.ts'
 
 t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
   const server = await startTestServer(t)

@@ -152,8 +152,21 @@ t.test('validation answers exactly as specified and a bad batch changes nothing'
   ])
   t.same(types.body, {
     error:
-      'Wrong data type for keys: trackers.0.order_number, trackers.0.custom_variables, trackers.0.mute_notifications, trackers.0.order_date',
+      'Wrong data type for keys: trackers.0.order_number, trackers.0.mute_notifications, trackers.0.custom_variables, trackers.0.order_date',
   })
+
+  const both = await postTrackers(server, [
+    { tracking_number: 'T', email: 5 },
+    { phone: true, order_number: 'V-7' },
+  ])
+  t.same(
+    both.body,
+    {
+      error:
+        'Wrong data type for keys: trackers.0.email, trackers.1.phone; Missing required keys: trackers.0.order_number, trackers.1.tracking_number',
+    },
+    'wrong types first, then missing keys, each in input order',
+  )
 
   const tooMany = await postTrackers(
     server,

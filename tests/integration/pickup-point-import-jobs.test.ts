@@ -6,22 +6,8 @@ import { toNewEvents } from '../../command-api/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/domain/events/index.ts'
 import { jobStream } from '../../shared/domain/jobs/job.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
-
-async function waitForJob(
-  server: TestServer,
-  id: number,
-  until: (status: string) => boolean = (s) => s === 'completed' || s === 'failed',
-) {
-  const seen: string[] = []
-  for (let i = 0; i < 1500; i++) {
-    const job = await server.request('GET', `/v2/jobs/${id}`)
-    if (job.status === 200 && seen.at(-1) !== job.body.status) seen.push(job.body.status)
-    if (job.status === 200 && until(job.body.status)) return { job: job.body, seen }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  throw new Error(`job ${id} did not finish; saw ${seen.join(' → ')}`)
-}
+import { waitForJob } from '../support/jobs.ts'
+import { startTestServer } from '../support/server.ts'
 
 t.test('a mixed file gives exactly the expected results, and a second import updates', async (t) => {
   const server = await startTestServer(t)

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { createAccountCommand } from '../../cli/accounts.ts'
+import { createAccount } from '../../command-api/accounts/account.ts'
 import { startServer, type RunningServer } from '../../server/start.ts'
 import type { Clock } from '../../shared/infra/clock.ts'
 import { loadConfig, type Role } from '../../shared/infra/config.ts'
@@ -50,7 +50,7 @@ export async function startTestServer(
     ...options.env,
   })
   const server = await startServer(config, { clock: options.clock, roles: options.roles })
-  const account = await createAccountCommand(server.runtime, 'Test merchant')
+  const account = await createAccount(server.runtime, 'Test merchant')
   t.teardown(async () => {
     await server.close()
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
@@ -79,7 +79,7 @@ export async function startTestServer(
     publicKey: account.public_key,
     accountId: account.id,
     dataDir,
-    newAccount: (name = 'Other merchant') => createAccountCommand(server.runtime, name),
+    newAccount: (name = 'Other merchant') => createAccount(server.runtime, name),
     request,
     upload,
   }

@@ -90,14 +90,55 @@ t.test('36-hour rule: an order placed 36 hours ago is notified, one placed earli
     .thenMatch(t, [{ type: 'OrderCreated' }, { type: 'FulfillmentCreated' }, { type: 'TrackerCreated' }])
 })
 
-t.test('mute: a muted item builds no notification', async (t) => {
+t.test('mute: a muted item mutes its tracker only; the order is still notified', async (t) => {
   given([])
     .when({ items: [item({ mute_notifications: true })] })
     .thenMatch(t, [
       { type: 'OrderCreated' },
+      { type: 'NotificationBuilt', data: { notification: { notification_type: { slug: 'order_placed' } } } },
       { type: 'FulfillmentCreated' },
       { type: 'TrackerCreated', data: { changes: { mute_notifications: true } } },
     ])
+})
+
+t.test('mute: whatever the order of items in a batch, the order is notified once', async (t) => {
+  given([])
+    .when({ items: [item({ mute_notifications: true }), item({ tracking_number: '1Z777' })] })
+    .thenMatch(t, [
+      { type: 'OrderCreated' },
+      { type: 'NotificationBuilt' },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated', data: { changes: { mute_notifications: true } } },
+      { type: 'FulfillmentCreated' },
+      { type: 'TrackerCreated' },
+    ])
+})
+
+t.test('a configured carrier service gives the tracker its id and name', async (t) => {
+  const service = {
+    id: 77,
+    carrier_code: 'colissimo',
+    service_code: 'home',
+    name: 'Colissimo Home',
+    transit_days: [],
+    cutoff_time: '16:00',
+    time_zone: 'Europe/Paris',
+    pickup_days: [],
+    delivery_days: [],
+  }
+  const decide = (code: string) =>
+    decideTrackerUpserts(
+      {
+        items: [item({ carrier_code: 'colissimo', carrier_service_code: code })],
+        now: NOW,
+        accountLanguage: 'en',
+        ids: countingIds(),
+        carrierServices: [service],
+      },
+      undefined,
+    ).events.find((e) => e.type === 'TrackerCreated')
+  t.match(decide('home'), { data: { changes: { carrier_service: { id: 77, code: 'home', name: 'Colissimo Home' } } } })
+  t.match(decide('express'), { data: { changes: { carrier_service: { id: null, code: 'express', name: 'express' } } } })
 })
 
 t.test('no e-mail: the notification exists with no payload', async (t) => {

@@ -253,6 +253,7 @@ t.test('a tracker that ships with no expected delivery is promised one by its ca
   ]
   const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const
   const home = {
+    id: 77,
     carrier_code: 'colissimo',
     service_code: 'home',
     name: 'Colissimo Home',

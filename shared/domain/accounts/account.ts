@@ -4,37 +4,57 @@ import type { accountEvents } from '../events/account-events.ts'
 
 export type AccountEvent = Extract<DomainEvent, { type: keyof typeof accountEvents }>
 
-/** What the write side knows of an account: enough to refuse a second creation. */
+/** What the write side knows of an account: whether it exists, and its settings. */
 export interface AccountState {
   id: number
   language_code: string
+  deleted: boolean
 }
 
 export const accountStream = (accountId: number) => `account-${accountId}`
 
 /** Keys arrive already hashed: the domain never sees a key, nor makes one. */
-export interface CreateAccount {
-  type: 'CreateAccount'
-  data: EventData<'AccountCreated'>
-}
+export type AccountCommand =
+  | { type: 'CreateAccount'; data: EventData<'AccountCreated'> }
+  | { type: 'UpdateAccount'; data: EventData<'AccountUpdated'> }
+  | { type: 'RotateKeys'; data: EventData<'AccountKeysRotated'> }
+  | { type: 'DeleteAccount'; data: EventData<'AccountDeleted'> }
 
-export type AccountCommand = CreateAccount
-
+/** An account is created once; a deleted one takes no command; a change that changes nothing records nothing. */
 export function decideAccount(command: AccountCommand, state: AccountState | undefined): AccountEvent[] {
+  if (command.type === 'CreateAccount') {
+    if (state) throw new ShiplogError('SHIPLOG_ERR_CONFLICT', `Account ${state.id} already exists`)
+    return [{ type: 'AccountCreated', data: command.data }]
+  }
+  if (!state || state.deleted) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Account not found')
   switch (command.type) {
-    case 'CreateAccount':
-      if (state) throw new ShiplogError('SHIPLOG_ERR_CONFLICT', `Account ${state.id} already exists`)
-      return [{ type: 'AccountCreated', data: command.data }]
+    case 'UpdateAccount': {
+      const { language_code } = command.data.changes
+      if (language_code === undefined || language_code === state.language_code) return []
+      return [{ type: 'AccountUpdated', data: command.data }]
+    }
+    case 'RotateKeys':
+      return [{ type: 'AccountKeysRotated', data: command.data }]
+    case 'DeleteAccount':
+      return [{ type: 'AccountDeleted', data: command.data }]
     default:
-      return assertNever(command.type)
+      return assertNever(command)
   }
 }
 
-export function evolveAccountState(_state: AccountState | undefined, event: AccountEvent): AccountState {
+export function evolveAccountState(state: AccountState | undefined, event: AccountEvent): AccountState {
+  if (event.type === 'AccountCreated') {
+    return { id: event.data.account_id, language_code: event.data.language_code, deleted: false }
+  }
+  if (!state) throw new Error(`${event.type} before AccountCreated`)
   switch (event.type) {
-    case 'AccountCreated':
-      return { id: event.data.account_id, language_code: event.data.language_code }
+    case 'AccountUpdated':
+      return { ...state, ...event.data.changes }
+    case 'AccountKeysRotated':
+      return state
+    case 'AccountDeleted':
+      return { ...state, deleted: true }
     default:
-      return assertNever(event.type)
+      return assertNever(event)
   }
 }

@@ -1,11 +1,13 @@
 import { allCouriers, getTracking } from 'ts-tracking-number'
 import type { Carrier } from '../events/resources.ts'
 import { memoize } from '../memo.ts'
+import { carrierRegistry } from './registry.ts'
 
 /**
- * Carriers as a tracker shows them. Detection and tracking pages come from
- * ts-tracking-number, a maintained pattern library (UPS, USPS, FedEx, DHL,
- * OnTrac, Amazon, S10 postal ids); we never keep our own regular expressions.
+ * Carriers as a tracker shows them. Detection comes from ts-tracking-number, a
+ * maintained pattern library (UPS, USPS, FedEx, DHL, OnTrac, Amazon, S10
+ * postal ids): we never keep our own regular expressions. Names and tracking
+ * pages come from the registry for the carriers it lists, else the library.
  */
 export interface CarrierMatch {
   carrier: Carrier
@@ -13,12 +15,17 @@ export interface CarrierMatch {
   trackingLink: string | null
 }
 
+/** Tracking page templates (`%s` for the number) and names: the library's, then the registry's over them. */
 const linkTemplates = new Map<string, string>()
 const names = new Map<string, string>()
 for (const courier of allCouriers) {
   names.set(courier.courier_code, courier.name)
   const template = courier.tracking_numbers.map((t) => t.tracking_url).find((u): u is string => Boolean(u))
   if (template) linkTemplates.set(courier.courier_code, template)
+}
+for (const [code, { name, trackingPage }] of Object.entries(carrierRegistry)) {
+  names.set(code, name)
+  linkTemplates.set(code, trackingPage.replace('{n}', '%s'))
 }
 
 const linkFor = (code: string, trackingNumber: string) =>
@@ -41,7 +48,7 @@ function detect(trackingNumber: string): CarrierMatch | undefined {
   if (!match) return undefined
   const code = match.courier.code
   return {
-    carrier: { code, name: match.courier.name },
+    carrier: { code, name: names.get(code) ?? match.courier.name },
     trackingLink: match.trackingUrl?.replace('%s', encodeURIComponent(trackingNumber)) ?? linkFor(code, trackingNumber),
   }
 }

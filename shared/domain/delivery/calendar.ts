@@ -13,7 +13,12 @@ export const addDays = (d: CalendarDate, n: number): CalendarDate =>
 /** Monday-first like the spec's CSV, from JavaScript's Sunday-first getUTCDay. */
 export const weekdayOf = (d: CalendarDate): Weekday => weekdays[(toDate(d).getUTCDay() + 6) % 7]!
 
-export const isCalendarDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && toDate(s).toISOString().slice(0, 10) === s
+/** A real date `YYYY-MM-DD`: `2026-13-45` and `0000-00-00` are not. */
+export const isCalendarDate = (s: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
+  const time = toDate(s).getTime()
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === s
+}
 
 export function isTimeZone(tz: string) {
   try {

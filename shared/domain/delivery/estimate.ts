@@ -3,6 +3,7 @@ import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type Cal
 
 /** A carrier service as the account configured it for delivery date estimation. */
 export interface ConfiguredService extends CarrierServiceConfig {
+  id: number
   carrier_code: string
   service_code: string
 }
@@ -39,12 +40,12 @@ export function transitDays(service: ConfiguredService, origin?: string, destina
 
 /**
  * Estimates one carrier service. Pure: the time comes in as `now`.
- * - ship day: the merchant's shipping date when given, else today if it is a pickup day before the cutoff;
+ * - ship day: the merchant's shipping date when it is after today, else today if before the cutoff, else tomorrow;
  *   moved to the next pickup day that is not a public holiday at the origin;
  * - delivery: `days` business days after the ship day, skipping days the carrier does not deliver and
  *   public holidays of the lane's countries (shipped Monday with 2 days arrives Wednesday);
  * - safe date: a further margin of max(1, ⌈days / 3⌉) business days, the slack a lane's late parcels need;
- * - cutoff: the ship day's cutoff, in UTC.
+ * - cutoff: the ship day's cutoff, in UTC: the next one at or after now.
  */
 export function estimateService(
   service: ConfiguredService,
@@ -61,8 +62,10 @@ export function estimateService(
   const businessDay = (d: CalendarDate) => service.delivery_days.includes(weekdayOf(d)) && !holiday(d)
 
   const local = localDateTime(service.time_zone, now)
-  let ship = request.merchant_shipping_date ?? local.date
-  if (!request.merchant_shipping_date && local.time >= service.cutoff_time) ship = addDays(ship, 1)
+  // A shipping date in the past is today: the parcel cannot leave before now.
+  const asked = request.merchant_shipping_date
+  let ship = asked !== undefined && asked > local.date ? asked : local.date
+  if (ship === local.date && local.time >= service.cutoff_time) ship = addDays(ship, 1)
   for (let i = 0; !pickupDay(ship); i++) {
     if (i > MAX_DAYS) return undefined
     ship = addDays(ship, 1)

@@ -10,4 +10,13 @@ export const accountEvents = {
     public_key: z.object({ id: z.string(), hash: z.string() }),
     at: z.number().int(),
   }),
+  AccountUpdated: z.object({ changes: z.object({ language_code: z.string() }).partial(), at: z.number().int() }),
+  /** New keys replace both old ones, which stop working as soon as the accounts read model has it. */
+  AccountKeysRotated: z.object({
+    private_key: z.object({ id: z.string(), hash: z.string() }),
+    public_key: z.object({ id: z.string(), hash: z.string() }),
+    at: z.number().int(),
+  }),
+  /** The account's keys stop working; its data stays in the log, as every event does. */
+  AccountDeleted: z.object({ at: z.number().int() }),
 } as const

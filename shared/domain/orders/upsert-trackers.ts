@@ -1,5 +1,6 @@
 import { carrierByCode, detectCarrier } from '../carriers/carriers.ts'
 import { countryName, normalizePhone } from '../contacts/contacts.ts'
+import type { ConfiguredService } from '../delivery/estimate.ts'
 import type { Address, OrderChanges, TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { notificationTypes, ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
@@ -58,6 +59,8 @@ export interface UpsertTrackers {
   /** The account's main language, used when an order has none. */
   accountLanguage: string
   ids: IdSource
+  /** The account's configured carrier services: a tracker of one shows its id and name. */
+  carrierServices?: readonly ConfiguredService[]
 }
 
 /**
@@ -95,7 +98,7 @@ export function decideTrackerUpserts(
       const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
       const changes = changed(initialOrderFields, proposedOrder(undefined)) ?? {}
       emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
-      if (shouldBuildOrderPlaced(order!, item, now)) {
+      if (shouldBuildOrderPlaced(order!, now)) {
         emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, now, ids), at } })
       }
     } else {
@@ -106,7 +109,7 @@ export function decideTrackerUpserts(
     let tracker = findTracker(order, item.tracking_number)
     const trackerIsNew = !tracker
     const proposedTracker: TrackerChanges = {
-      ...carrierFields(item, trackerIsNew),
+      ...carrierFields(item, trackerIsNew, command.carrierServices ?? []),
       custom_variables: item.custom_variables,
       mute_notifications: item.mute_notifications,
       untracked_carrier_name: item.untracked_carrier_name,
@@ -167,17 +170,31 @@ export function decideTrackerUpserts(
  * The merchant's carrier code wins; without one a new tracker gets the carrier
  * detected from its number, and an existing tracker keeps the carrier it has.
  */
-function carrierFields(item: TrackerUpsert, trackerIsNew: boolean): TrackerChanges {
-  const service = item.carrier_service_code
-    ? { carrier_service: { id: null, code: item.carrier_service_code, name: item.carrier_service_code } }
-    : {}
+function carrierFields(
+  item: TrackerUpsert,
+  trackerIsNew: boolean,
+  services: readonly ConfiguredService[],
+): TrackerChanges {
   const match = item.carrier_code
     ? carrierByCode(item.carrier_code, item.tracking_number)
     : trackerIsNew
       ? detectCarrier(item.tracking_number)
       : undefined
+  const service = item.carrier_service_code ? carrierService(item.carrier_service_code, match, services) : {}
   if (!match) return service
   return { carrier: match.carrier, tracking_link: match.trackingLink, ...service }
+}
+
+/** The configured service of that carrier and code, with its id and name; else the code alone, with no id. */
+function carrierService(
+  code: string,
+  match: { carrier: { code: string } } | undefined,
+  services: readonly ConfiguredService[],
+): TrackerChanges {
+  const configured = services.find((s) => s.service_code === code && s.carrier_code === match?.carrier.code)
+  return {
+    carrier_service: configured ? { id: configured.id, code, name: configured.name } : { id: null, code, name: code },
+  }
 }
 
 function expectedDelivery(at: number | null | undefined): TrackerChanges {
@@ -196,9 +213,10 @@ function expectedDelivery(at: number | null | undefined): TrackerChanges {
   }
 }
 
-function shouldBuildOrderPlaced(order: OrderState, item: TrackerUpsert, now: number) {
+/** The order's own mute decides, never one of its trackers' (a tracker's mute mutes that tracker only). */
+function shouldBuildOrderPlaced(order: OrderState, now: number) {
   const { mute_notifications, ordered_at } = order.fields
-  if (mute_notifications || item.mute_notifications) return false
+  if (mute_notifications) return false
   return ordered_at === null || now - ordered_at <= ORDER_PLACED_MAX_AGE_SECONDS
 }
 

@@ -86,6 +86,12 @@ export function rowChecker(
   const checker: RowChecker = {
     merchantId: (record) => text(record, merchantId),
     check(record) {
+      // Cells that do not line up with the header cannot be read by column.
+      if (record.length !== names.length) {
+        const reason = `has ${record.length} cells where the header has ${names.length}`
+        const errors: Record<string, string> = { details: `Invalid pickup point: the row ${reason}`, row: reason }
+        return { ok: false, errors }
+      }
       const faults = new Faults()
       for (const cell of required) if (text(record, cell) === null) faults.add(cell, 'is required')
       const country = text(record, countryCode)?.toUpperCase() ?? null

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto'
+import { accountsProjection } from '../../projectors/projections.ts'
+import { catchUp } from '../../projectors/runner.ts'
+import {
+  type AccountCommand,
+  type AccountEvent,
+  accountStream,
+  decideAccount,
+  evolveAccountState,
+} from '../../shared/domain/accounts/account.ts'
+import { newKeyPair } from '../../shared/infra/accounts/keys.ts'
+import { expectedAfter, type Position } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { toNewEvents } from '../execute.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+
+type AccountRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>
+
+/**
+ * Decides an account command on the account's stream and appends what it
+ * decided; the accounts read model is brought up to date before returning, so
+ * a change of keys holds at once for every process reading the same stores.
+ */
+export async function changeAccount(
+  rt: AccountRuntime,
+  accountId: number,
+  command: (at: number) => AccountCommand,
+  correlationId = `cli_${randomUUID()}`,
+): Promise<{ events: AccountEvent[]; position: Position }> {
+  const stream = accountStream(accountId)
+  const history = await rt.eventStore.readStream(stream)
+  const state = asDomainEvents<AccountEvent>(history).reduce(evolveAccountState, undefined as never)
+  const now = rt.clock.now()
+  const events = decideAccount(command(toUnixSeconds(now)), state)
+  let position = history.at(-1)?.position ?? 0n
+  if (events.length > 0) {
+    const metadata = { accountId, correlationId, recordedAt: now.getTime() }
+    const appended = await rt.eventStore.append([
+      { stream, expected: expectedAfter(history.length - 1), events: toNewEvents(events, metadata) },
+    ])
+    position = appended.position
+    await catchUp(rt, accountsProjection)
+  }
+  return { events, position }
+}
+
+/** Creates an account and returns its keys, shown this once. */
+export async function createAccount(rt: AccountRuntime, name: string, language_code = 'en') {
+  const id = rt.ids.next()
+  const { keys, recorded } = newKeyPair()
+  await changeAccount(rt, id, (at) => ({
+    type: 'CreateAccount',
+    data: { account_id: id, name, language_code, ...recorded, at },
+  }))
+  return { id, name, language_code, private_key: keys.private, public_key: keys.public }
+}
+
+/** Replaces both keys of an account and returns the new ones, shown this once. */
+export async function rotateKeys(rt: AccountRuntime, id: number) {
+  const { keys, recorded } = newKeyPair()
+  await changeAccount(rt, id, (at) => ({ type: 'RotateKeys', data: { ...recorded, at } }))
+  return { id, private_key: keys.private, public_key: keys.public }
+}
+
+export const deleteAccount = (rt: AccountRuntime, id: number) =>
+  changeAccount(rt, id, (at) => ({ type: 'DeleteAccount', data: { at } }))

@@ -1,0 +1,29 @@
+import { z } from 'zod'
+import { type AccountDoc, renderAccount } from '../../projectors/accounts/account.ts'
+import { languageCode } from '../../shared/domain/fields.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import { POSITION_HEADER } from '../../shared/infra/http/read-your-writes.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { changeAccount } from './account.ts'
+
+export const updateAccountBody = z.strictObject({ language_code: languageCode })
+
+export function accountRoutes(app: App, rt: Runtime) {
+  app.patch(
+    '/v2/account',
+    { schema: { body: updateAccountBody, summary: "Change the account's settings: its customers' default language" } },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const { position } = await changeAccount(
+        rt,
+        account.id,
+        (at) => ({ type: 'UpdateAccount', data: { changes: request.body, at } }),
+        request.id,
+      )
+      const doc = await rt.readStore.get<AccountDoc>(collections.accounts.name, account.id, account.id)
+      return reply.header(POSITION_HEADER, position.toString()).send(renderAccount(doc!.doc))
+    },
+  )
+}
