@@ -1,12 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccount } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
+import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
@@ -61,12 +60,7 @@ export const ms = (n: number) => `${n.toFixed(1)} ms`
  */
 export async function benchServerProcess(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
+  const port = await freePort()
   const childEnv = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -76,28 +70,8 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
     QUEUE_NAME: `bench-${randomUUID()}`,
     ...env,
   }
-  const created = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'Bench'], {
-    env: childEnv,
-    encoding: 'utf8',
-  })
-  if (created.status !== 0) throw new Error(created.stderr)
-  const account = JSON.parse(created.stdout) as { id: number; private_key: string }
-  const child = spawn(process.execPath, [...startFlags, ...benchNodeArgs, 'bin/shiplog.js', 'serve'], {
-    env: childEnv,
-    stdio: 'inherit',
-  })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    if (i > 300) throw new Error('the server did not start')
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  const account = createAccountWithCli(childEnv, 'Bench')
+  const { url, child } = await spawnServer(childEnv, { nodeArgs: [...startFlags, ...benchNodeArgs], stdio: 'inherit' })
   return {
     url,
     pid: child.pid,

@@ -19,7 +19,16 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) 
   const worker = new Worker<QueuedJob>(
     rt.config.QUEUE_NAME,
     async (job) => runJob(rt, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
-    { connection, concurrency: rt.config.WORKER_CONCURRENCY },
+    {
+      connection,
+      concurrency: rt.config.WORKER_CONCURRENCY,
+      // A worker that dies holds its job's lock until it expires: short locks, checked
+      // often, let a restarted worker take abandoned work back within seconds. A
+      // second runner of the same job is safe: its appends expect the job's revision.
+      lockDuration: 5_000,
+      stalledInterval: 2_000,
+      maxStalledCount: 10,
+    },
   )
   worker.on('failed', (job, error) => rt.logger.warn({ err: error, job: job?.data }, 'job attempt failed'))
   worker.on('error', (error) => rt.logger.error({ err: error }, 'job worker error'))

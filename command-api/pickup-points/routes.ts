@@ -23,7 +23,11 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
         const jobId = rt.ids.next()
         const blob = `${account.id}/${jobId}.csv`
         const file = await uploadedFile(request)
-        const { bytes } = await rt.blobs.write(blob, file.file)
+        const { bytes } = await rt.blobs.write(blob, file.file).catch(async (error: unknown) => {
+          await rt.blobs.remove(blob)
+          // The store's own fault (a full disk) stays a server fault; the body's is the client's.
+          throw (error as NodeJS.ErrnoException).errno === undefined ? malformed(error) : error
+        })
         if (file.file.truncated) {
           await rt.blobs.remove(blob)
           throw new ShiplogError(
@@ -81,7 +85,15 @@ async function uploadedFile(request: FastifyRequest) {
       'The body must be multipart/form-data with a part named file',
     )
   }
-  const part = await request.file()
+  const part = await request.file().catch((error: unknown) => {
+    throw malformed(error)
+  })
   if (part?.fieldname !== 'file') throw validationError('Missing the file part', { file: 'is required' })
   return part
+}
+
+/** A body that does not parse as multipart (no boundary, cut short): the client's fault, named. */
+function malformed(error: unknown) {
+  const reason = error instanceof Error ? error.message : String(error)
+  return validationError(`The multipart body is malformed: ${reason}`, { file: `could not be read: ${reason}` })
 }

@@ -1,25 +1,26 @@
 import { z } from 'zod'
-import { countryCode, dateTime } from '../../shared/domain/fields.ts'
+import { boundedText, countryCode, customVariables, dateTime, LIMITS } from '../../shared/domain/fields.ts'
 
 /** Most trackers one POST /v1/trackers may carry. */
 export const MAX_TRACKERS_PER_REQUEST = 1000
 
 /** An optional string; null clears the value where clearing makes sense. */
-const optionalText = z.string().nullish()
+const optionalText = boundedText(LIMITS.shortText).nullish()
+const identifier = boundedText(LIMITS.identifier).trim().min(1, 'must not be empty')
 
 /** One item of POST /v1/trackers, as the spec lists it. */
 export const trackerItemSchema = z.object({
-  order_number: z.string().trim().min(1, 'must not be empty'),
-  tracking_number: z.string().trim().min(1, 'must not be empty'),
+  order_number: identifier,
+  tracking_number: identifier,
   address_city: optionalText,
   address_country: z.string().trim().pipe(countryCode).nullish(),
   address_name: optionalText,
   address_state: optionalText,
-  address_street: optionalText,
+  address_street: boundedText(LIMITS.longText).nullish(),
   address_zip: optionalText,
   carrier_code: optionalText,
   carrier_service_code: optionalText,
-  custom_variables: z.record(z.string(), z.unknown()).nullish(),
+  custom_variables: customVariables.nullish(),
   email: optionalText,
   expected_delivery_at: dateTime.nullish(),
   first_name: optionalText,

@@ -40,3 +40,35 @@ export const dateTime = z.union([z.number(), z.string()]).transform(toSeconds)
 
 /** The same in a query string, where every value is text. */
 export const dateTimeText = z.string().transform(toSeconds)
+
+/*
+ * What one resource may hold, so that no write can make a read unbounded
+ * (documented in the README and the OpenAPI document).
+ */
+export const LIMITS = {
+  /** Identifiers: order and tracking numbers, merchant ids, codes. */
+  identifier: 255,
+  /** Names, e-mail addresses, phone numbers, cities. */
+  shortText: 255,
+  /** Street lines, messages. */
+  longText: 2000,
+  /** `custom_variables`, serialized as JSON, in characters. */
+  customVariablesLength: 16_384,
+  /** Trackers (with their fulfillments) of one order. */
+  trackersPerOrder: 500,
+  /** A CSV cell. */
+  csvCell: 1000,
+} as const
+
+const tooLong = (max: number) => `must be at most ${max} characters`
+
+/** A string of at most `max` characters. */
+export const boundedText = (max: number) => z.string().max(max, tooLong(max))
+
+/** `custom_variables`: an object whose JSON is at most 16,384 characters. */
+export const customVariables = z
+  .record(z.string(), z.unknown())
+  .refine(
+    (v) => JSON.stringify(v).length <= LIMITS.customVariablesLength,
+    `must be at most ${LIMITS.customVariablesLength} characters once serialized as JSON`,
+  )

@@ -50,6 +50,17 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(10 * 1024 * 1024),
+  /**
+   * Proxies whose X-Forwarded-For is believed: `true` (any), `false` (none:
+   * the connection's address is the client's), or a comma-separated list of
+   * addresses and CIDR ranges (the gateway's).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v)),
+  /** Past this share of V8's heap limit, requests are shed with 503 and Retry-After instead of risking the process. */
+  LOAD_SHED_HEAP_PERCENT: z.coerce.number().int().min(1).max(100).default(85),
   /** Requests one key (or one address without a key) may make per minute on one process. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
   /** Largest CSV upload, in bytes (413 above). */

@@ -199,13 +199,13 @@ t.test('validation answers exactly as specified and a bad batch changes nothing'
 t.test('carrier: given, unknown, detected, or none with the untracked name', async (t) => {
   const server = await startTestServer(t)
   const post = await postTrackers(server, [
-    { order_number: 'C-1', tracking_number: 'ABC123', carrier_code: 'colissimo', untracked_carrier_name: 'Colissimo' },
+    { order_number: 'C-1', tracking_number: 'ABC123', carrier_code: 'acme_freight', untracked_carrier_name: 'Acme' },
     { order_number: 'C-2', tracking_number: '449044304137821' },
     { order_number: 'C-3', tracking_number: 'NOTHING-MATCHES', untracked_carrier_name: 'Bike courier' },
     { order_number: 'C-4', tracking_number: '9999', carrier_code: 'UPS' },
   ])
   const tracker = async (n: string) => (await orderOf(server, n, post.position)).fulfillments.data[0].trackers.data[0]
-  t.match(await tracker('C-1'), { carrier: { code: 'colissimo', name: 'colissimo' }, tracking_link: null })
+  t.match(await tracker('C-1'), { carrier: { code: 'acme_freight', name: 'acme_freight' }, tracking_link: null })
   t.match(await tracker('C-2'), {
     carrier: { code: 'fedex', name: 'FedEx' },
     tracking_link: /fedex\.com.*449044304137821/,
@@ -224,42 +224,45 @@ t.test('phone: E.164 for the address country, kept as given when it does not par
   t.equal((await orderOf(server, 'P-2', post.position)).phone, 'call me maybe')
 })
 
-t.test('order_placed notification: built on first receipt, within 36 hours, unless muted', async (t) => {
-  const server = await startTestServer(t, { clock: fixedClock(NOW) })
-  const hours = (h: number) => nowSeconds - h * 3600
-  const post = await postTrackers(server, [
-    { order_number: 'N-fresh', tracking_number: 'T', email: 'jo@x.io', order_date: hours(1) },
-    { order_number: 'N-36h', tracking_number: 'T', email: 'jo@x.io', order_date: hours(36) },
-    { order_number: 'N-old', tracking_number: 'T', email: 'jo@x.io', order_date: hours(36) - 1 },
-    { order_number: 'N-muted', tracking_number: 'T', email: 'jo@x.io', mute_notifications: true },
-    { order_number: 'N-noemail', tracking_number: 'T' },
-  ])
-  const notifications = async (n: string) => (await orderOf(server, n, post.position)).notifications.data
-  const [fresh] = await notifications('N-fresh')
-  t.match(fresh, {
-    object: 'notification',
-    created_at: nowSeconds,
-    language_code: 'en',
-    notification_type: {
-      object: 'notification_type',
-      slug: 'order_placed',
-      category: 'pre_shipment',
-      name: String,
-      description: String,
-    },
-    notification_payloads: {
-      object: 'list',
-      data: [{ object: 'notification_payload', type: 'email', status: 'built', dispatched: false, error: null }],
-    },
-  })
-  t.equal((await notifications('N-36h')).length, 1, 'exactly 36 hours old is still sent')
-  t.same(await notifications('N-old'), [], 'older than 36 hours is not')
-  t.same(await notifications('N-muted'), [], 'muted')
-  const [noEmail] = await notifications('N-noemail')
-  t.same(noEmail.notification_payloads.data, [], 'no e-mail, no payload')
-  const again = await postTrackers(server, [{ order_number: 'N-fresh', tracking_number: 'T2', email: 'jo@x.io' }])
-  t.equal((await orderOf(server, 'N-fresh', again.position)).notifications.data.length, 1, 'only on first receipt')
-})
+t.test(
+  'order_placed notification: built on first receipt, within 36 hours; a muted tracker does not mute its order',
+  async (t) => {
+    const server = await startTestServer(t, { clock: fixedClock(NOW) })
+    const hours = (h: number) => nowSeconds - h * 3600
+    const post = await postTrackers(server, [
+      { order_number: 'N-fresh', tracking_number: 'T', email: 'jo@x.io', order_date: hours(1) },
+      { order_number: 'N-36h', tracking_number: 'T', email: 'jo@x.io', order_date: hours(36) },
+      { order_number: 'N-old', tracking_number: 'T', email: 'jo@x.io', order_date: hours(36) - 1 },
+      { order_number: 'N-muted', tracking_number: 'T', email: 'jo@x.io', mute_notifications: true },
+      { order_number: 'N-noemail', tracking_number: 'T' },
+    ])
+    const notifications = async (n: string) => (await orderOf(server, n, post.position)).notifications.data
+    const [fresh] = await notifications('N-fresh')
+    t.match(fresh, {
+      object: 'notification',
+      created_at: nowSeconds,
+      language_code: 'en',
+      notification_type: {
+        object: 'notification_type',
+        slug: 'order_placed',
+        category: 'pre_shipment',
+        name: String,
+        description: String,
+      },
+      notification_payloads: {
+        object: 'list',
+        data: [{ object: 'notification_payload', type: 'email', status: 'built', dispatched: false, error: null }],
+      },
+    })
+    t.equal((await notifications('N-36h')).length, 1, 'exactly 36 hours old is still sent')
+    t.same(await notifications('N-old'), [], 'older than 36 hours is not')
+    t.equal((await notifications('N-muted')).length, 1, 'the tracker is muted, not its order')
+    const [noEmail] = await notifications('N-noemail')
+    t.same(noEmail.notification_payloads.data, [], 'no e-mail, no payload')
+    const again = await postTrackers(server, [{ order_number: 'N-fresh', tracking_number: 'T2', email: 'jo@x.io' }])
+    t.equal((await orderOf(server, 'N-fresh', again.position)).notifications.data.length, 1, 'only on first receipt')
+  },
+)
 
 t.test('concurrent batches on the same order both apply, with no lost update', async (t) => {
   const server = await startTestServer(t)

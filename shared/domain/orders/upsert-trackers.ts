@@ -2,6 +2,8 @@ import { carrierByCode, detectCarrier } from '../carriers/carriers.ts'
 import { countryName, normalizePhone } from '../contacts/contacts.ts'
 import type { ConfiguredService } from '../delivery/estimate.ts'
 import type { Address, OrderChanges, TrackerChanges } from '../events/resources.ts'
+import { validationError } from '../errors.ts'
+import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
 import { notificationTypes, ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
 import { sameValue } from '../same-value.ts'
@@ -116,6 +118,11 @@ export function decideTrackerUpserts(
       ...expectedDelivery(item.expected_delivery_at),
     }
     if (!tracker) {
+      if (order!.trackers.length >= LIMITS.trackersPerOrder) {
+        throw validationError(`Order ${item.order_number} would have more than ${LIMITS.trackersPerOrder} trackers`, {
+          tracking_number: `an order holds at most ${LIMITS.trackersPerOrder} trackers`,
+        })
+      }
       const fulfillment_id = ids.next()
       const shipping_address = mergeAddress(null, item, ids)
       emit({

@@ -1,5 +1,5 @@
 import { countryName } from '../contacts/contacts.ts'
-import { COUNTRY_CODE_MESSAGE, TIME_OF_DAY, TIME_OF_DAY_MESSAGE } from '../fields.ts'
+import { COUNTRY_CODE_MESSAGE, LIMITS, TIME_OF_DAY, TIME_OF_DAY_MESSAGE } from '../fields.ts'
 import { weekdays, type OpeningHours, type PickupPointFields, type Weekday } from '../events/pickup-point-events.ts'
 
 const hourParts = ['am_opening', 'am_closing', 'pm_opening', 'pm_closing'] as const
@@ -59,6 +59,7 @@ export function rowChecker(
   const missing = requiredColumns.filter((c) => !names.includes(c))
   if (missing.length > 0) return { ok: false, missing }
   const at = (column: Column): Cell => ({ column, position: names.indexOf(column) })
+  const cells = pickupPointColumns.map(at).filter((c) => c.position >= 0)
   const required = requiredColumns.map(at)
   const merchantId = at('merchant_id')
   const merchantId2 = at('merchant_id_2')
@@ -93,6 +94,10 @@ export function rowChecker(
         return { ok: false, errors }
       }
       const faults = new Faults()
+      for (const cell of cells) {
+        if ((record[cell.position]?.length ?? 0) > LIMITS.csvCell)
+          faults.add(cell, `must be at most ${LIMITS.csvCell} characters`)
+      }
       for (const cell of required) if (text(record, cell) === null) faults.add(cell, 'is required')
       const country = text(record, countryCode)?.toUpperCase() ?? null
       if (country !== null && countryName(country) === null) faults.add(countryCode, COUNTRY_CODE_MESSAGE)

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import Fastify from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
+import underPressure from '@fastify/under-pressure'
+import { getHeapStatistics } from 'node:v8'
 import swagger from '@fastify/swagger'
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { keyFromAuthorization } from '../accounts/keys.ts'
 import qs from 'qs'
 import type { Runtime } from '../runtime.ts'
-import { notFound } from '../../domain/errors.ts'
+import { notFound, ShiplogError } from '../../domain/errors.ts'
 import { authenticate } from './auth.ts'
 import { handleError } from './errors.ts'
 import { validatorCompiler } from './validation.ts'
@@ -30,6 +32,8 @@ export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' 
       querystringParser: (s: string) => qs.parse(s, { arrayLimit: 100, depth: 1, parameterLimit: 200 }),
       ignoreTrailingSlash: true,
     },
+    // Behind a gateway, the client's address comes from X-Forwarded-For (rate limits are per client).
+    trustProxy: rt.config.TRUST_PROXY,
     // `{app_url}/api/v2/...` is the same API as `/v2/...`.
     rewriteUrl: (req) => (req.url?.startsWith('/api/v2/') ? req.url.slice(4) : (req.url ?? '/')),
   }).withTypeProvider<ZodTypeProvider>()
@@ -53,18 +57,36 @@ export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' 
     transform: jsonSchemaTransform,
   })
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
-  // Per key (or address, without one), per process; 429 with Retry-After past the limit.
+  // Per key (or client address, without one), per process; 429 with Retry-After past the limit.
+  // Not global: the limit is checked first in the one onRequest hook below, before
+  // authentication, so requests without a valid key are limited too.
   await app.register(rateLimit, {
+    global: false,
     max: rt.config.RATE_LIMIT_PER_MINUTE,
     timeWindow: 60_000,
     keyGenerator: (request) => keyFromAuthorization(request.headers.authorization) ?? request.ip,
     allowList: (request) => request.url === '/healthz' || request.url === '/readyz',
+  })
+  // As an onRequest hook of ours, so that it runs before authentication.
+  const limit = app.rateLimit() as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  // Shed load before the heap runs out: past LOAD_SHED_HEAP_PERCENT of V8's heap limit
+  // a request is a 503 with Retry-After, never a crash; the health routes still answer.
+  await app.register(underPressure, {
+    maxHeapUsedBytes: Math.floor((getHeapStatistics().heap_size_limit * rt.config.LOAD_SHED_HEAP_PERCENT) / 100),
+    retryAfter: 10,
+    pressureHandler: (request, reply) => {
+      if (request.url === '/healthz' || request.url === '/readyz') return
+      reply.header('retry-after', '10')
+      throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The service is under memory pressure; retry shortly')
+    },
   })
   app.setNotFoundHandler((request, reply) =>
     handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
   )
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    await limit.call(app, request, reply)
+    if (reply.sent) return
     // An unknown route is a 404 whoever asks; it has no key to check.
     if (!request.routeOptions.url) return
     request.caller = await authenticate(request, rt.readStore, request.routeOptions.config.auth ?? 'private')

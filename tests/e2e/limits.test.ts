@@ -1,0 +1,103 @@
+import { connect } from 'node:net'
+import t from 'tap'
+import { postTrackers, startTestServer } from '../support/server.ts'
+
+t.test('what one tracker may hold is bounded: a 400 names the field, and nothing is written', async (t) => {
+  const server = await startTestServer(t)
+  const huge = await postTrackers(server, [
+    { order_number: 'L-1', tracking_number: 'T', custom_variables: { blob: 'x'.repeat(20_000) } },
+  ])
+  t.equal(huge.status, 400)
+  t.match(huge.body.error, /trackers\.0\.custom_variables: must be at most 16384 characters/)
+  const long = await postTrackers(server, [{ order_number: 'L-1', tracking_number: 'T', first_name: 'x'.repeat(256) }])
+  t.equal(long.status, 400)
+  t.match(long.body.error, /trackers\.0\.first_name: must be at most 255 characters/)
+  const number = await postTrackers(server, [{ order_number: 'n'.repeat(256), tracking_number: 'T' }])
+  t.match(number.body.error, /trackers\.0\.order_number/)
+  t.same((await server.request('GET', '/v2/orders')).body.data, [], 'nothing written')
+  const fits = await postTrackers(server, [
+    { order_number: 'L-2', tracking_number: 'T', custom_variables: { blob: 'x'.repeat(16_000) } },
+  ])
+  t.equal(fits.status, 201)
+})
+
+t.test('an order holds at most 500 trackers', async (t) => {
+  const server = await startTestServer(t)
+  const batch = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ order_number: 'BIG', tracking_number: `T-${from + i}` }))
+  t.equal((await postTrackers(server, batch(0, 500))).status, 201)
+  const over = await postTrackers(server, batch(500, 1))
+  t.equal(over.status, 400)
+  t.match(over.body.error, /more than 500 trackers/)
+  t.equal((await postTrackers(server, batch(0, 1))).status, 201, 'updating one that is there is fine')
+})
+
+/** Sends raw bytes as one HTTP request and gives the status line's code. */
+function rawRequest(port: number, head: string, body: string) {
+  return new Promise<number>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+    )
+    let text = ''
+    socket.on('data', (d) => {
+      text += d
+    })
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])))
+    socket.on('error', reject)
+  })
+}
+
+t.test('a malformed multipart upload is a 400 naming the file part, never a 500', async (t) => {
+  const server = await startTestServer(t)
+  const noBoundary = await server.request('POST', '/v2/pickup_points/import', {
+    body: 'merchant_id;name\n',
+    headers: { 'content-type': 'multipart/form-data' },
+  })
+  t.equal(noBoundary.status, 400)
+  t.match(noBoundary.body.errors, { details: /multipart/, file: /could not be read/ })
+  const truncated = await server.request('POST', '/v2/pickup_points/import', {
+    body: '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\nContent-Type: text/csv\r\n\r\nmerchant_id;na',
+    headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+  })
+  t.equal(truncated.status, 400)
+  t.match(truncated.body.errors, { file: /could not be read/ })
+  const port = Number(new URL(server.url).port)
+  const status = await rawRequest(
+    port,
+    `POST /v2/pickup_points/import HTTP/1.1\r\nHost: x\r\nAuthorization: ${server.privateKey}\r\nContent-Type: multipart/form-data; boundary=B\r\nConnection: close`,
+    '--B\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nhalf a fi',
+  )
+  t.equal(status, 400)
+})
+
+t.test('requests without a key are rate limited per client address, behind the gateway too', async (t) => {
+  const server = await startTestServer(t, { env: { RATE_LIMIT_PER_MINUTE: '50', TRUST_PROXY: '127.0.0.1' } })
+  const statuses: number[] = []
+  for (let i = 0; i < 60; i++) statuses.push((await server.request('GET', '/v2/orders', { key: '' })).status)
+  t.equal(statuses.filter((s) => s === 401).length, 50)
+  t.equal(statuses.filter((s) => s === 429).length, 10)
+  const limited = await server.request('GET', '/v2/orders', { key: '' })
+  t.equal(limited.status, 429)
+  t.ok(Number(limited.headers.get('retry-after')) > 0, 'Retry-After')
+  const elsewhere = await server.request('GET', '/v2/orders', {
+    key: '',
+    headers: { 'x-forwarded-for': '203.0.113.9' },
+  })
+  t.equal(elsewhere.status, 401, 'another client behind the gateway has its own budget')
+  t.equal((await server.request('GET', '/v2/orders')).status, 200, 'a key has its own budget')
+  t.equal((await server.request('GET', '/healthz', { key: '' })).status, 200)
+})
+
+t.test('under memory pressure requests are shed with 503 and Retry-After; health still answers', async (t) => {
+  // 1 % of V8's heap limit: this test process is always above it.
+  const server = await startTestServer(t, { env: { LOAD_SHED_HEAP_PERCENT: '1' } })
+  let shed = await server.request('GET', '/v2/orders')
+  for (let i = 0; i < 100 && shed.status !== 503; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    shed = await server.request('GET', '/v2/orders')
+  }
+  t.equal(shed.status, 503)
+  t.equal(shed.headers.get('retry-after'), '10')
+  t.match(shed.body.errors, { details: /memory pressure/ })
+  t.equal((await server.request('GET', '/healthz', { key: '' })).status, 200)
+})

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
+import { createAccountWithCli, freePort, spawnServer } from '../support/process.ts'
+
+/** The service as a child process on its own stores, killed and restarted as an unlucky operator would see it. */
+async function serviceOnDisk(t: Test) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-crash-'))
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    QUEUE_NAME: `crash-${randomUUID()}`,
+  }
+  const account = createAccountWithCli(env)
+  let current = await spawnServer(env)
+  t.teardown(async () => {
+    await current.kill('SIGKILL')
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const request = async (method: string, path: string, body?: FormData) => {
+    const response = await fetch(`${current.url}${path}`, {
+      method,
+      headers: { authorization: account.private_key },
+      body,
+    })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+  return {
+    request,
+    async crashAndRestart() {
+      await current.kill('SIGKILL')
+      current = await spawnServer(env)
+    },
+  }
+}
+
+t.test('an import killed part-way resumes within seconds of the restart and applies each row once', async (t) => {
+  const service = await serviceOnDisk(t)
+  const rows = Array.from({ length: 50_000 }, (_, i) => point(`K-${i}`))
+  const upload = await service.request('POST', '/v2/pickup_points/import', csvForm(pickupPointCsv(rows)))
+  t.equal(upload.status, 202)
+  const job = () => service.request('GET', `/v2/jobs/${upload.body.id}`)
+  for (let i = 0; i < 500 && (await job()).body.status !== 'processing'; i++)
+    await new Promise((r) => setTimeout(r, 20))
+  await new Promise((r) => setTimeout(r, 300))
+  await service.crashAndRestart()
+  const restarted = performance.now()
+  let done = await job()
+  while (done.body.status !== 'completed' && done.body.status !== 'failed' && performance.now() - restarted < 60_000) {
+    await new Promise((r) => setTimeout(r, 100))
+    done = await job()
+  }
+  const seconds = (performance.now() - restarted) / 1000
+  t.equal(done.body.status, 'completed')
+  t.ok(seconds < 25, `resumed and finished ${seconds.toFixed(1)} s after the restart, not after a lock's long expiry`)
+  const results = done.body.results as { status: number; body: { id: number; line: number } }[]
+  t.equal(results.length, rows.length, 'one result per row')
+  t.same(
+    results.filter((r) => r.status !== 201).map((r) => r.body.line),
+    [],
+    'every row created once: none was applied twice (a second application would be an update)',
+  )
+  t.equal(new Set(results.map((r) => r.body.id)).size, rows.length)
+})

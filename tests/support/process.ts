@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+
+/** A TCP port nobody listens on now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+    probe.on('error', reject)
+  })
+
+/** Runs the `shiplog` executable to its end, as an operator would. */
+export const shiplogCli = (args: string[], env: NodeJS.ProcessEnv) =>
+  spawnSync(process.execPath, ['bin/shiplog.js', ...args], { env, encoding: 'utf8' })
+
+/** Creates an account with the CLI on the stores `env` names. */
+export function createAccountWithCli(env: NodeJS.ProcessEnv, name = 'Merchant') {
+  const created = shiplogCli(['accounts', 'create', '--name', name], env)
+  if (created.status !== 0) throw new Error(created.stderr)
+  return JSON.parse(created.stdout) as { id: number; private_key: string; public_key: string }
+}
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  /** Resolves with the exit code (or the signal's name) once the process has ended. */
+  exited: Promise<number | string>
+  kill(signal?: NodeJS.Signals): Promise<number | string>
+}
+
+/** `shiplog serve` in a process of its own on `env`'s PORT, once it answers /healthz. */
+export async function spawnServer(
+  env: NodeJS.ProcessEnv & { PORT: string },
+  options: { nodeArgs?: string[]; stdio?: 'inherit' | 'ignore' | 'pipe' } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/shiplog.js', 'serve'], {
+    env,
+    stdio: options.stdio ?? 'ignore',
+  })
+  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string)
+  const url = `http://127.0.0.1:${env.PORT}`
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (up) break
+    if (i > 400 || child.exitCode !== null) throw new Error('the server did not start')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    url,
+    child,
+    exited,
+    kill(signal = 'SIGTERM') {
+      child.kill(signal)
+      return exited
+    },
+  }
+}
