@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -30,7 +29,15 @@ export const matches = (e: RecordedEvent, f: ExportFilter) =>
 export async function exportEvents(rt: Pick<Runtime, 'eventStore'>, filter: ExportFilter, out: Writable) {
   let after: bigint | undefined
   let written = 0
+  // A reader that goes away (`| head`) ends the export quietly, not with EPIPE.
+  let gone = false
+  const goneAway = () => {
+    gone = true
+  }
+  out.on('error', goneAway)
+  out.on('close', goneAway)
   for (;;) {
+    if (gone) return written
     const page = await rt.eventStore.readAll({ after, limit: PAGE, types: filter.types })
     if (page.length === 0) return written
     after = page[page.length - 1]!.position
@@ -46,7 +53,8 @@ export async function exportEvents(rt: Pick<Runtime, 'eventStore'>, filter: Expo
         recorded_at: new Date(e.metadata.recordedAt).toISOString(),
       })
       written++
-      if (!out.write(`${line}\n`)) await once(out, 'drain')
+      if (!out.write(`${line}\n`)) await new Promise((r) => out.once('drain', r).once('close', r))
+      if (gone) return written
     }
   }
 }

@@ -1,13 +1,16 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { allRoles, ConfigError, loadConfig, type Role } from '../shared/infra/config.ts'
-import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
+import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { isShiplogError } from '../shared/domain/errors.ts'
 import { LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE } from '../shared/domain/fields.ts'
 import { parseDateTime } from '../shared/domain/time.ts'
+import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/projections.ts'
 import { exportEvents } from './events.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
-import { createAccount, deleteAccount, rotateKeys } from '../command-api/accounts/account.ts'
+import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
 
 const parseRoles = (value: string): Role[] => {
@@ -18,9 +21,20 @@ const parseRoles = (value: string): Role[] => {
   return roles as Role[]
 }
 
-/** Runs a command against the configured stores, quietly: its output is the command's. */
-const withRuntime = async (work: (rt: Runtime) => Promise<void>) => {
-  const rt = await openRuntime(loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }))
+/**
+ * Runs a command against the configured stores, quietly: its output is the
+ * command's. Only a command that creates data may start an empty embedded
+ * store; the others refuse, rather than read a data directory made by mistake.
+ */
+const withRuntime = async (work: (rt: Runtime) => Promise<void>, { creates = false } = {}) => {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' })
+  const missing = embeddedFiles(config).filter((file) => !existsSync(file))
+  if (!creates && missing.length > 0) {
+    throw new InvalidArgumentError(
+      `no shiplog data at ${resolve(config.DATA_DIR)} (missing ${missing.map((f) => basename(f)).join(', ')}): set DATA_DIR to the service's data directory`,
+    )
+  }
+  const rt = await openRuntime(config)
   try {
     await work(rt)
   } finally {
@@ -37,13 +51,26 @@ const parseLanguage = (value: string) => {
   if (!LANGUAGE_CODE.test(value)) throw new InvalidArgumentError(LANGUAGE_CODE_MESSAGE)
   return value
 }
+const eventTypes = Object.keys(eventSchemas)
+const parseEventType = (value: string, previous: string[] = []) => {
+  if (!eventTypes.includes(value)) {
+    throw new InvalidArgumentError(`unknown event type ${value}; event types are ${eventTypes.join(', ')}`)
+  }
+  return [...previous, value]
+}
 const parseInteger = (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected an integer')
   return Number(value)
 }
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+
+/** The longest a stop may take once SIGTERM or SIGINT arrives. */
+const STOP_MS = 4_500
+
 const program = new Command()
   .name('shiplog')
+  .version(version)
   .description('Self-hostable, event-sourced shipment tracking for merchants')
   .showHelpAfterError()
 
@@ -54,6 +81,12 @@ program
   .action(async (options: { roles?: Role[] }) => {
     const server = await startServer(loadConfig(), { roles: options.roles })
     const stop = async () => {
+      // Whatever is down (Redis, a store), the process ends within STOP_MS: what is
+      // stored is stored, and queued work resumes from the event log at the next start.
+      setTimeout(() => {
+        server.runtime.logger.warn(`stopping took over ${STOP_MS} ms; exiting anyway`)
+        process.exit(1)
+      }, STOP_MS).unref()
       await server.close()
       process.exit(0)
     }
@@ -68,10 +101,21 @@ accounts
   .requiredOption('--name <name>', 'account name')
   .option('--language <code>', "the customers' language when an order has none (ISO 639-1)", parseLanguage, 'en')
   .action(async (options: { name: string; language: string }) => {
-    return withRuntime(async (rt) => {
-      process.stdout.write(`${JSON.stringify(await createAccount(rt, options.name, options.language))}\n`)
-    })
+    return withRuntime(
+      async (rt) => {
+        process.stdout.write(`${JSON.stringify(await createAccount(rt, options.name, options.language))}\n`)
+      },
+      { creates: true },
+    )
   })
+accounts
+  .command('list')
+  .description('every account, as JSON lines: id, name, language, created and deleted (never a key)')
+  .action(() =>
+    withRuntime(async (rt) => {
+      for (const account of await listAccounts(rt)) process.stdout.write(`${JSON.stringify(account)}\n`)
+    }),
+  )
 accounts
   .command('rotate-keys')
   .description(
@@ -119,7 +163,7 @@ program
   .command('export')
   .description('events as NDJSON on stdout, oldest first, streamed')
   .option('--stream <stream>', 'one stream, or a prefix ending in * (order-*)')
-  .option('--type <type...>', 'only these event types')
+  .option('--type <type...>', 'only these event types', parseEventType)
   .option('--since <time>', 'recorded at or after (Unix seconds or ISO 8601)', parseTime)
   .option('--until <time>', 'recorded before (Unix seconds or ISO 8601)', parseTime)
   .option('--account <id>', 'only this account', parseInteger)
@@ -146,9 +190,9 @@ try {
     process.stderr.write(`${error.message}\n`)
     process.exit(2)
   }
-  // A refusal the command can name (an unknown account, say) is one line, not a stack trace.
-  if (isShiplogError(error)) {
-    process.stderr.write(`${error.message}\n`)
+  // A refusal the command can name (an unknown account, a port taken) is one line, not a stack trace.
+  if (isShiplogError(error) || error instanceof StartupError) {
+    process.stderr.write(`shiplog: ${error.message}\n`)
     process.exit(1)
   }
   throw error

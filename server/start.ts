@@ -9,10 +9,10 @@ import type { Config, Role } from '../shared/infra/config.ts'
 import { healthRoutes } from '../shared/infra/http/health.ts'
 import { metricsRoutes } from '../shared/infra/http/metrics.ts'
 import { createHttpServer, type App } from '../shared/infra/http/server.ts'
-import { connectRedis } from '../shared/infra/jobs/redis.ts'
+import { connectRedis, isRedisReady } from '../shared/infra/jobs/redis.ts'
 import { createJobQueue, type JobQueue } from '../shared/infra/jobs/queue.ts'
 import { startJobWorker } from '../command-api/jobs/worker.ts'
-import { embeddedFiles, openRuntime, type Runtime } from '../shared/infra/runtime.ts'
+import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
 
@@ -49,7 +49,8 @@ export async function startServer(
     await app?.close()
     await worker?.close()
     await projector?.stop()
-    await queue?.close()
+    // A queue whose Redis is away has nothing to flush: it is only disconnected.
+    if (redis && isRedisReady(redis)) await queue?.close()
     workerConnection?.disconnect()
     redis?.disconnect()
     await rt.close()
@@ -64,17 +65,21 @@ export async function startServer(
       queue = createJobQueue(config.QUEUE_NAME, redis)
     }
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
-    healthRoutes(app, rt, { projections: watched, redis: redis && (() => redis!.ping()) })
+    healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
     metricsRoutes(app, rt, watched)
     if (roles.has('command')) commandApi(app, rt, queue!)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
     // BullMQ's worker blocks on its own connection.
     if (roles.has('worker')) {
-      workerConnection = connectRedis(config.REDIS_URL, rt.logger)
+      workerConnection = connectRedis(config.REDIS_URL, rt.logger, 'worker')
       worker = startJobWorker(rt, queue!, workerConnection)
     }
-    await app.listen({ port: config.PORT, host: config.HOST })
+    await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)
+      if (error.code === 'EACCES') throw new StartupError(`port ${config.PORT} needs privileges: set PORT`)
+      throw error
+    })
   } catch (error) {
     await close().catch((closing: unknown) => rt.logger.error({ err: closing }, 'stopping after a failed start failed'))
     throw error

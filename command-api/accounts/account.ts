@@ -65,3 +65,28 @@ export async function rotateKeys(rt: AccountRuntime, id: number) {
 
 export const deleteAccount = (rt: AccountRuntime, id: number) =>
   changeAccount(rt, id, (at) => ({ type: 'DeleteAccount', data: { at } }))
+
+/** Every account, from the log (the read model answers per account): never a key. */
+export async function listAccounts(rt: Pick<Runtime, 'eventStore'>) {
+  const accounts = new Map<
+    number,
+    { id: number; name: string; language_code: string; created_at: string; deleted: boolean }
+  >()
+  const types = ['AccountCreated', 'AccountUpdated', 'AccountDeleted']
+  for (let after: bigint | undefined; ; ) {
+    const page = await rt.eventStore.readAll({ after, limit: 1000, types })
+    if (page.length === 0) return [...accounts.values()]
+    after = page.at(-1)!.position
+    for (const recorded of page) {
+      const event = asDomainEvents<AccountEvent>([recorded])[0]!
+      if (event.type === 'AccountCreated') {
+        const { account_id: id, name, language_code, at } = event.data
+        accounts.set(id, { id, name, language_code, created_at: new Date(at * 1000).toISOString(), deleted: false })
+        continue
+      }
+      const account = accounts.get(recorded.metadata.accountId)
+      if (account && event.type === 'AccountUpdated') Object.assign(account, event.data.changes)
+      if (account && event.type === 'AccountDeleted') account.deleted = true
+    }
+  }
+}

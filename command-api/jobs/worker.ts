@@ -1,5 +1,6 @@
 import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import type { JobDoc } from '../../projectors/jobs/job.ts'
 import type { JobQueue, QueuedJob } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
@@ -31,7 +32,10 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) 
     },
   )
   worker.on('failed', (job, error) => rt.logger.warn({ err: error, job: job?.data }, 'job attempt failed'))
-  worker.on('error', (error) => rt.logger.error({ err: error }, 'job worker error'))
+  // While Redis is away its connection says so once; the worker's own retries add nothing.
+  worker.on('error', (error) => {
+    if (isRedisReady(connection)) rt.logger.error({ err: error }, 'job worker error')
+  })
 
   const sweep = async () => {
     for (const status of ['queued', 'processing']) {
@@ -39,13 +43,20 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) 
       for (const doc of left) await queue.enqueue({ accountId: doc.accountId, jobId: doc.id })
     }
   }
-  const sweeping = () => sweep().catch((error) => rt.logger.warn({ err: error }, 'job sweep failed'))
+  const sweeping = () => {
+    if (!queue.available()) return
+    sweep().catch((error) => rt.logger.warn({ err: error }, 'job sweep failed'))
+  }
   void sweeping()
   const timer = setInterval(sweeping, SWEEP_MS)
+  // Back from an outage, what was accepted meanwhile is enqueued at once.
+  const stopSweepingOnReturn = queue.whenAvailable(sweeping)
   return {
     async close() {
       clearInterval(timer)
-      await worker.close()
+      stopSweepingOnReturn()
+      // With Redis away the worker cannot hand its jobs back: their streams keep them for the next start.
+      await (isRedisReady(connection) ? worker.close() : worker.close(true))
     },
   }
 }

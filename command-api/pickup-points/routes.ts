@@ -67,7 +67,7 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
         // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.
         const job = (response.body as { id: number }).id
         if (job !== jobId) await rt.blobs.remove(blob)
-        // The job is safe in its stream; if Redis is down now, the worker's sweep enqueues it later.
+        // The job is safe in its stream; while Redis is away, the worker's sweep enqueues it when Redis is back.
         await queue
           .enqueue({ accountId: account.id, jobId: job })
           .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))

@@ -76,11 +76,14 @@ export function orderRoutes(app: App, rt: Runtime) {
       const expansion = Expansion.parse(request.query.expand, orderExpandPaths)
       await awaitPosition(request, rt, [ORDERS])
       const found = await findOrder(account.id, request.params.id)
+      // as_of=T is the end of second T: everything recorded before T + 1.
       const { as_of } = request.query
       if (as_of === undefined) return renderOrder(found.doc, expansion)
       // The past is folded from the stream itself: every event recorded up to that time.
       const events = await rt.eventStore.readStream(found.key)
-      const past = foldOrder(asDomainEvents<OrderEvent>(events.filter((e) => e.metadata.recordedAt <= as_of * 1000)))
+      const past = foldOrder(
+        asDomainEvents<OrderEvent>(events.filter((e) => e.metadata.recordedAt < (as_of + 1) * 1000)),
+      )
       if (!past) throw notFound('The order did not exist at that time')
       return renderOrder(past, expansion)
     },

@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { accessSync, constants, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -43,14 +43,24 @@ export interface RuntimeOptions {
 
 export async function openRuntime(config: Config, overrides: RuntimeOptions = {}): Promise<Runtime> {
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
-  if (embeddedFiles(config).length > 0) mkdirSync(config.DATA_DIR, { recursive: true })
+  const embedded = embeddedFiles(config).length > 0
+  if (embedded) usableDataDir(config.DATA_DIR)
   // The server adapters' clients are loaded only when configured: each weighs
   // several MB of heap in every thread that opens a runtime.
   const eventStore = config.EVENTSTORE_URL
-    ? (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL)
+    ? await reachable(
+        'KurrentDB',
+        config.EVENTSTORE_URL,
+        (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL),
+        (store) => store.head(),
+      )
     : createSqliteEventStore(eventsFile(config), overrides.walCheckpoints)
   const readStore = config.MONGODB_URL
-    ? await (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections)
+    ? await reachable(
+        'MongoDB',
+        config.MONGODB_URL,
+        (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections),
+      )
     : createSqliteReadStore(readFile(config), allCollections, overrides.walCheckpoints)
   const blobs = config.MONGODB_URL
     ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
@@ -69,3 +79,52 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
     },
   }
 }
+
+/** A fault of the service's surroundings at start (a port taken, a store away): one line, no stack trace. */
+export class StartupError extends Error {
+  override name = 'StartupError'
+}
+
+/** How long a start waits for a database server before it says which one is away. */
+const CONNECT_TIMEOUT_MS = 10_000
+
+/** The data directory, created when missing, and writable. */
+function usableDataDir(dir: string) {
+  try {
+    mkdirSync(dir, { recursive: true })
+    accessSync(dir, constants.W_OK)
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new StartupError(`the data directory ${resolve(dir)} is not writable (${reason}): set DATA_DIR`)
+  }
+}
+
+/** Waits, at most CONNECT_TIMEOUT_MS, for a server adapter to answer; says which URL did not. */
+async function reachable<T>(name: string, url: string, store: T | Promise<T>, probe?: (store: T) => Promise<unknown>) {
+  const where = redacted(url)
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StartupError(`${name} at ${where} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+      CONNECT_TIMEOUT_MS,
+    )
+  })
+  try {
+    return await Promise.race([
+      (async () => {
+        const opened = await store
+        await probe?.(opened)
+        return opened
+      })(),
+      timeout,
+    ])
+  } catch (error) {
+    if (error instanceof StartupError) throw error
+    throw new StartupError(`${name} at ${where} is unreachable: ${(error as Error).message}`)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A connection string without its password, fit for a log line. */
+const redacted = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')

@@ -11,7 +11,7 @@ t.test('any merchant string is a safe order number and tracking number', async (
     'A/B?#%&=',
     'order 42 ✓',
     '../../etc/passwd',
-    'x'.repeat(500),
+    'x'.repeat(255), // the longest identifier allowed
     "O'Brien; DROP TABLE orders",
     '-_-',
     'ÅÄÖ-€',

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { isRedisReady } from './redis.ts'
 
 export const JOB_NAME = 'run'
 
@@ -10,15 +11,29 @@ export interface QueuedJob {
 }
 
 export interface JobQueue {
-  /** Idempotent: a job already waiting in Redis is not added twice. */
-  enqueue(job: QueuedJob): Promise<void>
+  /**
+   * Idempotent: a job already waiting in Redis is not added twice. False, at
+   * once, while Redis is away: the job is safe in its stream, and the worker's
+   * sweep enqueues it when Redis is back.
+   */
+  enqueue(job: QueuedJob): Promise<boolean>
+  /** Whether Redis takes commands now. */
+  available(): boolean
+  /** Calls `listener` each time Redis comes back; returns how to stop. */
+  whenAvailable(listener: () => void): () => void
   close(): Promise<void>
 }
 
 export function createJobQueue(name: string, connection: Redis): JobQueue {
   const queue = new Queue<QueuedJob>(name, { connection })
   return {
+    available: () => isRedisReady(connection),
+    whenAvailable(listener) {
+      connection.on('ready', listener)
+      return () => connection.off('ready', listener)
+    },
     async enqueue(job) {
+      if (!isRedisReady(connection)) return false
       await queue.add(JOB_NAME, job, {
         jobId: `job_${job.accountId}_${job.jobId}`,
         // Transient faults (a store restarting) are retried; the job resumes where it stopped.
@@ -27,6 +42,7 @@ export function createJobQueue(name: string, connection: Redis): JobQueue {
         removeOnComplete: 1000,
         removeOnFail: 5000,
       })
+      return true
     },
     close: () => queue.close(),
   }

@@ -91,9 +91,12 @@ export function createSqliteReadStore(
     for (const view of spec.views ?? [])
       if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
     const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
+    // Index names carry a generation: a rebuilt table keeps its indexes' names when it is
+    // renamed into place, and the next rebuild's shadow must not meet them.
+    const generation = Date.now().toString(36)
     const ensureIndex = (suffix: string, definition: string) => {
       if (!existing.some((name) => name.endsWith(suffix)))
-        db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}${suffix}`)}`)
+        db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
     }
     ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
     for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)

@@ -1,0 +1,241 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
+import { createAccountWithCli, freePort, shiplogCli, spawnServer } from '../support/process.ts'
+
+/** An environment for the executable on its own data directory, removed when the test ends. */
+async function environment(t: Test, extra: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-ops-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  return {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    QUEUE_NAME: `ops-${randomUUID()}`,
+    ...extra,
+  }
+}
+
+const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, {
+    ...init,
+    headers: { authorization: key, 'content-type': 'application/json', ...init.headers },
+  })
+
+t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
+  const env = await environment(t)
+  const version = shiplogCli(['--version'], env)
+  t.equal(version.stdout.trim(), JSON.parse(readFileSync('package.json', 'utf8')).version)
+  const account = createAccountWithCli(env, 'Acme')
+  const other = createAccountWithCli(env, 'Other')
+  const server = await spawnServer(env)
+  t.teardown(() => server.kill('SIGKILL'))
+  t.equal((await call(server.url, account.private_key, '/v2/orders')).status, 200)
+
+  const listed = shiplogCli(['accounts', 'list'], env)
+  t.equal(listed.status, 0)
+  const accounts = listed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  t.match(accounts, [
+    { id: account.id, name: 'Acme', language_code: 'en', deleted: false },
+    { id: other.id, name: 'Other', deleted: false },
+  ])
+  t.notMatch(listed.stdout, /sk_|pk_|hash/, 'no key is shown')
+
+  const rotated = shiplogCli(['accounts', 'rotate-keys', '--id', String(account.id)], env)
+  t.equal(rotated.status, 0)
+  const keys = JSON.parse(rotated.stdout)
+  t.match(keys, { id: account.id, private_key: /^sk_/, public_key: /^pk_/ })
+  t.not(keys.private_key, account.private_key)
+  t.equal((await call(server.url, account.private_key, '/v2/orders')).status, 401, 'the old key stops working at once')
+  t.equal((await call(server.url, keys.private_key, '/v2/orders')).status, 200, 'the new one works')
+
+  const deleted = shiplogCli(['accounts', 'delete', '--id', String(other.id)], env)
+  t.equal(deleted.status, 0)
+  t.equal((await call(server.url, other.private_key, '/v2/orders')).status, 401)
+  t.match(JSON.parse(shiplogCli(['accounts', 'list'], env).stdout.trim().split('\n')[1]!), { deleted: true })
+  const unknown = shiplogCli(['accounts', 'rotate-keys', '--id', '12345'], env)
+  t.equal(unknown.status, 1)
+  t.equal(unknown.stderr.trim(), 'shiplog: Account not found', 'one line, no stack trace')
+})
+
+t.test(
+  'the CLI: events export ends quietly under | head, refuses an unknown --type, reads no empty data directory',
+  async (t) => {
+    const env = await environment(t)
+    const account = createAccountWithCli(env)
+    const server = await spawnServer(env)
+    const items = Array.from({ length: 1000 }, (_, i) => ({ order_number: `E-${i}`, tracking_number: `T-${i}` }))
+    await call(server.url, account.private_key, '/v1/trackers', {
+      method: 'POST',
+      body: JSON.stringify({ trackers: items }),
+    })
+    await server.kill()
+
+    const head = spawn('sh', ['-c', 'node bin/shiplog.js events export | head -n 3'], { env })
+    let out = ''
+    let err = ''
+    head.stdout.on('data', (d) => {
+      out += d
+    })
+    head.stderr.on('data', (d) => {
+      err += d
+    })
+    const code = await new Promise((r) => head.on('exit', r))
+    t.equal(code, 0)
+    t.equal(out.trim().split('\n').length, 3)
+    t.equal(err, '', 'no EPIPE, no stack trace')
+
+    const badType = shiplogCli(['events', 'export', '--type', 'TrackerTeleported'], env)
+    t.equal(badType.status, 1)
+    t.match(badType.stderr, /unknown event type TrackerTeleported; event types are .*TrackerCreated/)
+
+    const nowhere = join(env.DATA_DIR, 'typo')
+    const status = shiplogCli(['projections', 'status'], { ...env, DATA_DIR: nowhere })
+    t.equal(status.status, 2)
+    t.match(status.stderr, /no shiplog data at .*typo/)
+    t.notOk(existsSync(nowhere), 'no empty data directory was made')
+  },
+)
+
+t.test('projections rebuild is repeatable, and an interrupted one is cleaned up by the next', async (t) => {
+  const env = await environment(t)
+  const account = createAccountWithCli(env)
+  let server = await spawnServer(env)
+  const items = Array.from({ length: 300 }, (_, i) => ({ order_number: `R-${i}`, tracking_number: `T-${i}` }))
+  await call(server.url, account.private_key, '/v1/trackers', {
+    method: 'POST',
+    body: JSON.stringify({ trackers: items }),
+  })
+  await server.kill()
+  for (let run = 1; run <= 3; run++) {
+    const rebuilt = shiplogCli(['projections', 'rebuild', '--all'], env)
+    t.equal(rebuilt.status, 0, `rebuild ${run}: ${rebuilt.stderr.split('\n').at(-2) ?? ''}`)
+  }
+  // An interrupted rebuild: killed while it fills its shadow table.
+  const interrupted: ChildProcess = spawn(process.execPath, ['bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
+    env,
+  })
+  await new Promise((r) => setTimeout(r, 300))
+  interrupted.kill('SIGKILL')
+  await new Promise((r) => interrupted.on('exit', r))
+  t.equal(shiplogCli(['projections', 'rebuild', 'orders'], env).status, 0, 'the next rebuild starts afresh')
+  server = await spawnServer(env)
+  t.teardown(() => server.kill('SIGKILL'))
+  const page = await (await call(server.url, account.private_key, '/v2/orders?limit=100&order_number=R-7')).json()
+  t.equal((page as { data: unknown[] }).data.length, 1, 'the live read model serves as before')
+})
+
+t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
+  const env = await environment(t)
+  const taken = createServer().listen(Number(env.PORT), '127.0.0.1')
+  t.teardown(() => taken.close())
+  await new Promise((r) => taken.on('listening', r))
+  const inUse = shiplogCli(['serve'], env)
+  t.equal(inUse.status, 1)
+  t.equal(inUse.stderr.trim(), `shiplog: port ${env.PORT} is already in use: set PORT`)
+
+  writeFileSync(join(env.DATA_DIR, 'a-file'), 'not a directory')
+  const readOnly = shiplogCli(['serve'], { ...env, PORT: '0', DATA_DIR: join(env.DATA_DIR, 'a-file', 'data') })
+  t.equal(readOnly.status, 1)
+  t.match(
+    readOnly.stderr.trim(),
+    /^shiplog: the data directory .*a-file\/data is not writable \([A-Z]+\): set DATA_DIR$/,
+  )
+
+  const mongo = shiplogCli(['serve'], { ...env, PORT: '0', MONGODB_URL: 'mongodb://user:secret@127.0.0.1:9/shiplog' })
+  t.equal(mongo.status, 1)
+  t.match(
+    mongo.stderr.trim(),
+    /^shiplog: MongoDB at mongodb:\/\/user:\*\*\*@127\.0\.0\.1:9\/shiplog (is unreachable|did not answer)/,
+  )
+  t.notMatch(mongo.stderr, /secret/)
+  t.equal(mongo.stderr.trim().split('\n').length, 1)
+})
+
+t.test(
+  'Redis away: health and tracker writes go on, jobs wait, the log says so once, SIGTERM still stops',
+  async (t) => {
+    const redisPort = await freePort()
+    const startRedis = () =>
+      spawn(
+        process.env.REDIS_SERVER_BIN ?? 'redis-server',
+        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        {
+          stdio: 'ignore',
+        },
+      )
+    let redis = startRedis()
+    t.teardown(() => redis.kill('SIGKILL'))
+    const env = await environment(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' })
+    const account = createAccountWithCli(env)
+    const server = await spawnServer(env, { stdio: 'pipe' })
+    t.teardown(() => server.kill('SIGKILL'))
+    let log = ''
+    server.child.stdout!.on('data', (d) => {
+      log += d
+    })
+    const ready = async () => (await fetch(`${server.url}/readyz`)).status
+    for (let i = 0; i < 100 && (await ready()) !== 200; i++) await new Promise((r) => setTimeout(r, 50))
+    t.equal(await ready(), 200)
+
+    redis.kill('SIGKILL')
+    await new Promise((r) => redis.on('exit', r))
+    await new Promise((r) => setTimeout(r, 500))
+    const started = performance.now()
+    t.equal(await ready(), 503, '/readyz says so')
+    t.ok(performance.now() - started < 1000, 'at once')
+    t.equal((await fetch(`${server.url}/healthz`)).status, 200)
+    const write = await call(server.url, account.private_key, '/v1/trackers', {
+      method: 'POST',
+      body: JSON.stringify({ trackers: [{ order_number: 'RD-1', tracking_number: 'T' }] }),
+    })
+    t.equal(write.status, 201, 'tracker upserts go on')
+    t.equal((await call(server.url, account.private_key, '/v2/orders?order_number=RD-1')).status, 200)
+    const importStarted = performance.now()
+    const upload = await fetch(`${server.url}/v2/pickup_points/import`, {
+      method: 'POST',
+      headers: { authorization: account.private_key },
+      body: csvForm(pickupPointCsv([point('RD-P')])),
+    })
+    t.equal(upload.status, 202, 'an import is accepted: it waits in its stream')
+    t.ok(performance.now() - importStarted < 2000, 'without hanging')
+    const job = (await upload.json()) as { id: number }
+    await new Promise((r) => setTimeout(r, 2500))
+    t.equal(
+      log.split('\n').filter((l) => l.includes('Redis is unreachable')).length,
+      2,
+      'once per connection (queue, worker)',
+    )
+    t.notMatch(log, /"stack"/, 'no stack traces')
+
+    redis = startRedis()
+    let status = ''
+    for (let i = 0; i < 200 && status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      status = (
+        (await (await call(server.url, account.private_key, `/v2/jobs/${job.id}`)).json()) as { status: string }
+      ).status
+    }
+    t.equal(status, 'completed', 'queued work resumes when Redis is back')
+    t.ok(log.includes('Redis is reachable again'))
+
+    redis.kill('SIGKILL')
+    await new Promise((r) => setTimeout(r, 500))
+    const stopping = performance.now()
+    await server.kill('SIGTERM')
+    t.ok(
+      performance.now() - stopping < 5000,
+      `SIGTERM ended the process in ${Math.round(performance.now() - stopping)} ms`,
+    )
+  },
+)
