@@ -7,6 +7,7 @@ import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/infra/clock.ts'
 import type { Config, Role } from '../shared/infra/config.ts'
 import { healthRoutes } from '../shared/infra/http/health.ts'
+import { queueDashboard } from '../shared/infra/http/queue-dashboard.ts'
 import { metricsRoutes } from '../shared/infra/http/metrics.ts'
 import { createHttpServer, type App } from '../shared/infra/http/server.ts'
 import { connectRedis, isRedisReady } from '../shared/infra/jobs/redis.ts'
@@ -66,7 +67,8 @@ export async function startServer(
     }
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
-    metricsRoutes(app, rt, watched)
+    metricsRoutes(app, rt, watched, queue)
+    if (queue) await queueDashboard(app, queue.bull, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queue!)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)

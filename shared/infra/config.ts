@@ -59,6 +59,8 @@ export const configSchema = z.object({
     .string()
     .default('false')
     .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v)),
+  /** Bearer token of the job queue dashboard at /admin/queues; unset, the dashboard is off. */
+  SHIPLOG_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Past this share of V8's heap limit, requests are shed with 503 and Retry-After instead of risking the process. */
   LOAD_SHED_HEAP_PERCENT: z.coerce.number().int().min(1).max(100).default(85),
   /** Requests one key (or one address without a key) may make per minute on one process. */

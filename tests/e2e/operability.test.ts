@@ -22,3 +22,34 @@ t.test('as_of=<created_at> shows the resource: a second is read to its end', asy
   t.equal(then.body.order_number, 'AS-1')
   t.equal((await server.request('GET', `/v2/orders/${order.id}?as_of=${order.created_at - 1}`)).status, 404)
 })
+
+t.test('/metrics: events appended by type, projection lag, jobs by state, request durations by route', async (t) => {
+  const server = await startTestServer(t)
+  await postTrackers(server, [
+    { order_number: 'M-1', tracking_number: 'A' },
+    { order_number: 'M-1', tracking_number: 'B' },
+  ])
+  const metrics = await server.request('GET', '/metrics', { key: '' })
+  t.equal(metrics.status, 200)
+  const text = metrics.body as string
+  t.match(text, /shiplog_events_appended_total\{type="TrackerCreated"\} 2\n/)
+  t.match(text, /shiplog_events_appended_total\{type="OrderCreated"\} 1\n/)
+  t.match(text, /shiplog_projection_lag_events\{projection="orders"\} \d+/)
+  t.match(text, /shiplog_jobs\{queue="[^"]+",state="waiting"\} 0/)
+  t.match(text, /shiplog_http_request_duration_seconds_count\{method="POST",route="\/v1\/trackers",status="201"\} 1/)
+})
+
+t.test('the queue dashboard: off without SHIPLOG_ADMIN_TOKEN, and only with that token', async (t) => {
+  const off = await startTestServer(t)
+  t.equal((await off.request('GET', '/admin/queues', { key: '' })).status, 404)
+  const token = 'a-long-operator-token-1234'
+  const server = await startTestServer(t, { env: { SHIPLOG_ADMIN_TOKEN: token } })
+  t.equal((await server.request('GET', '/admin/queues', { key: '' })).status, 401)
+  t.equal((await server.request('GET', '/admin/queues')).status, 401, 'a merchant key does not open it')
+  const page = await server.request('GET', '/admin/queues', { key: token })
+  t.equal(page.status, 200)
+  t.match(page.headers.get('content-type'), /text\/html/)
+  const queues = await server.request('GET', '/admin/queues/api/queues', { key: token })
+  t.equal(queues.status, 200)
+  t.match(queues.body, { queues: [{ name: String }] })
+})

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
@@ -83,4 +84,25 @@ t.test('jobs of another account, or unknown, are 404', async (t) => {
   t.equal((await server.request('GET', '/v2/jobs/12345')).status, 404)
   t.equal((await server.request('GET', '/v2/jobs/abc')).status, 400)
   t.same((await server.request('GET', '/v2/pickup_points', { key: other.private_key })).body.data, [])
+})
+
+t.test('the sample file of the README imports cleanly; a comma-separated file is told its separator', async (t) => {
+  const server = await startTestServer(t)
+  const sample = readFileSync('examples/pickup-points.csv', 'utf8')
+  const upload = await server.upload('/v2/pickup_points/import', csvForm(sample, 'pickup-points.csv'))
+  const { job } = await waitForJob(server, upload.body.id)
+  t.equal(job.status, 'completed')
+  t.same(
+    job.results.map((r: { status: number }) => r.status),
+    sample
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map(() => 201),
+  )
+  const commas = await server.upload('/v2/pickup_points/import', csvForm(sample.replaceAll(';', ',')))
+  t.match((await waitForJob(server, commas.body.id)).job, {
+    status: 'failed',
+    error: { message: /separated by semicolons \(;\), not commas/ },
+  })
 })

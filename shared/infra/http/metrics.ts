@@ -1,13 +1,21 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { EventStore } from '../event-store/port.ts'
+import type { JobQueue } from '../jobs/queue.ts'
 import type { App } from './server.ts'
 import type { Runtime } from '../runtime.ts'
 
 /**
  * GET /metrics in the Prometheus format (prom-client): process metrics, request
- * durations by route and status, and each projection's lag behind the log.
- * One registry per server, so several servers in one process stay apart.
+ * durations by route and status, events appended by type, each projection's
+ * lag behind the log, and the job queue's jobs by state. One registry per
+ * server, so several servers in one process stay apart.
  */
-export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore'>, projections: readonly string[]) {
+export function metricsRoutes(
+  app: App,
+  rt: Pick<Runtime, 'eventStore' | 'readStore'>,
+  projections: readonly string[],
+  queue?: JobQueue,
+) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const durations = new Histogram({
@@ -17,9 +25,29 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
+  const appended = new Counter({
+    name: 'shiplog_events_appended_total',
+    help: 'Events appended to the event log by this process, by type',
+    labelNames: ['type'],
+    registers: [registry],
+  })
+  rt.eventStore = countingAppends(rt.eventStore, (type) => appended.inc({ type }))
+  if (queue) {
+    new Gauge({
+      name: 'shiplog_jobs',
+      help: 'Jobs in the BullMQ queue, by state (not collected while Redis is away)',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        if (!queue.available()) return
+        const counts = await queue.bull.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
+        for (const [state, n] of Object.entries(counts)) this.set({ queue: queue.bull.name, state }, n)
+      },
+    })
+  }
   new Gauge({
-    name: 'shiplog_projection_lag_positions',
-    help: 'How far each projection is behind the head of the event log, in log positions',
+    name: 'shiplog_projection_lag_events',
+    help: 'How far each projection is behind the head of the event log, in log positions (events, in the embedded store)',
     labelNames: ['projection'],
     registers: [registry],
     async collect() {
@@ -37,4 +65,15 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   )
+}
+
+/** The same store, counting what each append writes by event type. */
+function countingAppends(store: EventStore, count: (type: string) => void): EventStore {
+  const counted: EventStore = Object.create(store)
+  counted.append = async (requests) => {
+    const result = await store.append(requests)
+    for (const request of requests) for (const event of request.events) count(event.type)
+    return result
+  }
+  return counted
 }

@@ -19,6 +19,8 @@ export interface JobQueue {
   enqueue(job: QueuedJob): Promise<boolean>
   /** Whether Redis takes commands now. */
   available(): boolean
+  /** The BullMQ queue itself, for the operators' dashboard and metrics. */
+  readonly bull: Queue<QueuedJob>
   /** Calls `listener` each time Redis comes back; returns how to stop. */
   whenAvailable(listener: () => void): () => void
   close(): Promise<void>
@@ -27,6 +29,7 @@ export interface JobQueue {
 export function createJobQueue(name: string, connection: Redis): JobQueue {
   const queue = new Queue<QueuedJob>(name, { connection })
   return {
+    bull: queue,
     available: () => isRedisReady(connection),
     whenAvailable(listener) {
       connection.on('ready', listener)
