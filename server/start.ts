@@ -7,6 +7,7 @@ import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/infra/clock.ts'
 import type { Config, Role } from '../shared/infra/config.ts'
 import { healthRoutes } from '../shared/infra/http/health.ts'
+import { apiNotes } from './api-reference.ts'
 import { queueDashboard } from '../shared/infra/http/queue-dashboard.ts'
 import { metricsRoutes } from '../shared/infra/http/metrics.ts'
 import { createHttpServer, type App } from '../shared/infra/http/server.ts'
@@ -60,7 +61,7 @@ export async function startServer(
 
   try {
     if (files.length > 0) checkpointer = await startCheckpointer(files, rt.logger)
-    app = await createHttpServer(rt)
+    app = await createHttpServer(rt, apiNotes)
     if (roles.has('worker') || roles.has('command')) {
       redis = connectRedis(config.REDIS_URL, rt.logger)
       queue = createJobQueue(config.QUEUE_NAME, redis)

@@ -53,3 +53,40 @@ t.test('the queue dashboard: off without SHIPLOG_ADMIN_TOKEN, and only with that
   t.equal(queues.status, 200)
   t.match(queues.body, { queues: [{ name: String }] })
 })
+
+t.test('the API reference: /docs from the OpenAPI document, which names every status, header and body', async (t) => {
+  const server = await startTestServer(t)
+  const root = await server.request('GET', '/', { key: '' })
+  t.same(root.body, { service: 'shiplog', api_reference: '/docs', openapi: '/openapi.json' })
+  const page = await fetch(`${server.url}/docs`, { redirect: 'follow' })
+  t.equal(page.status, 200)
+  t.match(await page.text(), /swagger-ui/i)
+  const doc = (await server.request('GET', '/openapi.json', { key: '' })).body
+  const upsert = doc.paths['/v1/trackers'].post
+  t.match(upsert.responses['201'].content['application/json'].schema, { properties: { trackers: { type: 'array' } } })
+  t.match(upsert.responses['201'].headers, { 'X-Shiplog-Position': {} })
+  for (const status of ['400', '401', '403', '413', '415', '429'])
+    t.ok(upsert.responses[status], `POST /v1/trackers ${status}`)
+  t.match(upsert.responses['400'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorV1' })
+  t.ok(upsert.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key'))
+  t.ok(upsert.requestBody.content['application/json'].example)
+  const orders = doc.paths['/v2/orders'].get
+  t.ok(orders.parameters.some((p: { name: string; in: string }) => p.name === 'expand[]' && p.in === 'query'))
+  t.ok(
+    orders.parameters.some((p: { name: string; in: string }) => p.name === 'X-Shiplog-Position' && p.in === 'header'),
+  )
+  t.match(orders.responses['404'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorV2' })
+  const upload = doc.paths['/v2/pickup_points/import'].post
+  t.match(upload.requestBody.content['multipart/form-data'].schema.properties.file, { format: 'binary' })
+  t.ok(upload.responses['202'])
+  t.same(doc.paths['/healthz'].get.security, [], 'no key on health routes')
+  const documented = Object.entries<Record<string, { responses: Record<string, unknown> }>>(doc.paths).flatMap(
+    ([path, methods]) =>
+      Object.entries(methods).map(([m, op]) => ({ route: `${m} ${path}`, statuses: Object.keys(op.responses) })),
+  )
+  t.same(
+    documented.filter((d) => !d.statuses.some((s) => s.startsWith('2'))).map((d) => d.route),
+    [],
+    'every route documents its success answer',
+  )
+})

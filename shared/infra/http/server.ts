@@ -4,6 +4,8 @@ import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import { getHeapStatistics } from 'node:v8'
 import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import { completeDocument, type OperationNotes } from './openapi.ts'
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { keyFromAuthorization } from '../accounts/keys.ts'
 import qs from 'qs'
@@ -20,7 +22,10 @@ export type App = Awaited<ReturnType<typeof createHttpServer>>
  * strings (`created_at[gt]=`, `expand[]=`), zod validation, authentication and
  * the one error handler. Roles register their routes as plugins on it.
  */
-export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' | 'logger'>) {
+export async function createHttpServer(
+  rt: Pick<Runtime, 'config' | 'readStore' | 'logger'>,
+  apiNotes: Record<string, OperationNotes> = {},
+) {
   const app = Fastify({
     loggerInstance: rt.logger,
     bodyLimit: rt.config.BODY_LIMIT,
@@ -55,8 +60,25 @@ export async function createHttpServer(rt: Pick<Runtime, 'config' | 'readStore' 
       security: [{ key: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: (documentObject) =>
+      completeDocument(
+        'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject,
+        apiNotes,
+      ),
   })
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+  // The API reference page, from the same document, served with its assets (no outside fetch).
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, auth: 'none' }
+    })
+    await scope.register(swaggerUi, { routePrefix: '/docs' })
+  })
+  app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
+    service: 'shiplog',
+    api_reference: '/docs',
+    openapi: '/openapi.json',
+  }))
   // Per key (or client address, without one), per process; 429 with Retry-After past the limit.
   // Not global: the limit is checked first in the one onRequest hook below, before
   // authentication, so requests without a valid key are limited too.
