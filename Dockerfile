@@ -1,12 +1,30 @@
 # shiplog: one image, every role; the role is chosen by the command.
-FROM node:20-bookworm-slim
+# Build stage: native modules (better-sqlite3, lz4) are compiled here, with the tools they need.
+FROM node:20.19-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
-COPY . .
+
+# Runtime stage: no compilers, a non-root user, a health check.
+FROM node:20.19-bookworm-slim
+WORKDIR /app
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+COPY --from=build /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY cli ./cli
+COPY command-api ./command-api
+COPY projectors ./projectors
+COPY query-api ./query-api
+COPY server ./server
+COPY shared ./shared
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
 EXPOSE 3000
-# The heap settings `npm start` gives the server (see package.json and the README).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# The heap settings `npm start` gives the server (see package.json and docs/performance.md).
 ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--v8-pool-size=2", "bin/shiplog.js"]
 CMD ["serve"]
