@@ -139,7 +139,7 @@ t.test('operations: OpenAPI document, Prometheus metrics, rate limit with Retry-
   })
   const metrics = await server.request('GET', '/metrics', { key: null })
   t.equal(metrics.status, 200)
-  t.match(metrics.body, /shiplog_projection_lag_positions\{projection="orders"\} \d+/)
+  t.match(metrics.body, /shiplog_projection_lag_events\{projection="orders"\} \d+/)
   t.match(metrics.body, /process_cpu_user_seconds_total/)
   const statuses: number[] = []
   for (let i = 0; i < 7; i++) statuses.push((await server.request('GET', '/v2/orders')).status)
