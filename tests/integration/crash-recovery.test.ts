@@ -1,28 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { randomUUID } from 'node:crypto'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { createAccountWithCli, freePort, spawnServer } from '../support/process.ts'
+import { createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
 
 /** The service as a child process on its own stores, killed and restarted as an unlucky operator would see it. */
 async function serviceOnDisk(t: Test) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-crash-'))
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    QUEUE_NAME: `crash-${randomUUID()}`,
-  }
+  const env = await serviceEnvironment(t)
   const account = createAccountWithCli(env)
   let current = await spawnServer(env)
-  t.teardown(async () => {
-    await current.kill('SIGKILL')
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  t.teardown(() => current.kill('SIGKILL'))
   const request = async (method: string, path: string, body?: FormData) => {
     const response = await fetch(`${current.url}${path}`, {
       method,

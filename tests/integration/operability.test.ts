@@ -1,27 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { createAccountWithCli, freePort, shiplogCli, spawnServer } from '../support/process.ts'
-
-/** An environment for the executable on its own data directory, removed when the test ends. */
-async function environment(t: Test, extra: Record<string, string> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-ops-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  return {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    QUEUE_NAME: `ops-${randomUUID()}`,
-    ...extra,
-  }
-}
+import { createAccountWithCli, freePort, serviceEnvironment, shiplogCli, spawnServer } from '../support/process.ts'
 
 const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
   fetch(`${url}${path}`, {
@@ -30,7 +13,7 @@ const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
   })
 
 t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
-  const env = await environment(t)
+  const env = await serviceEnvironment(t)
   const version = shiplogCli(['--version'], env)
   t.equal(version.stdout.trim(), JSON.parse(readFileSync('package.json', 'utf8')).version)
   const account = createAccountWithCli(env, 'Acme')
@@ -71,7 +54,7 @@ t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
 t.test(
   'the CLI: events export ends quietly under | head, refuses an unknown --type, reads no empty data directory',
   async (t) => {
-    const env = await environment(t)
+    const env = await serviceEnvironment(t)
     const account = createAccountWithCli(env)
     const server = await spawnServer(env)
     const items = Array.from({ length: 1000 }, (_, i) => ({ order_number: `E-${i}`, tracking_number: `T-${i}` }))
@@ -108,7 +91,7 @@ t.test(
 )
 
 t.test('projections rebuild is repeatable, and an interrupted one is cleaned up by the next', async (t) => {
-  const env = await environment(t)
+  const env = await serviceEnvironment(t)
   const account = createAccountWithCli(env)
   let server = await spawnServer(env)
   const items = Array.from({ length: 300 }, (_, i) => ({ order_number: `R-${i}`, tracking_number: `T-${i}` }))
@@ -136,7 +119,7 @@ t.test('projections rebuild is repeatable, and an interrupted one is cleaned up 
 })
 
 t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
-  const env = await environment(t)
+  const env = await serviceEnvironment(t)
   const taken = createServer().listen(Number(env.PORT), '127.0.0.1')
   t.teardown(() => taken.close())
   await new Promise((r) => taken.on('listening', r))
@@ -176,7 +159,7 @@ t.test(
       )
     let redis = startRedis()
     t.teardown(() => redis.kill('SIGKILL'))
-    const env = await environment(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' })
+    const env = await serviceEnvironment(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' })
     const account = createAccountWithCli(env)
     const server = await spawnServer(env, { stdio: 'pipe' })
     t.teardown(() => server.kill('SIGKILL'))

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
+import type { Test } from 'tap'
+import { tempDir } from './temp.ts'
 
 /** A TCP port nobody listens on now. */
 export const freePort = () =>
@@ -59,5 +62,18 @@ export async function spawnServer(
       child.kill(signal)
       return exited
     },
+  }
+}
+
+/** The executable's environment on a data directory of its own (removed when the test ends) and a free port. */
+export async function serviceEnvironment(t: Test, extra: Record<string, string> = {}) {
+  return {
+    ...process.env,
+    DATA_DIR: tempDir(t, 'shiplog-process-'),
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    QUEUE_NAME: `process-${randomUUID()}`,
+    ...extra,
   }
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { EventData } from '../../shared/domain/events/index.ts'
+import { emptyAddress } from '../../shared/domain/events/resources.ts'
 import { type CarrierEventInput, decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
 import {
@@ -22,7 +23,11 @@ const given = specOf<CarrierEventInput[], ReturnType<typeof evolveOrderState>, O
   evolve: evolveOrderState,
 })
 
-const order: OrderEvent[] = [
+/** An order with one tracker (30) in one fulfillment (20): the history most rules start from. */
+const orderWith = (
+  fulfillment: Extract<OrderEvent, { type: 'FulfillmentCreated' }>['data']['changes'] = {},
+  tracker: Extract<OrderEvent, { type: 'TrackerCreated' }>['data']['changes'] = {},
+): OrderEvent[] => [
   {
     type: 'OrderCreated',
     data: { order_id: 10, uuid: 'u-10', order_number: 'R-1', merchant_id: 'R-1', changes: {}, at: NOW },
@@ -35,7 +40,7 @@ const order: OrderEvent[] = [
       fulfillment_number: 'TN',
       merchant_id: 'TN',
       status_code: 'shipped',
-      changes: {},
+      changes: fulfillment,
       at: NOW,
     },
   },
@@ -46,11 +51,12 @@ const order: OrderEvent[] = [
       uuid: 'u-30',
       fulfillment_id: 20,
       tracking_number: 'TN',
-      changes: { carrier: { code: 'colissimo', name: 'Colissimo' } },
+      changes: { carrier: { code: 'colissimo', name: 'Colissimo' }, ...tracker },
       at: NOW,
     },
   },
 ]
+const order = orderWith()
 
 const scan = (
   code: EventTypeCode | null,
@@ -222,35 +228,10 @@ t.test('the carrier’s expected delivery, unless the merchant gave one', async 
 
 t.test('a tracker that ships with no expected delivery is promised one by its carrier service', async (t) => {
   const monday = Date.UTC(2026, 10, 16, 10) / 1000
-  const withService: OrderEvent[] = [
-    order[0]!,
-    {
-      type: 'FulfillmentCreated',
-      data: {
-        fulfillment_id: 20,
-        uuid: 'u-20',
-        fulfillment_number: 'TN',
-        merchant_id: 'TN',
-        status_code: 'shipped',
-        changes: { shipping_address: { id: 21, ...emptyAddress, country_code: 'FR' } },
-        at: NOW,
-      },
-    },
-    {
-      type: 'TrackerCreated',
-      data: {
-        tracker_id: TRACKER,
-        uuid: 'u-30',
-        fulfillment_id: 20,
-        tracking_number: 'TN',
-        changes: {
-          carrier: { code: 'colissimo', name: 'Colissimo' },
-          carrier_service: { id: null, code: 'home', name: 'home' },
-        },
-        at: NOW,
-      },
-    },
-  ]
+  const withService = orderWith(
+    { shipping_address: { ...emptyAddress(21), country_code: 'FR' } },
+    { carrier_service: { id: null, code: 'home', name: 'home' } },
+  )
   const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const
   const home = {
     id: 77,
@@ -297,18 +278,3 @@ t.test('a tracker that ships with no expected delivery is promised one by its ca
     'the merchant’s date outranks it',
   )
 })
-
-const emptyAddress = {
-  address1: null,
-  address2: null,
-  city: null,
-  comment: null,
-  company_title: null,
-  country: null,
-  country_code: null,
-  first_name: null,
-  last_name: null,
-  name: null,
-  state: null,
-  zip: null,
-}

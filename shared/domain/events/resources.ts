@@ -27,6 +27,23 @@ export const address = z.object({
 })
 export type Address = z.infer<typeof address>
 
+/** An address with every field null: what a partial one fills in. */
+export const emptyAddress = (id: number): Address => ({
+  id,
+  address1: null,
+  address2: null,
+  city: null,
+  comment: null,
+  company_title: null,
+  country: null,
+  country_code: null,
+  first_name: null,
+  last_name: null,
+  name: null,
+  state: null,
+  zip: null,
+})
+
 export const carrier = z.object({ code: z.string(), name: z.string() })
 export type Carrier = z.infer<typeof carrier>
 

@@ -1,6 +1,6 @@
 import { countryName } from '../contacts/contacts.ts'
 import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
-import type { Address, TrackerChanges } from '../events/resources.ts'
+import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
 import { carrierMovements, deliveryAttempts, type EventTypeCode, statusOfEvent, trackingEventKey } from './tracking.ts'
@@ -206,17 +206,11 @@ function promisedDelivery(
 function eventAddress(a: NonNullable<CarrierEventInput['address']>, id: number): Address {
   const country_code = a.country_code ?? null
   return {
-    id,
+    ...emptyAddress(id),
     address1: a.address1 ?? null,
-    address2: null,
     city: a.city ?? null,
-    comment: null,
-    company_title: null,
     country: country_code && countryName(country_code),
     country_code,
-    first_name: null,
-    last_name: null,
-    name: null,
     state: a.state ?? null,
     zip: a.zip ?? null,
   }

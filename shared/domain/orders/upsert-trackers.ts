@@ -1,7 +1,7 @@
 import { carrierByCode, detectCarrier } from '../carriers/carriers.ts'
 import { countryName, normalizePhone } from '../contacts/contacts.ts'
 import type { ConfiguredService } from '../delivery/estimate.ts'
-import type { Address, OrderChanges, TrackerChanges } from '../events/resources.ts'
+import { type Address, emptyAddress, type OrderChanges, type TrackerChanges } from '../events/resources.ts'
 import { validationError } from '../errors.ts'
 import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
@@ -278,22 +278,6 @@ function splitStreet(street: string | null) {
   const [first = '', ...rest] = street.split(/\r?\n/).map((l) => l.trim())
   return { address1: first || null, address2: rest.filter(Boolean).join(', ') || null }
 }
-
-const emptyAddress = (id: number): Address => ({
-  id,
-  address1: null,
-  address2: null,
-  city: null,
-  comment: null,
-  company_title: null,
-  country: null,
-  country_code: null,
-  first_name: null,
-  last_name: null,
-  name: null,
-  state: null,
-  zip: null,
-})
 
 /** The proposed values that differ from the current ones; undefined when none do. */
 function changed<C extends object>(current: object, proposed: C): C | undefined {
