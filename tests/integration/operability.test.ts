@@ -1,122 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { createAccountWithCli, freePort, serviceEnvironment, shiplogCli, spawnServer } from '../support/process.ts'
-
-const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
-  fetch(`${url}${path}`, {
-    ...init,
-    headers: { authorization: key, 'content-type': 'application/json', ...init.headers },
-  })
-
-t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
-  const env = await serviceEnvironment(t)
-  const version = shiplogCli(['--version'], env)
-  t.equal(version.stdout.trim(), JSON.parse(readFileSync('package.json', 'utf8')).version)
-  const account = createAccountWithCli(env, 'Acme')
-  const other = createAccountWithCli(env, 'Other')
-  const server = await spawnServer(env)
-  t.teardown(() => server.kill('SIGKILL'))
-  t.equal((await call(server.url, account.private_key, '/v2/orders')).status, 200)
-
-  const listed = shiplogCli(['accounts', 'list'], env)
-  t.equal(listed.status, 0)
-  const accounts = listed.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l))
-  t.match(accounts, [
-    { id: account.id, name: 'Acme', language_code: 'en', deleted: false },
-    { id: other.id, name: 'Other', deleted: false },
-  ])
-  t.notMatch(listed.stdout, /sk_|pk_|hash/, 'no key is shown')
-
-  const rotated = shiplogCli(['accounts', 'rotate-keys', '--id', String(account.id)], env)
-  t.equal(rotated.status, 0)
-  const keys = JSON.parse(rotated.stdout)
-  t.match(keys, { id: account.id, private_key: /^sk_/, public_key: /^pk_/ })
-  t.not(keys.private_key, account.private_key)
-  t.equal((await call(server.url, account.private_key, '/v2/orders')).status, 401, 'the old key stops working at once')
-  t.equal((await call(server.url, keys.private_key, '/v2/orders')).status, 200, 'the new one works')
-
-  const deleted = shiplogCli(['accounts', 'delete', '--id', String(other.id)], env)
-  t.equal(deleted.status, 0)
-  t.equal((await call(server.url, other.private_key, '/v2/orders')).status, 401)
-  t.match(JSON.parse(shiplogCli(['accounts', 'list'], env).stdout.trim().split('\n')[1]!), { deleted: true })
-  const unknown = shiplogCli(['accounts', 'rotate-keys', '--id', '12345'], env)
-  t.equal(unknown.status, 1)
-  t.equal(unknown.stderr.trim(), 'shiplog: Account not found', 'one line, no stack trace')
-})
-
-t.test(
-  'the CLI: events export ends quietly under | head, refuses an unknown --type, reads no empty data directory',
-  async (t) => {
-    const env = await serviceEnvironment(t)
-    const account = createAccountWithCli(env)
-    const server = await spawnServer(env)
-    const items = Array.from({ length: 1000 }, (_, i) => ({ order_number: `E-${i}`, tracking_number: `T-${i}` }))
-    await call(server.url, account.private_key, '/v1/trackers', {
-      method: 'POST',
-      body: JSON.stringify({ trackers: items }),
-    })
-    await server.kill()
-
-    const head = spawn('sh', ['-c', 'node bin/shiplog.js events export | head -n 3'], { env })
-    let out = ''
-    let err = ''
-    head.stdout.on('data', (d) => {
-      out += d
-    })
-    head.stderr.on('data', (d) => {
-      err += d
-    })
-    const code = await new Promise((r) => head.on('exit', r))
-    t.equal(code, 0)
-    t.equal(out.trim().split('\n').length, 3)
-    t.equal(err, '', 'no EPIPE, no stack trace')
-
-    const badType = shiplogCli(['events', 'export', '--type', 'TrackerTeleported'], env)
-    t.equal(badType.status, 1)
-    t.match(badType.stderr, /unknown event type TrackerTeleported; event types are .*TrackerCreated/)
-
-    const nowhere = join(env.DATA_DIR, 'typo')
-    const status = shiplogCli(['projections', 'status'], { ...env, DATA_DIR: nowhere })
-    t.equal(status.status, 2)
-    t.match(status.stderr, /no shiplog data at .*typo/)
-    t.notOk(existsSync(nowhere), 'no empty data directory was made')
-  },
-)
-
-t.test('projections rebuild is repeatable, and an interrupted one is cleaned up by the next', async (t) => {
-  const env = await serviceEnvironment(t)
-  const account = createAccountWithCli(env)
-  let server = await spawnServer(env)
-  const items = Array.from({ length: 300 }, (_, i) => ({ order_number: `R-${i}`, tracking_number: `T-${i}` }))
-  await call(server.url, account.private_key, '/v1/trackers', {
-    method: 'POST',
-    body: JSON.stringify({ trackers: items }),
-  })
-  await server.kill()
-  for (let run = 1; run <= 3; run++) {
-    const rebuilt = shiplogCli(['projections', 'rebuild', '--all'], env)
-    t.equal(rebuilt.status, 0, `rebuild ${run}: ${rebuilt.stderr.split('\n').at(-2) ?? ''}`)
-  }
-  // An interrupted rebuild: killed while it fills its shadow table.
-  const interrupted: ChildProcess = spawn(process.execPath, ['bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
-    env,
-  })
-  await new Promise((r) => setTimeout(r, 300))
-  interrupted.kill('SIGKILL')
-  await new Promise((r) => interrupted.on('exit', r))
-  t.equal(shiplogCli(['projections', 'rebuild', 'orders'], env).status, 0, 'the next rebuild starts afresh')
-  server = await spawnServer(env)
-  t.teardown(() => server.kill('SIGKILL'))
-  const page = await (await call(server.url, account.private_key, '/v2/orders?limit=100&order_number=R-7')).json()
-  t.equal((page as { data: unknown[] }).data.length, 1, 'the live read model serves as before')
-})
+import {
+  call,
+  createAccountWithCli,
+  freePort,
+  serviceEnvironment,
+  shiplogCli,
+  spawnServer,
+} from '../support/process.ts'
 
 t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   const env = await serviceEnvironment(t)

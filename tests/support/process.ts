@@ -77,3 +77,10 @@ export async function serviceEnvironment(t: Test, extra: Record<string, string> 
     ...extra,
   }
 }
+
+/** A request to a service process with an account's key, JSON by default. */
+export const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, {
+    ...init,
+    headers: { authorization: key, 'content-type': 'application/json', ...init.headers },
+  })
