@@ -10,7 +10,7 @@ const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 20_000)
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const BATCH_SIZE = 1000
-const CONCURRENCY = 2
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
 const T0 = 1_795_000_000
 const steps = ['label_created', 'origin_scan', 'transit', 'transit', 'out_for_delivery', 'delivered'] as const
 
