@@ -1,17 +1,12 @@
 # shiplog: one image, every role; the role is chosen by the command.
-# Build stage: native modules (better-sqlite3, lz4) are compiled here, with the tools they need.
+# Build stage: native modules (better-sqlite3, lz4) are compiled here, with the tools
+# they need, and the TypeScript sources become JavaScript in dist/ (npm run build).
 FROM node:20.19-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
-
-# Runtime stage: no compilers, a non-root user, a health check.
-FROM node:20.19-bookworm-slim
-WORKDIR /app
-ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
-COPY --from=build /app/node_modules ./node_modules
-COPY package.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY cli ./cli
 COPY command-api ./command-api
@@ -19,6 +14,17 @@ COPY projectors ./projectors
 COPY query-api ./query-api
 COPY server ./server
 COPY shared ./shared
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# Runtime stage: JavaScript only (no TypeScript compiled at start), no compilers,
+# a non-root user, a health check.
+FROM node:20.19-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+COPY --from=build /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The shiplog executable: runs the TypeScript sources through tsx's loader.
+// The shiplog executable: runs dist/ (the service as JavaScript, `npm run build`) where the
+// TypeScript sources are absent (the container image) or SHIPLOG_RUN_COMPILED=1 says so;
+// otherwise the TypeScript sources through tsx's loader.
+import { existsSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
-import { register } from 'tsx/esm/api'
 
 /** Sets a V8 flag unless node was given it on its command line, which wins. */
 const defaultFlag = (name, value) => {
@@ -22,5 +24,11 @@ defaultFlag('--heap-growing-percent', 35)
 // live size as above. Set here, it holds for the threads the server starts.
 defaultFlag('--initial-old-space-size', 32)
 
-register()
-await import('../cli/shiplog.ts')
+const source = new URL('../cli/shiplog.ts', import.meta.url)
+if (process.env.SHIPLOG_RUN_COMPILED !== '1' && existsSync(source)) {
+  const { register } = await import('tsx/esm/api')
+  register()
+  await import(source.href)
+} else {
+  await import('../dist/cli/shiplog.js')
+}

@@ -1,5 +1,12 @@
-// Worker threads do not inherit tsx's loader registration: register it, then run the TypeScript entry.
-import { register } from 'tsx/esm/api'
+// Worker threads do not inherit tsx's loader registration: from the TypeScript
+// sources, register it and run the TypeScript entry; from dist/, run the JavaScript.
+import { existsSync } from 'node:fs'
 
-register()
-await import('./projector-thread-main.ts')
+const source = new URL('./projector-thread-main.ts', import.meta.url)
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api')
+  register()
+  await import(source.href)
+} else {
+  await import('./projector-thread-main.js')
+}
