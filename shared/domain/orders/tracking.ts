@@ -47,9 +47,6 @@ export const statusOfEvent: Record<EventTypeCode, DeliveryStatusCode> = {
   expired: 'expired',
 }
 
-/** A parcel in one of these states is done: nothing more is expected of the carrier. */
-export const finalStatuses: ReadonlySet<DeliveryStatusCode> = new Set(['delivered', 'returned', 'expired'])
-
 /** Events that show the parcel moving: the earliest one is when it shipped. */
 export const carrierMovements: ReadonlySet<EventTypeCode> = new Set([
   'origin_scan',

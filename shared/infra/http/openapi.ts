@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { errorCodes } from '../../domain/errors.ts'
 
 /*
  * What the route schemas cannot say about the API, added to the generated
@@ -143,8 +142,3 @@ export function completeDocument(document: Json, notes: Record<string, Operation
   }
   return document
 }
-
-/** The error codes behind the statuses, for the document's description. */
-export const errorCodeList = Object.entries(errorCodes)
-  .map(([code, status]) => `${status} ${code}`)
-  .join(', ')
