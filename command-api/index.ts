@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts/routes.ts'
 import { carrierServiceRoutes } from './carrier-services/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
+import { webhookEndpointRoutes } from './webhooks/routes.ts'
 
 /** The command role: every write route. */
 export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
@@ -12,4 +13,5 @@ export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
   trackerRoutes(app, rt)
   pickupPointRoutes(app, rt, queue)
   carrierServiceRoutes(app, rt)
+  webhookEndpointRoutes(app, rt, queue)
 }

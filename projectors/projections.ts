@@ -7,7 +7,13 @@ import {
   jobEventTypes,
   orderEventTypes,
   pickupPointEventTypes,
+  webhookEndpointEventTypes,
+  webhookMessageEventTypes,
 } from '../shared/domain/events/index.ts'
+import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts'
+import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
+import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
+import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -111,6 +117,25 @@ export const carrierServicesProjection = documentProjection<
   fields: (doc) => ({ carrier_code: doc.carrier_code }),
 })
 
+export const webhookEndpointsProjection = documentProjection<WebhookEndpointDoc, Recorded<WebhookEndpointEvent>>({
+  name: 'webhook_endpoints',
+  collection: collections.webhook_endpoints.name,
+  handles: isOneOf(webhookEndpointEventTypes),
+  evolve: (doc, event) => evolveWebhookEndpoint(doc, event as WebhookEndpointEvent),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ status: doc.status, deleted: doc.deleted ? 1 : 0 }),
+})
+
+/** The endpoints' delivery logs: one document per message to an endpoint. */
+export const webhookDeliveriesProjection = documentProjection<WebhookDeliveryDoc, Recorded<WebhookMessageEvent>>({
+  name: 'webhook_deliveries',
+  collection: collections.webhook_deliveries.name,
+  handles: isOneOf(webhookMessageEventTypes),
+  evolve: (doc, event) => evolveWebhookDelivery(doc, event as WebhookMessageEvent),
+  id: (doc) => doc.delivery_id,
+  fields: (doc) => ({ endpoint_id: doc.endpoint_id, status: doc.status }),
+})
+
 /** Every projection, by name. */
 export const projections: readonly Projection[] = [
   accountsProjection,
@@ -120,4 +145,6 @@ export const projections: readonly Projection[] = [
   jobResultsProjection,
   pickupPointsProjection,
   carrierServicesProjection,
+  webhookEndpointsProjection,
+  webhookDeliveriesProjection,
 ]

@@ -7,6 +7,7 @@ import { jobRoutes } from './jobs/routes.ts'
 import { orderRoutes } from './orders/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
+import { webhookEndpointRoutes } from './webhooks/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
@@ -20,4 +21,5 @@ export function queryApi(app: App, rt: Runtime) {
   jobRoutes(app, rt)
   pickupPointRoutes(app, rt)
   deliveryEstimationRoutes(app, rt)
+  webhookEndpointRoutes(app, rt)
 }

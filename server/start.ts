@@ -14,6 +14,9 @@ import { createHttpServer, type App } from '../shared/infra/http/server.ts'
 import { connectRedis, isRedisReady } from '../shared/infra/jobs/redis.ts'
 import { createJobQueue, type JobQueue } from '../shared/infra/jobs/queue.ts'
 import { startJobWorker } from '../command-api/jobs/worker.ts'
+import { createDeliveryQueue, type DeliveryQueue } from '../projectors/reactions/webhooks/delivery-queue.ts'
+import { startWebhookReaction } from '../projectors/reactions/webhooks/reaction.ts'
+import { startWebhookSender } from '../projectors/reactions/webhooks/sender.ts'
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
@@ -46,14 +49,21 @@ export async function startServer(
   let projector: ProjectorRunner | undefined
   let workerConnection: Redis | undefined
   let worker: ReturnType<typeof startJobWorker> | undefined
+  let deliveries: DeliveryQueue | undefined
+  let webhookConnection: Redis | undefined
+  let webhookReaction: ReturnType<typeof startWebhookReaction> | undefined
+  let webhookSender: ReturnType<typeof startWebhookSender> | undefined
   /** Stops what has started, HTTP first and the stores last: on close, and when a start fails half-way. */
   const close = async () => {
     await app?.close()
     await worker?.close()
+    await webhookReaction?.stop()
+    await webhookSender?.close()
     await projector?.stop()
     // A queue whose Redis is away has nothing to flush: it is only disconnected.
-    if (redis && isRedisReady(redis)) await queue?.close()
+    if (redis && isRedisReady(redis)) await Promise.all([queue?.close(), deliveries?.close()])
     workerConnection?.disconnect()
+    webhookConnection?.disconnect()
     redis?.disconnect()
     await rt.close()
     await checkpointer?.stop()
@@ -65,18 +75,23 @@ export async function startServer(
     if (roles.has('worker') || roles.has('command')) {
       redis = connectRedis(config.REDIS_URL, rt.logger)
       queue = createJobQueue(config.QUEUE_NAME, redis)
+      deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
     }
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
     metricsRoutes(app, rt, watched, queue)
-    if (queue) await queueDashboard(app, queue.bull, config.SHIPLOG_ADMIN_TOKEN)
+    if (queue && deliveries) await queueDashboard(app, [queue.bull, deliveries.bull], config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queue!)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
     // BullMQ's worker blocks on its own connection.
     if (roles.has('worker')) {
       workerConnection = connectRedis(config.REDIS_URL, rt.logger, 'worker')
-      worker = startJobWorker(rt, queue!, workerConnection)
+      worker = startJobWorker(rt, queue!, workerConnection, deliveries)
+      // Webhooks: the reaction following the log, and the sender on a blocking connection of its own.
+      webhookReaction = startWebhookReaction(rt, deliveries!)
+      webhookConnection = connectRedis(config.REDIS_URL, rt.logger, 'webhooks')
+      webhookSender = startWebhookSender(rt, deliveries!, webhookConnection)
     }
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)

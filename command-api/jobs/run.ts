@@ -16,6 +16,8 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { toNewEvents } from '../execute.ts'
 import { importPickupPoints } from '../pickup-points/import.ts'
+import type { DeliveryQueue } from '../../projectors/reactions/webhooks/delivery-queue.ts'
+import { replayWebhookMessages } from '../../projectors/reactions/webhooks/replay.ts'
 
 /** A fault of the job's input: the job fails with this message, and is not retried. */
 export class JobFailure extends Error {
@@ -42,7 +44,11 @@ export interface JobContext {
  * concurrent runner or a transient fault throws, and BullMQ retries; on the
  * last attempt, and on a JobFailure, the job is marked failed.
  */
-export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: { lastAttempt: boolean }) {
+export async function runJob(
+  rt: JobContext['rt'],
+  queued: QueuedJob,
+  options: { lastAttempt: boolean; deliveries?: DeliveryQueue },
+) {
   const stream = jobStream(queued.accountId, queued.jobId)
   const history = await rt.eventStore.readStream(stream)
   const job = foldJobState(asDomainEvents<JobEvent>(history))
@@ -81,6 +87,9 @@ export async function runJob(rt: JobContext['rt'], queued: QueuedJob, options: {
     switch (job.type) {
       case 'pickup_points.import':
         await importPickupPoints(ctx)
+        break
+      case 'webhook_endpoints.replay':
+        await replayWebhookMessages(ctx, options.deliveries)
         break
     }
     await appendToJob({ type: 'CompleteJob', at: at() })

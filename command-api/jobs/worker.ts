@@ -6,6 +6,7 @@ import type { JobQueue, QueuedJob } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { runJob } from './run.ts'
+import type { DeliveryQueue } from '../../projectors/reactions/webhooks/delivery-queue.ts'
 
 /** How often the worker looks for jobs that are not in Redis any more (a Redis restart). */
 const SWEEP_MS = 30_000
@@ -16,10 +17,10 @@ const SWEEP_MS = 30_000
  * SWEEP_MS, jobs left queued or processing are enqueued again (BullMQ ignores
  * the ones it still holds), so a Redis restart loses nothing.
  */
-export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis) {
+export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, deliveries?: DeliveryQueue) {
   const worker = new Worker<QueuedJob>(
     rt.config.QUEUE_NAME,
-    async (job) => runJob(rt, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
+    async (job) => runJob(rt, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1), deliveries }),
     {
       connection,
       concurrency: rt.config.WORKER_CONCURRENCY,

@@ -91,6 +91,17 @@ export const configSchema = z.object({
   CONSISTENCY_WAIT_MS: z.coerce.number().int().min(0).default(5000),
   /** How often, in ms, a projector polls the event store for events written by other processes. */
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(100),
+  /** `true` lets webhook endpoints point at private, loopback and link-local addresses (a receiver on the same network). */
+  SHIPLOG_WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Seconds between a webhook message's failed attempt and the next, one per retry; then it is failed. */
+  SHIPLOG_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .refine((v) => /^\s*\d+(\s*,\s*\d+)*\s*$/.test(v), 'must be seconds separated by commas, such as 5,300,1800')
+    .transform((v) => v.split(',').map((s) => Number(s.trim()))),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */
   QUEUE_NAME: z.string().min(1).default('shiplog-jobs'),
 })

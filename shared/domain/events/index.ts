@@ -5,6 +5,7 @@ import { jobEvents } from './job-events.ts'
 import { orderEvents } from './order-events.ts'
 import { pickupPointEvents } from './pickup-point-events.ts'
 import { requestEvents } from './request-events.ts'
+import { webhookEndpointEvents, webhookMessageEvents } from './webhook-events.ts'
 
 /** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
 export const eventSchemas = {
@@ -14,6 +15,8 @@ export const eventSchemas = {
   ...jobEvents,
   ...pickupPointEvents,
   ...carrierServiceEvents,
+  ...webhookEndpointEvents,
+  ...webhookMessageEvents,
 } as const
 
 export type EventType = keyof typeof eventSchemas
@@ -26,6 +29,8 @@ export const orderEventTypes = Object.keys(orderEvents) as (keyof typeof orderEv
 export const accountEventTypes = Object.keys(accountEvents) as (keyof typeof accountEvents)[]
 export const carrierServiceEventTypes = Object.keys(carrierServiceEvents) as (keyof typeof carrierServiceEvents)[]
 export const jobEventTypes = Object.keys(jobEvents) as (keyof typeof jobEvents)[]
+export const webhookEndpointEventTypes = Object.keys(webhookEndpointEvents) as (keyof typeof webhookEndpointEvents)[]
+export const webhookMessageEventTypes = Object.keys(webhookMessageEvents) as (keyof typeof webhookMessageEvents)[]
 export const pickupPointEventTypes = Object.keys(pickupPointEvents) as (keyof typeof pickupPointEvents)[]
 
 /** Checks an event against its schema before it is appended; a mismatch is a bug, never client input. */

@@ -20,7 +20,7 @@ const sameToken = (given: string, expected: string) => {
  * `Authorization: Bearer <SHIPLOG_ADMIN_TOKEN>`; off when no token is set.
  * Merchants' API keys do not open it, nor appear in the API reference.
  */
-export async function queueDashboard(app: App, queue: Queue, token: string | undefined) {
+export async function queueDashboard(app: App, queues: readonly Queue[], token: string | undefined) {
   if (!token) return
   await app.register(async (scope) => {
     scope.addHook('onRoute', (route) => {
@@ -38,7 +38,7 @@ export async function queueDashboard(app: App, queue: Queue, token: string | und
       return handleError(refused, request, reply)
     })
     const adapter = new FastifyAdapter()
-    createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter: adapter })
+    createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter })
     adapter.setBasePath(DASHBOARD_PATH)
     await scope.register(adapter.registerPlugin(), { prefix: DASHBOARD_PATH })
   })

@@ -28,6 +28,8 @@ export const collections = {
     name: 'trackers',
     fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },
   },
+  webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
+  webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>
 
 export const allCollections: CollectionSpec[] = Object.values(collections)

@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import { evolveJob, renderJob } from '../../projectors/jobs/job.ts'
+import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/webhooks/endpoint.ts'
+import { notFound, validationError } from '../../shared/domain/errors.ts'
+import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.ts'
+import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import {
+  decideWebhookEndpoint,
+  evolveWebhookEndpointState,
+  type WebhookEndpointCommand,
+  type WebhookEndpointEvent,
+  webhookEndpointStream,
+} from '../../shared/domain/webhooks/endpoint.ts'
+import { expectedAfter } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
+import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+
+const ENDPOINTS = '/v2/webhook_endpoints'
+
+const receiverUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(v).protocol)
+    } catch {
+      return false
+    }
+  }, 'must be an http:// or https:// URL')
+
+/** `["*"]` or nothing subscribes to every type (stored as null); otherwise the types, each once. */
+const enabledEvents = z
+  .array(z.union([z.literal('*'), z.enum(webhookMessageTypes)]))
+  .min(1, 'needs at least one type, or "*"')
+  .transform((types) => (types.includes('*') ? null : [...new Set(types as (typeof webhookMessageTypes)[number][])]))
+
+const description = z.string().max(5000).nullable()
+
+const createBody = z.strictObject({
+  url: receiverUrl,
+  enabled_events: enabledEvents.optional(),
+  description: description.optional(),
+})
+const updateBody = z.strictObject({
+  url: receiverUrl.optional(),
+  enabled_events: enabledEvents.optional(),
+  description: description.optional(),
+  status: z.enum(['enabled', 'disabled']).optional(),
+})
+const replayBody = z.union([
+  z.strictObject({ since: z.number().int().min(0) }),
+  z.strictObject({ from_position: z.string().regex(/^\d{1,20}$/, 'must be a position, in decimal digits') }),
+])
+const endpointParams = z.object({
+  id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
+})
+
+/** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
+
+export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
+  /** Private and loopback receivers are refused unless the operator allows them; checked again at every send. */
+  const checkReceiver = async (url: string | undefined) => {
+    if (url === undefined) return
+    const refused = await refusedReceiver(url, rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE)
+    if (refused) throw validationError(`The url is refused: ${refused}`, { url: `is refused: ${refused}` })
+  }
+
+  /** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */
+  const change = async (
+    request: Parameters<typeof commandRequest>[0],
+    reply: Parameters<typeof sendCommandResponse>[0],
+    endpointId: number,
+    decide: (at: number) => WebhookEndpointCommand,
+    answer: (
+      events: WebhookEndpointEvent[],
+      all: WebhookEndpointEvent[],
+      position: bigint,
+    ) => { status: number; body: unknown },
+  ) => {
+    const { account } = callerOf(request)
+    const stream = webhookEndpointStream(account.id, endpointId)
+    const command = commandRequest(request)
+    const response = await executeCommand(rt, command, async () => {
+      const recorded = await rt.eventStore.readStream(stream)
+      const history = asDomainEvents<WebhookEndpointEvent>(recorded)
+      const now = rt.clock.now()
+      const state = history.reduce(evolveWebhookEndpointState, undefined as never)
+      const events = decideWebhookEndpoint(decide(toUnixSeconds(now)), state)
+      const readPosition = recorded.at(-1)?.position ?? 0n
+      return {
+        appends: [
+          {
+            stream,
+            expected: expectedAfter(recorded.length - 1),
+            events: toNewEvents(events, metadataFor(command, now.getTime())),
+          },
+        ],
+        ...answer(events, [...history, ...events], readPosition),
+        readPosition,
+      }
+    })
+    return sendCommandResponse(reply, response)
+  }
+  const rendered = (all: WebhookEndpointEvent[], secret?: string) =>
+    renderWebhookEndpoint(all.reduce(evolveWebhookEndpoint, undefined as never), secret)
+
+  app.post(
+    ENDPOINTS,
+    { schema: { body: createBody, summary: 'Create a webhook endpoint' } },
+    async (request, reply) => {
+      await checkReceiver(request.body.url)
+      const id = rt.ids.next()
+      const secret = newSecret()
+      const { url, enabled_events = null, description = null } = request.body
+      return change(
+        request,
+        reply,
+        id,
+        (at) => ({
+          type: 'CreateWebhookEndpoint',
+          data: { endpoint_id: id, url, enabled_events, description, secret, at },
+        }),
+        (_, all) => ({ status: 201, body: rendered(all, secret) }),
+      )
+    },
+  )
+
+  app.patch(
+    `${ENDPOINTS}/:id`,
+    { schema: { params: endpointParams, body: updateBody, summary: 'Change a webhook endpoint' } },
+    async (request, reply) => {
+      await checkReceiver(request.body.url)
+      const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined))
+      return change(
+        request,
+        reply,
+        request.params.id,
+        (at) => ({ type: 'UpdateWebhookEndpoint', data: { changes, at } }),
+        (_, all) => ({ status: 200, body: rendered(all) }),
+      )
+    },
+  )
+
+  app.delete(
+    `${ENDPOINTS}/:id`,
+    { schema: { params: endpointParams, summary: 'Delete a webhook endpoint' } },
+    async (request, reply) =>
+      change(
+        request,
+        reply,
+        request.params.id,
+        (at) => ({ type: 'DeleteWebhookEndpoint', data: { at } }),
+        () => ({ status: 200, body: { object: 'webhook_endpoint', id: request.params.id, deleted: true } }),
+      ),
+  )
+
+  app.post(
+    `${ENDPOINTS}/:id/rotate_secret`,
+    { schema: { params: endpointParams, summary: "Replace a webhook endpoint's signing secret" } },
+    async (request, reply) => {
+      const secret = newSecret()
+      return change(
+        request,
+        reply,
+        request.params.id,
+        (at) => ({ type: 'RotateWebhookSecret', data: { secret, at } }),
+        (_, all) => ({ status: 200, body: rendered(all, secret) }),
+      )
+    },
+  )
+
+  app.post(
+    `${ENDPOINTS}/:id/test`,
+    { schema: { params: endpointParams, summary: 'Send a webhook.test message to a webhook endpoint' } },
+    async (request, reply) =>
+      change(
+        request,
+        reply,
+        request.params.id,
+        (at) => ({ type: 'TestWebhookEndpoint', data: { at } }),
+        () => ({ status: 202, body: { object: 'webhook_test', endpoint_id: request.params.id } }),
+      ),
+  )
+
+  app.post(
+    `${ENDPOINTS}/:id/replay`,
+    {
+      schema: {
+        params: endpointParams,
+        body: replayBody,
+        summary: 'Send again every message to a webhook endpoint from a point in history (a job)',
+      },
+    },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const endpointId = request.params.id
+      const recorded = await rt.eventStore.readStream(webhookEndpointStream(account.id, endpointId))
+      const endpoint = asDomainEvents<WebhookEndpointEvent>(recorded).reduce(
+        evolveWebhookEndpointState,
+        undefined as never,
+      )
+      if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
+      const jobId = rt.ids.next()
+      const now = rt.clock.now()
+      const url = `${ENDPOINTS}/${endpointId}/replay`
+      const queued = {
+        job_id: jobId,
+        type: 'webhook_endpoints.replay' as const,
+        payload: { method: 'POST', url, body: { endpoint_id: endpointId, ...request.body } },
+        at: toUnixSeconds(now),
+      }
+      const command = commandRequest(request)
+      const response = await executeCommand(rt, command, async () => ({
+        appends: [
+          {
+            stream: jobStream(account.id, jobId),
+            expected: 'no_stream',
+            events: toNewEvents(
+              decideJob({ type: 'QueueJob', data: queued }, undefined),
+              metadataFor(command, now.getTime()),
+            ),
+          },
+        ],
+        status: 202,
+        body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
+        readPosition: 0n,
+      }))
+      const job = (response.body as { id: number }).id
+      await jobs
+        .enqueue({ accountId: account.id, jobId: job })
+        .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
+      reply.header('location', `/v2/jobs/${job}`)
+      return sendCommandResponse(reply, response)
+    },
+  )
+}

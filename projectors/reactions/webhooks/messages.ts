@@ -1,0 +1,125 @@
+import type { DomainEvent } from '../../../shared/domain/events/index.ts'
+import type { WebhookMessageType } from '../../../shared/domain/events/webhook-events.ts'
+import type { JobEvent } from '../../../shared/domain/jobs/job.ts'
+import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
+import type { WebhookEndpointEvent } from '../../../shared/domain/webhooks/endpoint.ts'
+import { type MessageOf, messageOf } from '../../../shared/domain/webhooks/messages.ts'
+import type { EventStore, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
+import { evolveJob, renderJob, type JobDoc } from '../../jobs/job.ts'
+import { foldOrder } from '../../orders/evolve.ts'
+import { renderOrder, renderTracker } from '../../resources/render.ts'
+import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../resources/expansion.ts'
+import { evolveWebhookEndpoint, renderWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
+
+/** A message decided for one endpoint: what the reaction records and the sender sends. */
+export interface PlannedMessage {
+  accountId: number
+  endpointId: number
+  position: bigint
+  type: WebhookMessageType
+  body: string
+}
+
+/** Who hears of the events of the log. */
+export interface Audience {
+  /** Sees every event, in log order, before any message of it is addressed. */
+  observe?(event: RecordedEvent): void
+  /** The endpoints a message of this type from this event goes to. */
+  recipients(event: RecordedEvent, type: WebhookMessageType): readonly { id: number }[]
+}
+
+const fullOrder = Expansion.full(orderExpandPaths)
+const fullTracker = Expansion.full(trackerExpandPaths)
+
+/**
+ * The messages a slice of the log makes, in log order. Each carries its
+ * resource as `GET` renders it with every expansion, as it stood right after
+ * the command that wrote the event (read from the event's own stream), so a
+ * message made again by a replay is the same message.
+ */
+export async function messagesOf(
+  store: Pick<EventStore, 'readStreams'>,
+  events: readonly RecordedEvent[],
+  audience: Audience,
+): Promise<PlannedMessage[]> {
+  // First the events some endpoint listens to, judged by their type alone (a
+  // command's other events can only remove a message, never add one)...
+  const candidates: { event: RecordedEvent; to: readonly { id: number }[] }[] = []
+  for (const event of events) {
+    audience.observe?.(event)
+    const alone = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
+    if (!alone) continue
+    const to = audience.recipients(event, alone.type)
+    if (to.length > 0) candidates.push({ event, to })
+  }
+  if (candidates.length === 0) return []
+  // ...then their streams, each read once, to see each event among its command's.
+  const streams = [...new Set(candidates.map((c) => c.event.stream))]
+  const read = await store.readStreams(streams.map((stream) => ({ stream })))
+  const history = new Map(streams.map((s, i) => [s, read[i]!]))
+  const planned: PlannedMessage[] = []
+  for (const { event, to } of candidates) {
+    const stream = history.get(event.stream)!
+    const [first, last] = appendAround(stream, event.revision)
+    const append = asDomainEvents(stream.slice(first, last + 1))
+    const message = messageOf(append[event.revision - first]!, append)
+    if (!message) continue
+    const object = renderSubject(message, asDomainEvents(stream.slice(0, last + 1)))
+    if (object === undefined) continue
+    const body = JSON.stringify({
+      type: message.type,
+      timestamp: new Date(event.metadata.recordedAt).toISOString(),
+      position: event.position.toString(),
+      data: { object, ...(message.previous ? { previous: message.previous } : {}) },
+    })
+    for (const endpoint of to) {
+      planned.push({
+        accountId: event.metadata.accountId,
+        endpointId: endpoint.id,
+        position: event.position,
+        type: message.type,
+        body,
+      })
+    }
+  }
+  return planned
+}
+
+/** The revisions of the one command's append that wrote the event at `revision`: same request, same instant. */
+function appendAround(stream: readonly RecordedEvent[], revision: number): [number, number] {
+  const at = stream[revision]!.metadata
+  const same = (e: RecordedEvent | undefined) =>
+    e !== undefined && e.metadata.correlationId === at.correlationId && e.metadata.recordedAt === at.recordedAt
+  let first = revision
+  let last = revision
+  while (same(stream[first - 1])) first--
+  while (same(stream[last + 1])) last++
+  return [first, last]
+}
+
+function renderSubject(message: MessageOf, events: DomainEvent[]): unknown {
+  const subject = message.subject
+  switch (subject.kind) {
+    case 'order':
+    case 'tracker': {
+      const order = foldOrder(events as OrderEvent[])
+      if (!order) return undefined
+      if (subject.kind === 'order') return renderOrder(order, fullOrder)
+      const tracker = order.fulfillments.flatMap((f) => f.trackers).find((t) => t.id === subject.trackerId)
+      return tracker && renderTracker(tracker, fullTracker, '')
+    }
+    case 'job': {
+      const job = (events as JobEvent[]).reduce<JobDoc | undefined>(evolveJob, undefined)
+      const results = (events as JobEvent[]).flatMap((e) => (e.type === 'JobItemsProcessed' ? e.data.results : []))
+      return job && renderJob(job, results)
+    }
+    case 'webhook_endpoint': {
+      const endpoint = (events as WebhookEndpointEvent[]).reduce<WebhookEndpointDoc | undefined>(
+        evolveWebhookEndpoint,
+        undefined,
+      )
+      return endpoint && renderWebhookEndpoint(endpoint)
+    }
+  }
+}

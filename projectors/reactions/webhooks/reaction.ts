@@ -1,0 +1,146 @@
+import { isConcurrencyError } from '../../../shared/domain/errors.ts'
+import { webhookEndpointEventTypes } from '../../../shared/domain/events/index.ts'
+import { subscribesTo, type WebhookEndpointEvent } from '../../../shared/domain/webhooks/endpoint.ts'
+import { webhookMessageStream } from '../../../shared/domain/webhooks/message.ts'
+import type { AppendRequest, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
+import { subscribeToAll } from '../../../shared/infra/event-store/subscribe.ts'
+import { eventId } from '../../../shared/infra/ids.ts'
+import type { Runtime } from '../../../shared/infra/runtime.ts'
+import { toUnixSeconds } from '../../../shared/domain/time.ts'
+import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
+import type { DeliveryQueue } from './delivery-queue.ts'
+import { type Audience, messagesOf, type PlannedMessage } from './messages.ts'
+
+/** The reaction's checkpoint, beside the projections' in the read store. */
+export const WEBHOOKS_CHECKPOINT = 'webhooks'
+const BATCH_SIZE = 1000
+const RETRY_DELAY_MS = 1000
+
+type ReactionRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'ids' | 'logger'>
+
+/**
+ * Every account's webhook endpoints as they stood at the event the reaction
+ * reads: an endpoint hears of what happens after it was created, never before.
+ */
+export class EndpointDirectory implements Audience {
+  private readonly byAccount = new Map<number, Map<string, WebhookEndpointDoc>>()
+
+  observe(event: RecordedEvent) {
+    if (!(webhookEndpointEventTypes as readonly string[]).includes(event.type)) return
+    const endpoints = this.byAccount.get(event.metadata.accountId) ?? new Map<string, WebhookEndpointDoc>()
+    const [domainEvent] = asDomainEvents<WebhookEndpointEvent>([event])
+    endpoints.set(event.stream, evolveWebhookEndpoint(endpoints.get(event.stream), domainEvent!))
+    this.byAccount.set(event.metadata.accountId, endpoints)
+  }
+
+  recipients: Audience['recipients'] = (event, type) => {
+    const endpoints = this.byAccount.get(event.metadata.accountId)
+    if (!endpoints) return []
+    if (type === 'webhook.test') {
+      const tested = endpoints.get(event.stream)
+      return tested && !tested.deleted ? [tested] : []
+    }
+    return [...endpoints.values()].filter((e) => subscribesTo(e, type))
+  }
+
+  /** The directory as of `position`, from the endpoint events of the log. */
+  static async at(rt: Pick<Runtime, 'eventStore'>, position: bigint) {
+    const directory = new EndpointDirectory()
+    for (let after: bigint | undefined; ; ) {
+      const page = await rt.eventStore.readAll({ after, limit: 1000, types: webhookEndpointEventTypes })
+      for (const event of page) {
+        if (event.position > position) return directory
+        directory.observe(event)
+      }
+      if (page.length === 0) return directory
+      after = page.at(-1)!.position
+    }
+  }
+}
+
+/**
+ * Records each planned message as the first event of its own stream. A
+ * message already there (the reaction ran this batch before a crash, or
+ * another worker process did) is left as it is.
+ */
+export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 'ids'>, planned: PlannedMessage[]) {
+  const now = rt.clock.now()
+  const appends: AppendRequest[] = planned.map((m) => ({
+    stream: webhookMessageStream(m.accountId, m.endpointId, m.position),
+    expected: 'no_stream',
+    events: [
+      {
+        id: eventId(now.getTime()),
+        type: 'WebhookMessageCreated',
+        data: {
+          delivery_id: rt.ids.next(),
+          endpoint_id: m.endpointId,
+          position: m.position.toString(),
+          type: m.type,
+          body: m.body,
+          at: toUnixSeconds(now),
+        },
+        metadata: { accountId: m.accountId, correlationId: `webhook_${m.position}`, recordedAt: now.getTime() },
+      },
+    ],
+  }))
+  if (appends.length === 0) return
+  try {
+    await rt.eventStore.append(appends)
+  } catch (error) {
+    if (!isConcurrencyError(error)) throw error
+    for (const append of appends) {
+      await rt.eventStore.append([append]).catch((one: unknown) => {
+        if (!isConcurrencyError(one)) throw one
+      })
+    }
+  }
+}
+
+/**
+ * The webhook reaction: follows the log from its checkpoint, records the
+ * messages each batch makes, moves its checkpoint past the batch, then hands
+ * the messages to BullMQ. A crash before the checkpoint makes the batch again
+ * (its messages are found already recorded); a crash or an absent Redis after
+ * it leaves them pending, for the sweep to queue.
+ */
+export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) {
+  const controller = new AbortController()
+  const log = rt.logger.child({ role: 'webhooks' })
+  const run = (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await follow(rt, queue, controller.signal)
+      } catch (error) {
+        log.error({ err: error }, 'webhook reaction failed; resuming from its checkpoint')
+        await new Promise((r) => setTimeout(r, RETRY_DELAY_MS))
+      }
+    }
+  })()
+  return {
+    async stop() {
+      controller.abort()
+      await run
+    },
+  }
+}
+
+async function follow(rt: ReactionRuntime, queue: DeliveryQueue, signal: AbortSignal) {
+  const after = (await rt.readStore.checkpoint(WEBHOOKS_CHECKPOINT)) ?? 0n
+  const directory = await EndpointDirectory.at(rt, after)
+  for await (const batch of subscribeToAll(rt.eventStore, {
+    after,
+    batchSize: BATCH_SIZE,
+    pollMs: rt.config.POLL_INTERVAL_MS,
+    signal,
+  })) {
+    const planned = await messagesOf(rt.eventStore, batch, directory)
+    await recordMessages(rt, planned)
+    await rt.readStore.commit([WEBHOOKS_CHECKPOINT], [], batch.at(-1)!.position)
+    for (const m of planned) {
+      const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
+      await queue.enqueue({ accountId: m.accountId, stream }).catch(() => false)
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod'
+
+const at = z.number().int()
+
+/** What a merchant's systems can subscribe to. */
+export const webhookMessageTypes = [
+  'order.created',
+  'order.updated',
+  'tracker.created',
+  'tracker.updated',
+  'tracker.status_changed',
+  'tracker.event_added',
+  'job.completed',
+  'job.failed',
+  'notification.dispatched',
+  'webhook.test',
+] as const
+export type WebhookMessageType = (typeof webhookMessageTypes)[number]
+
+/** `null` subscribes to every type, present and future (`*` or nothing in the request). */
+const enabledEvents = z.array(z.enum(webhookMessageTypes)).nullable()
+
+/**
+ * Events of a webhook endpoint stream (`webhookendpoint-<accountId>_<endpointId>`).
+ * The signing secret is kept as it is: signing needs it, unlike an API key,
+ * which is only ever compared.
+ */
+export const webhookEndpointEvents = {
+  WebhookEndpointCreated: z.object({
+    endpoint_id: z.number().int(),
+    url: z.string(),
+    enabled_events: enabledEvents,
+    description: z.string().nullable(),
+    secret: z.string(),
+    at,
+  }),
+  WebhookEndpointUpdated: z.object({
+    changes: z
+      .object({
+        url: z.string(),
+        enabled_events: enabledEvents,
+        description: z.string().nullable(),
+        status: z.enum(['enabled', 'disabled']),
+      })
+      .partial(),
+    at,
+  }),
+  WebhookEndpointSecretRotated: z.object({ secret: z.string(), at }),
+  WebhookEndpointDeleted: z.object({ at }),
+  /** The merchant asked for a `webhook.test` message. */
+  WebhookEndpointTested: z.object({ at }),
+} as const
+
+/**
+ * Events of one message to one endpoint (`webhookmessage-<accountId>_<endpointId>_<position>`):
+ * the message as it is sent every time (its body is fixed when it is created),
+ * then each attempt's outcome and each replay.
+ */
+export const webhookMessageEvents = {
+  WebhookMessageCreated: z.object({
+    /** The id of the message's line in the endpoint's delivery log. */
+    delivery_id: z.number().int(),
+    endpoint_id: z.number().int(),
+    /** Positions are 64-bit: kept as decimal text. */
+    position: z.string(),
+    type: z.enum(webhookMessageTypes),
+    body: z.string(),
+    at,
+  }),
+  WebhookDeliveryAttempted: z.object({
+    attempt: z.number().int(),
+    status_code: z.number().int().nullable(),
+    error: z.string().nullable(),
+    outcome: z.enum(['succeeded', 'retrying', 'failed']),
+    /** Unix seconds of the next attempt when `retrying`. */
+    next_attempt_at: z.number().int().nullable(),
+    at,
+  }),
+  WebhookMessageReplayed: z.object({ job_id: z.number().int(), at }),
+} as const

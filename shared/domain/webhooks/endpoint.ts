@@ -1,0 +1,94 @@
+import { ShiplogError } from '../errors.ts'
+import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
+import type { WebhookMessageType, webhookEndpointEvents } from '../events/webhook-events.ts'
+
+export type WebhookEndpointEvent = Extract<DomainEvent, { type: keyof typeof webhookEndpointEvents }>
+
+/** What the write side and the webhook reaction know of an endpoint. */
+export interface WebhookEndpointState {
+  id: number
+  url: string
+  enabled_events: WebhookMessageType[] | null
+  description: string | null
+  status: 'enabled' | 'disabled'
+  secret: string
+  deleted: boolean
+}
+
+export const webhookEndpointStream = (accountId: number, endpointId: number) =>
+  `webhookendpoint-${accountId}_${endpointId}`
+
+/** The secret arrives made: the domain never draws random bytes. */
+export type WebhookEndpointCommand =
+  | { type: 'CreateWebhookEndpoint'; data: EventData<'WebhookEndpointCreated'> }
+  | { type: 'UpdateWebhookEndpoint'; data: EventData<'WebhookEndpointUpdated'> }
+  | { type: 'RotateWebhookSecret'; data: EventData<'WebhookEndpointSecretRotated'> }
+  | { type: 'DeleteWebhookEndpoint'; data: EventData<'WebhookEndpointDeleted'> }
+  | { type: 'TestWebhookEndpoint'; data: EventData<'WebhookEndpointTested'> }
+
+const notFound = () => new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Webhook endpoint not found')
+
+/** An endpoint is created once; a deleted one takes no command; an update that changes nothing records nothing. */
+export function decideWebhookEndpoint(
+  command: WebhookEndpointCommand,
+  state: WebhookEndpointState | undefined,
+): WebhookEndpointEvent[] {
+  if (command.type === 'CreateWebhookEndpoint') {
+    if (state) throw new ShiplogError('SHIPLOG_ERR_CONFLICT', `Webhook endpoint ${state.id} already exists`)
+    return [{ type: 'WebhookEndpointCreated', data: command.data }]
+  }
+  if (!state || state.deleted) throw notFound()
+  switch (command.type) {
+    case 'UpdateWebhookEndpoint': {
+      const changes = Object.fromEntries(
+        Object.entries(command.data.changes).filter(
+          ([field, value]) =>
+            value !== undefined && JSON.stringify(value) !== JSON.stringify(state[field as keyof WebhookEndpointState]),
+        ),
+      )
+      if (Object.keys(changes).length === 0) return []
+      return [{ type: 'WebhookEndpointUpdated', data: { changes, at: command.data.at } }]
+    }
+    case 'RotateWebhookSecret':
+      return [{ type: 'WebhookEndpointSecretRotated', data: command.data }]
+    case 'DeleteWebhookEndpoint':
+      return [{ type: 'WebhookEndpointDeleted', data: command.data }]
+    case 'TestWebhookEndpoint':
+      return [{ type: 'WebhookEndpointTested', data: command.data }]
+    default:
+      return assertNever(command)
+  }
+}
+
+export function evolveWebhookEndpointState(
+  state: WebhookEndpointState | undefined,
+  event: WebhookEndpointEvent,
+): WebhookEndpointState {
+  if (event.type === 'WebhookEndpointCreated') {
+    const { endpoint_id: id, url, enabled_events, description, secret } = event.data
+    return { id, url, enabled_events, description, status: 'enabled', secret, deleted: false }
+  }
+  if (!state) throw new Error(`${event.type} before WebhookEndpointCreated`)
+  switch (event.type) {
+    case 'WebhookEndpointUpdated':
+      return { ...state, ...event.data.changes }
+    case 'WebhookEndpointSecretRotated':
+      return { ...state, secret: event.data.secret }
+    case 'WebhookEndpointDeleted':
+      return { ...state, deleted: true }
+    case 'WebhookEndpointTested':
+      return state
+    default:
+      return assertNever(event)
+  }
+}
+
+/** Whether an endpoint wants a message of this type: `webhook.test` goes only where it was asked for. */
+export const subscribesTo = (
+  endpoint: Pick<WebhookEndpointState, 'deleted' | 'status' | 'enabled_events'>,
+  type: WebhookMessageType,
+) =>
+  !endpoint.deleted &&
+  endpoint.status === 'enabled' &&
+  type !== 'webhook.test' &&
+  (endpoint.enabled_events === null || endpoint.enabled_events.includes(type))

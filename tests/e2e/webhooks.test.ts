@@ -1,0 +1,293 @@
+import t, { type Test } from 'tap'
+import { Webhook } from 'standardwebhooks'
+import { waitForJob } from '../support/jobs.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
+import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
+
+/*
+ * Webhooks end to end: the real service, a real receiver on loopback (hence
+ * SHIPLOG_WEBHOOK_ALLOW_PRIVATE), signatures checked with the standardwebhooks
+ * library as a merchant's receiver would check them.
+ */
+
+const T0 = 1_795_000_000
+
+const start = (t: Test, env: Record<string, string> = {}) =>
+  startTestServer(t, { env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1,1', ...env } })
+
+async function createEndpoint(
+  server: TestServer,
+  receiver: Receiver,
+  body: Record<string, unknown> = {},
+  key?: string,
+) {
+  const created = await server.request('POST', '/v2/webhook_endpoints', { body: { url: receiver.url, ...body }, key })
+  if (created.status !== 201) throw new Error(`endpoint not created: ${JSON.stringify(created.body)}`)
+  return created.body as { id: number; secret: string }
+}
+
+/** Verifies every request's signature with the endpoint's secret, as the README tells receivers to. */
+function verified(t: Test, secret: string, received: Receiver['received']) {
+  for (const r of received) {
+    t.doesNotThrow(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>), 'signature verifies')
+  }
+  return received.map((r) => r.json)
+}
+
+async function deliveries(server: TestServer, endpointId: number, until: (log: any[]) => boolean) {
+  for (let i = 0; i < 400; i++) {
+    const log = await server.request('GET', `/v2/webhook_endpoints/${endpointId}/deliveries?limit=100`)
+    if (log.status === 200 && until(log.body.data)) return log.body.data as any[]
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const log = await server.request('GET', `/v2/webhook_endpoints/${endpointId}/deliveries?limit=100`)
+  throw new Error(`the delivery log did not reach the expected state: ${JSON.stringify(log.body)}`)
+}
+
+t.test('endpoints: create shows the secret once, then read, list, change, rotate and delete', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  const created = await server.request('POST', '/v2/webhook_endpoints', {
+    body: { url: receiver.url, description: 'ERP', enabled_events: ['tracker.status_changed'] },
+  })
+  t.equal(created.status, 201)
+  t.match(created.body, {
+    object: 'webhook_endpoint',
+    id: Number,
+    url: receiver.url,
+    enabled_events: ['tracker.status_changed'],
+    description: 'ERP',
+    status: 'enabled',
+    created_at: Number,
+    secret: /^whsec_[A-Za-z0-9+/]{43}=$/,
+  })
+  const id = created.body.id
+  const position = created.headers.get('x-shiplog-position') ?? undefined
+  const one = await readAfter(server, `/v2/webhook_endpoints/${id}`, position)
+  t.equal(one.status, 200)
+  t.notOk('secret' in one.body, 'the secret is never shown again')
+  const list = await server.request('GET', '/v2/webhook_endpoints')
+  t.match(list.body, { object: 'list', has_more: false, data: [{ id }] })
+
+  const changed = await server.request('PATCH', `/v2/webhook_endpoints/${id}`, {
+    body: { status: 'disabled', enabled_events: ['*'] },
+  })
+  t.equal(changed.status, 200)
+  t.match(changed.body, { status: 'disabled', enabled_events: ['*'], description: 'ERP' })
+  const filtered = await server.request('GET', '/v2/webhook_endpoints?status=enabled')
+  t.same(filtered.body.data, [], 'a status filter')
+
+  const rotated = await server.request('POST', `/v2/webhook_endpoints/${id}/rotate_secret`)
+  t.equal(rotated.status, 200)
+  t.match(rotated.body.secret, /^whsec_/)
+  t.not(rotated.body.secret, created.body.secret)
+
+  const deleted = await server.request('DELETE', `/v2/webhook_endpoints/${id}`)
+  t.match(deleted, { status: 200, body: { object: 'webhook_endpoint', id, deleted: true } })
+  const gone = await readAfter(server, `/v2/webhook_endpoints/${id}`, deleted.headers.get('x-shiplog-position')!)
+  t.equal(gone.status, 404)
+  t.equal((await server.request('PATCH', `/v2/webhook_endpoints/${id}`, { body: { status: 'enabled' } })).status, 404)
+  t.same((await server.request('GET', '/v2/webhook_endpoints')).body.data, [], 'a deleted endpoint is not listed')
+})
+
+t.test('bad input is refused naming the field, and writes nothing', async (t) => {
+  const server = await start(t)
+  const bad = [
+    [{ url: 'ftp://example.com/hook' }, 'url'],
+    [{ url: 'not a url' }, 'url'],
+    [{}, 'url'],
+    [{ url: 'https://example.com/h', enabled_events: ['order.shipped'] }, 'enabled_events.0'],
+    [{ url: 'https://example.com/h', enabled_events: [] }, 'enabled_events'],
+    [{ url: 'https://example.com/h', description: 7 }, 'description'],
+  ] as const
+  for (const [body, field] of bad) {
+    const response = await server.request('POST', '/v2/webhook_endpoints', { body })
+    t.equal(response.status, 400, JSON.stringify(body))
+    t.ok(field in (response.body.errors ?? {}), `names ${field}: ${JSON.stringify(response.body)}`)
+  }
+  const replay = await server.request('POST', '/v2/webhook_endpoints/1/replay', { body: { since: 'yesterday' } })
+  t.equal(replay.status, 400)
+  t.same((await server.request('GET', '/v2/webhook_endpoints')).body.data, [])
+  const publicKey = await server.request('POST', '/v2/webhook_endpoints', {
+    body: { url: 'https://example.com/h' },
+    key: server.publicKey,
+  })
+  t.equal(publicKey.status, 403, 'the public key cannot manage webhooks')
+})
+
+t.test('receivers on private, loopback and link-local addresses are refused unless allowed', async (t) => {
+  const server = await startTestServer(t)
+  for (const url of [
+    'http://127.0.0.1:8080/h',
+    'http://localhost/h',
+    'http://10.1.2.3/h',
+    'http://192.168.0.10/h',
+    'http://169.254.169.254/latest',
+    'http://[::1]/h',
+    'http://[fd00::1]/h',
+    'http://0.0.0.0/h',
+  ]) {
+    const response = await server.request('POST', '/v2/webhook_endpoints', { body: { url } })
+    t.equal(response.status, 400, url)
+    t.match(response.body.errors?.url, /refused/, url)
+  }
+})
+
+t.test('messages are signed, carry the resource as GET renders it, and arrive for each change', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  const endpoint = await createEndpoint(server, receiver)
+  const created = await postTrackers(server, [{ order_number: 'W-1', tracking_number: 'TN-W1', carrier_code: 'dhl' }])
+  const [orderCreated, trackerCreated] = verified(t, endpoint.secret, await receiver.waitFor(2)).sort((a, b) =>
+    a.type.localeCompare(b.type),
+  )
+  t.match(orderCreated, {
+    type: 'order.created',
+    timestamp: /^\d{4}-\d\d-\d\dT/,
+    position: /^\d+$/,
+    data: { object: { object: 'order', order_number: 'W-1' } },
+  })
+  const order = await readAfter(server, '/v2/orders?order_number=W-1', created.position)
+  t.same(orderCreated.data.object.id, order.body.data[0].id)
+  t.match(trackerCreated, {
+    type: 'tracker.created',
+    data: { object: { object: 'tracker', tracking_number: 'TN-W1' } },
+  })
+  t.equal(receiver.received[0]!.headers['webhook-id'], `msg_${receiver.received[0]!.json.position}`)
+  t.equal(receiver.received.length, 2, 'a new order is order.created and tracker.created, nothing more')
+
+  await server.request('POST', '/v2/trackers/events', {
+    body: { events: [{ tracking_number: 'TN-W1', event_type_code: 'delivered', happened_at: T0 }] },
+  })
+  const later = verified(t, endpoint.secret, (await receiver.waitFor(4)).slice(2))
+  const byType = Object.fromEntries(later.map((m) => [m.type, m]))
+  t.match(byType['tracker.event_added'], { data: { object: { delivery_status_code: 'delivered' } } })
+  t.match(byType['tracker.status_changed'], {
+    data: { object: { delivery_status_code: 'delivered' }, previous: { delivery_status_code: 'pending' } },
+  })
+  const log = await deliveries(server, endpoint.id, (l) => l.length === 4 && l.every((d) => d.status === 'succeeded'))
+  t.match(log[0], {
+    object: 'webhook_delivery',
+    webhook_id: /^msg_\d+$/,
+    status: 'succeeded',
+    attempts: 1,
+    last_status_code: 200,
+    last_error: null,
+    next_attempt_at: null,
+    delivered_at: Number,
+  })
+})
+
+t.test('enabled_events filters, and a test message goes to the endpoint asked', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['tracker.status_changed'] })
+  await postTrackers(server, [{ order_number: 'F-1', tracking_number: 'TN-F1', carrier_code: 'dhl' }])
+  await server.request('POST', '/v2/trackers/events', {
+    body: { events: [{ tracking_number: 'TN-F1', event_type_code: 'transit', happened_at: T0 }] },
+  })
+  const tested = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/test`)
+  t.equal(tested.status, 202)
+  const received = verified(t, endpoint.secret, await receiver.waitFor(2))
+  await new Promise((r) => setTimeout(r, 500))
+  t.same(
+    receiver.received.map((r) => r.json.type).sort(),
+    ['tracker.status_changed', 'webhook.test'],
+    'only the subscribed type, and the test',
+  )
+  t.match(
+    received.find((m) => m.type === 'webhook.test'),
+    { data: { object: { object: 'webhook_endpoint', id: endpoint.id } } },
+  )
+})
+
+t.test('a failed attempt is retried with the same webhook-id, then succeeds or fails for good', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  receiver.answers.push(500, 302)
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['order.created'] })
+  await postTrackers(server, [{ order_number: 'R-1', tracking_number: 'TN-R1', carrier_code: 'dhl' }])
+  const attempts = await receiver.waitFor(3)
+  t.equal(new Set(attempts.map((a) => a.headers['webhook-id'])).size, 1, 'one webhook-id across retries')
+  verified(t, endpoint.secret, attempts)
+  const [delivered] = await deliveries(server, endpoint.id, (l) => l[0]?.status === 'succeeded')
+  t.match(delivered, { attempts: 3, last_status_code: 200, last_error: null })
+
+  receiver.fallback = 503
+  await postTrackers(server, [{ order_number: 'R-2', tracking_number: 'TN-R2', carrier_code: 'dhl' }])
+  const log = await deliveries(server, endpoint.id, (l) => l.some((d) => d.status === 'failed'))
+  t.match(
+    log.find((d) => d.status === 'failed'),
+    { attempts: 3, last_status_code: 503, last_error: 'answered 503', next_attempt_at: null, delivered_at: null },
+    'failed once the retry schedule (two retries here) is spent',
+  )
+})
+
+t.test("another account's endpoints and events stay apart", async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  const endpoint = await createEndpoint(server, receiver)
+  const other = await server.newAccount()
+  const otherReceiver = await startReceiver(t)
+  const otherEndpoint = await createEndpoint(server, otherReceiver, {}, other.private_key)
+  await server.request('POST', '/v1/trackers', {
+    body: { trackers: [{ order_number: 'O-1', tracking_number: 'TN-O1', carrier_code: 'dhl' }] },
+    key: other.private_key,
+  })
+  await otherReceiver.waitFor(2)
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal(receiver.received.length, 0, "no message of another account's order")
+  for (const path of [
+    `/v2/webhook_endpoints/${otherEndpoint.id}`,
+    `/v2/webhook_endpoints/${otherEndpoint.id}/deliveries`,
+  ]) {
+    t.equal((await server.request('GET', path)).status, 404, path)
+  }
+  for (const [method, path] of [
+    ['PATCH', ''],
+    ['DELETE', ''],
+    ['POST', '/rotate_secret'],
+    ['POST', '/test'],
+  ] as const) {
+    const response = await server.request(method, `/v2/webhook_endpoints/${otherEndpoint.id}${path}`, {
+      body: method === 'PATCH' ? { status: 'disabled' } : undefined,
+    })
+    t.equal(response.status, 404, `${method} ${path}`)
+  }
+  const replay = await server.request('POST', `/v2/webhook_endpoints/${otherEndpoint.id}/replay`, {
+    body: { since: 0 },
+  })
+  t.equal(replay.status, 404)
+  t.same(
+    (await server.request('GET', '/v2/webhook_endpoints')).body.data.map((e: { id: number }) => e.id),
+    [endpoint.id],
+  )
+})
+
+t.test('a replay sends every message again from a point, with the original webhook-ids', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  // Made before the endpoint existed: only a replay can tell of it.
+  await postTrackers(server, [{ order_number: 'P-0', tracking_number: 'TN-P0', carrier_code: 'dhl' }])
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['order.created'] })
+  await postTrackers(server, [{ order_number: 'P-1', tracking_number: 'TN-P1', carrier_code: 'dhl' }])
+  const [first] = await receiver.waitFor(1)
+  t.equal(first!.json.data.object.order_number, 'P-1')
+
+  const fromPosition = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/replay`, {
+    body: { from_position: first!.json.position },
+  })
+  t.equal(fromPosition.status, 202)
+  t.equal(fromPosition.headers.get('location'), `/v2/jobs/${fromPosition.body.id}`)
+  const { job } = await waitForJob(server, fromPosition.body.id)
+  t.match(job, { status: 'completed', results: [{ status: 200, body: { messages: 1 } }] })
+  const [again] = (await receiver.waitFor(2)).slice(1)
+  t.equal(again!.headers['webhook-id'], first!.headers['webhook-id'], 'the original webhook-id')
+  t.equal(again!.body, first!.body, 'the same message')
+  verified(t, endpoint.secret, [again!])
+
+  const since = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/replay`, { body: { since: 0 } })
+  await waitForJob(server, since.body.id)
+  const replayed = (await receiver.waitFor(4)).slice(2).map((r) => r.json.data.object.order_number)
+  t.same(replayed.sort(), ['P-0', 'P-1'], 'history from before the endpoint existed, too')
+})

@@ -1,0 +1,66 @@
+import { once } from 'node:events'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { Test } from 'tap'
+
+export interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+  json: any
+}
+
+export interface Receiver {
+  url: string
+  received: Received[]
+  /** Statuses to answer, in order; once spent, every request gets `fallback`. */
+  answers: number[]
+  fallback: number
+  /** Resolves once `n` requests have arrived (polling, bounded). */
+  waitFor(n: number, timeoutMs?: number): Promise<Received[]>
+  close(): Promise<void>
+}
+
+/** A merchant's webhook receiver on loopback: records every request and answers as told. */
+export async function startReceiver(t: Test): Promise<Receiver> {
+  const receiver: Omit<Receiver, 'url'> & { url?: string } = {
+    received: [],
+    answers: [],
+    fallback: 200,
+    async waitFor(n, timeoutMs = 20_000) {
+      const started = Date.now()
+      while (receiver.received.length < n) {
+        if (Date.now() - started > timeoutMs) {
+          const types = receiver.received.map((r) => r.json?.type).join(', ')
+          throw new Error(`expected ${n} webhook requests, got ${receiver.received.length}: ${types}`)
+        }
+        await new Promise((r) => setTimeout(r, 25))
+      }
+      return receiver.received
+    },
+    close: async () => {
+      server.closeAllConnections()
+      server.close()
+    },
+  }
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (c: Buffer) => chunks.push(c))
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      let json: unknown
+      try {
+        json = JSON.parse(body)
+      } catch {
+        json = undefined
+      }
+      receiver.received.push({ headers: request.headers, body, json })
+      response.statusCode = receiver.answers.shift() ?? receiver.fallback
+      response.end('ok')
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  receiver.url = `http://127.0.0.1:${port}/hooks`
+  t.teardown(() => receiver.close())
+  return receiver as Receiver
+}
