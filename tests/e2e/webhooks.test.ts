@@ -291,3 +291,14 @@ t.test('a replay sends every message again from a point, with the original webho
   const replayed = (await receiver.waitFor(4)).slice(2).map((r) => r.json.data.object.order_number)
   t.same(replayed.sort(), ['P-0', 'P-1'], 'history from before the endpoint existed, too')
 })
+
+t.test('a job tells how it ended, with the job as GET /v2/jobs/{id} renders it', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['job.completed', 'job.failed'] })
+  const replay = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/replay`, { body: { since: 0 } })
+  const { job } = await waitForJob(server, replay.body.id)
+  const [message] = verified(t, endpoint.secret, await receiver.waitFor(1))
+  t.equal(message.type, 'job.completed')
+  t.same(message.data.object, job)
+})

@@ -110,7 +110,8 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
       await job.moveToDelayed(next, token)
       throw new DelayedError()
     },
-    { connection, concurrency: CONCURRENCY, lockDuration: 30_000 },
+    // Short locks, checked often: a message held by a worker that died is taken back within seconds.
+    { connection, concurrency: CONCURRENCY, lockDuration: 5_000, stalledInterval: 2_000, maxStalledCount: 10 },
   )
   worker.on('error', (error) => {
     if (isRedisReady(connection)) rt.logger.error({ err: error }, 'webhook sender error')

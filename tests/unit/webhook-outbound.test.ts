@@ -1,0 +1,69 @@
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import t, { type Test } from 'tap'
+import { postJson, refusedAddress, refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
+
+/** A loopback HTTP server answering every request with `answer`; counts what it received. */
+async function server(t: Test, answer: (res: import('node:http').ServerResponse) => void) {
+  const seen = { requests: 0 }
+  const s = createServer((req, res) => {
+    seen.requests++
+    req.resume()
+    answer(res)
+  })
+  s.listen(0, '127.0.0.1')
+  await once(s, 'listening')
+  t.teardown(() => {
+    s.closeAllConnections()
+    s.close()
+  })
+  return { port: (s.address() as { port: number }).port, seen }
+}
+
+t.test('only public unicast addresses may receive webhooks', async (t) => {
+  for (const address of [
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    '::1',
+    'fe80::1',
+    'fd12::1',
+    '::ffff:127.0.0.1',
+    '100.64.0.1',
+    '224.0.0.1',
+  ]) {
+    t.ok(refusedAddress(address), `${address} refused`)
+  }
+  for (const address of ['93.184.216.34', '2606:4700::1111']) t.equal(refusedAddress(address), undefined, address)
+})
+
+t.test('a name is judged by what it resolves to, before creation and again at send time', async (t) => {
+  t.match(await refusedReceiver('http://localhost:1/h', false), /loopback/)
+  t.equal(await refusedReceiver('http://localhost:1/h', true), undefined, 'allowed by the operator')
+  const { port, seen } = await server(t, (res) => res.end())
+  const refused = await postJson(`http://localhost:${port}/h`, {}, '{}', { allowPrivate: false })
+  t.match(refused, { status_code: null, error: /refused: localhost resolves to .* loopback address/ })
+  t.equal(seen.requests, 0, 'nothing reached the inner address')
+  const allowed = await postJson(`http://localhost:${port}/h`, {}, '{}', { allowPrivate: true })
+  t.same(allowed, { status_code: 200, error: null })
+})
+
+t.test('a redirect is not followed, and counts as a failure', async (t) => {
+  const { port } = await server(t, (res) => {
+    res.writeHead(301, { location: 'http://169.254.169.254/' })
+    res.end()
+  })
+  t.same(await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true }), {
+    status_code: 301,
+    error: 'redirects are not followed',
+  })
+})
+
+t.test('a receiver that does not answer in time is given up on', async (t) => {
+  const { port } = await server(t, () => {})
+  const outcome = await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true, timeoutMs: 200 })
+  t.same(outcome, { status_code: null, error: 'no answer within 0.2 s' })
+})

@@ -1,0 +1,178 @@
+import t from 'tap'
+import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import {
+  decideWebhookEndpoint,
+  evolveWebhookEndpointState,
+  subscribesTo,
+} from '../../shared/domain/webhooks/endpoint.ts'
+import { decideWebhookMessage, evolveWebhookMessageState } from '../../shared/domain/webhooks/message.ts'
+import { messageOf } from '../../shared/domain/webhooks/messages.ts'
+import { specOf } from '../support/decider.ts'
+
+const endpoint = specOf({ decide: decideWebhookEndpoint, evolve: evolveWebhookEndpointState })
+const created = {
+  type: 'WebhookEndpointCreated' as const,
+  data: {
+    endpoint_id: 7,
+    url: 'https://erp.example.com/hooks',
+    enabled_events: null,
+    description: null,
+    secret: 'whsec_a',
+    at: 100,
+  },
+}
+
+t.test('an endpoint is created once, with what it is given', async (t) => {
+  endpoint([]).when({ type: 'CreateWebhookEndpoint', data: created.data }).thenEvents(t, [created])
+  endpoint([created])
+    .when({ type: 'CreateWebhookEndpoint', data: created.data })
+    .thenThrows(t, { code: 'SHIPLOG_ERR_CONFLICT' })
+})
+
+t.test('an update records only what it changes, and nothing when nothing changes', async (t) => {
+  endpoint([created])
+    .when({ type: 'UpdateWebhookEndpoint', data: { changes: { url: created.data.url, status: 'disabled' }, at: 200 } })
+    .thenEvents(t, [{ type: 'WebhookEndpointUpdated', data: { changes: { status: 'disabled' }, at: 200 } }])
+  endpoint([created])
+    .when({ type: 'UpdateWebhookEndpoint', data: { changes: { enabled_events: null }, at: 200 } })
+    .thenEvents(t, [])
+})
+
+t.test('a deleted endpoint takes no command; a missing one is not found', async (t) => {
+  const deleted = { type: 'WebhookEndpointDeleted' as const, data: { at: 300 } }
+  for (const command of [
+    { type: 'RotateWebhookSecret' as const, data: { secret: 'whsec_b', at: 400 } },
+    { type: 'TestWebhookEndpoint' as const, data: { at: 400 } },
+    { type: 'DeleteWebhookEndpoint' as const, data: { at: 400 } },
+  ]) {
+    endpoint([created, deleted]).when(command).thenThrows(t, { code: 'SHIPLOG_ERR_NOT_FOUND' })
+    endpoint([]).when(command).thenThrows(t, { code: 'SHIPLOG_ERR_NOT_FOUND' })
+  }
+})
+
+t.test('an endpoint hears the types it enabled, only while enabled, and webhook.test only when asked', async (t) => {
+  const state = evolveWebhookEndpointState(undefined, created)
+  t.ok(subscribesTo(state, 'order.created'), 'null enables every type')
+  t.notOk(subscribesTo(state, 'webhook.test'), 'a test goes only to the endpoint tested')
+  const some = { ...state, enabled_events: ['tracker.status_changed' as const] }
+  t.ok(subscribesTo(some, 'tracker.status_changed'))
+  t.notOk(subscribesTo(some, 'order.created'))
+  t.notOk(subscribesTo({ ...state, status: 'disabled' }, 'order.created'))
+  t.notOk(subscribesTo({ ...state, deleted: true }, 'order.created'))
+})
+
+const message = specOf({ decide: decideWebhookMessage, evolve: evolveWebhookMessageState })
+const made = {
+  type: 'WebhookMessageCreated' as const,
+  data: { delivery_id: 1, endpoint_id: 7, position: '42', type: 'order.created' as const, body: '{}', at: 100 },
+}
+const attempt = (status_code: number | null, at: number, error: string | null = null) => ({
+  type: 'RecordDeliveryAttempt' as const,
+  data: { status_code, error, at, retrySchedule: [5, 300] },
+})
+
+t.test('a message is made once: made again after a crash, it records nothing', async (t) => {
+  message([]).when({ type: 'CreateWebhookMessage', data: made.data }).thenEvents(t, [made])
+  message([made]).when({ type: 'CreateWebhookMessage', data: made.data }).thenEvents(t, [])
+})
+
+t.test('a 2xx answer delivers; anything else waits the next delay of the schedule, then fails', async (t) => {
+  message([made])
+    .when(attempt(204, 110))
+    .thenMatch(t, [{ data: { attempt: 1, outcome: 'succeeded', status_code: 204, next_attempt_at: null } }])
+  const first = {
+    type: 'WebhookDeliveryAttempted' as const,
+    data: {
+      attempt: 1,
+      status_code: 500,
+      error: 'answered 500',
+      outcome: 'retrying' as const,
+      next_attempt_at: 115,
+      at: 110,
+    },
+  }
+  message([made])
+    .when(attempt(500, 110, 'answered 500'))
+    .thenEvents(t, [first])
+  const second = { ...first, data: { ...first.data, attempt: 2, next_attempt_at: 415, at: 115 } }
+  message([made, first])
+    .when(attempt(500, 115, 'answered 500'))
+    .thenEvents(t, [second])
+  message([made, first, second])
+    .when(attempt(null, 415, 'no answer within 10 s'))
+    .thenMatch(t, [{ data: { attempt: 3, outcome: 'failed', status_code: null, next_attempt_at: null } }])
+})
+
+t.test('an attempt on a message no longer pending records nothing (a second runner)', async (t) => {
+  const delivered = {
+    type: 'WebhookDeliveryAttempted' as const,
+    data: { attempt: 1, status_code: 200, error: null, outcome: 'succeeded' as const, next_attempt_at: null, at: 110 },
+  }
+  message([made, delivered]).when(attempt(200, 111)).thenEvents(t, [])
+})
+
+t.test('a replay puts a message back to pending at the start of the schedule', async (t) => {
+  const failed = {
+    type: 'WebhookDeliveryAttempted' as const,
+    data: {
+      attempt: 3,
+      status_code: 500,
+      error: 'answered 500',
+      outcome: 'failed' as const,
+      next_attempt_at: null,
+      at: 500,
+    },
+  }
+  const replayed = { type: 'WebhookMessageReplayed' as const, data: { job_id: 9, at: 600 } }
+  message([made, failed]).when({ type: 'ReplayWebhookMessage', data: replayed.data }).thenEvents(t, [replayed])
+  message([made, failed, replayed])
+    .when(attempt(500, 610, 'answered 500'))
+    .thenMatch(t, [{ data: { attempt: 4, outcome: 'retrying', next_attempt_at: 615 } }])
+})
+
+/* Which message an event becomes, given the other events its command wrote to the same stream. */
+const orderCreated = { type: 'OrderCreated', data: {} } as unknown as DomainEvent
+const orderUpdated = { type: 'OrderUpdated', data: {} } as unknown as DomainEvent
+const fulfillmentCreated = { type: 'FulfillmentCreated', data: {} } as unknown as DomainEvent
+const trackerCreated = { type: 'TrackerCreated', data: { tracker_id: 5 } } as unknown as DomainEvent
+const trackerUpdated = { type: 'TrackerUpdated', data: { tracker_id: 5 } } as unknown as DomainEvent
+const eventRecorded = { type: 'TrackingEventRecorded', data: { tracker_id: 5 } } as unknown as DomainEvent
+const statusChanged = {
+  type: 'TrackerStatusChanged',
+  data: { tracker_id: 5, from: 'pending', to: 'delivered' },
+} as unknown as DomainEvent
+
+t.test('a new order tells of itself once, and of its tracker once', async (t) => {
+  const append = [orderCreated, fulfillmentCreated, trackerCreated]
+  t.match(messageOf(orderCreated, append), { type: 'order.created', subject: { kind: 'order' } })
+  t.equal(messageOf(fulfillmentCreated, append), undefined, 'no order.updated beside order.created')
+  t.match(messageOf(trackerCreated, append), { type: 'tracker.created', subject: { kind: 'tracker', trackerId: 5 } })
+})
+
+t.test('one order.updated per command, however many of its parts changed', async (t) => {
+  const append = [orderUpdated, fulfillmentCreated]
+  t.match(messageOf(orderUpdated, append), { type: 'order.updated' })
+  t.equal(messageOf(fulfillmentCreated, append), undefined)
+})
+
+t.test('a carrier event tells event_added and status_changed, not also tracker.updated', async (t) => {
+  const append = [eventRecorded, statusChanged, trackerUpdated]
+  t.match(messageOf(eventRecorded, append), { type: 'tracker.event_added' })
+  t.match(messageOf(statusChanged, append), {
+    type: 'tracker.status_changed',
+    previous: { delivery_status_code: 'pending' },
+  })
+  t.equal(messageOf(trackerUpdated, append), undefined)
+  t.match(messageOf(trackerUpdated, [trackerUpdated]), { type: 'tracker.updated' }, 'an upsert alone is an update')
+})
+
+t.test('jobs tell how they ended; an endpoint tested tells webhook.test; the rest tells nothing', async (t) => {
+  const completed = { type: 'JobCompleted', data: { at: 1 } } as DomainEvent
+  const failed = { type: 'JobFailed', data: { error: 'x', at: 1 } } as DomainEvent
+  const tested = { type: 'WebhookEndpointTested', data: { at: 1 } } as DomainEvent
+  const started = { type: 'JobStarted', data: { at: 1 } } as DomainEvent
+  t.match(messageOf(completed, [completed]), { type: 'job.completed' })
+  t.match(messageOf(failed, [failed]), { type: 'job.failed' })
+  t.match(messageOf(tested, [tested]), { type: 'webhook.test', subject: { kind: 'webhook_endpoint' } })
+  t.equal(messageOf(started, [started]), undefined)
+})
