@@ -18,12 +18,12 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
   const account = createAccountWithCli(env)
   let service = await spawnServer({ ...env, ROLES: 'command,query,projector' })
   t.teardown(() => service.kill('SIGKILL'))
-  const endpoint = await (
+  const endpoint = (await (
     await call(service.url, account.private_key, '/v2/webhook_endpoints', {
       method: 'POST',
       body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
     })
-  ).json()
+  ).json()) as { object: string }
   const trackers = Array.from({ length: 50 }, (_, i) => ({ order_number: `K-${i}`, tracking_number: `TN-K${i}` }))
   const posted = await call(service.url, account.private_key, '/v1/trackers', {
     method: 'POST',
