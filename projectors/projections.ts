@@ -21,7 +21,7 @@ import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './j
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
 import type { OrderDoc, TrackerDoc } from './orders/document.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
-import { evolveOrder, evolveTracker, type TrackerEvent, trackerEventTypes } from './orders/evolve.ts'
+import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
@@ -64,7 +64,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
 export const trackersProjection = documentProjection<TrackerDoc, Recorded<TrackerEvent>>({
   name: 'trackers',
   collection: collections.trackers.name,
-  handles: isOneOf(trackerEventTypes),
+  handles: (event): event is Recorded<TrackerEvent> => isTrackerEvent(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
   evolve: (doc, event) => evolveTracker(doc, event as TrackerEvent),
   id: (doc) => doc.id,
@@ -117,6 +117,30 @@ export const carrierServicesProjection = documentProjection<
   fields: (doc) => ({ carrier_code: doc.carrier_code }),
 })
 
+/** Where each notification is kept: the order document holding it. */
+export interface NotificationLocationDoc {
+  id: number
+  order_key: string
+  tracker_id: number | null
+}
+
+export const notificationsProjection = documentProjection<
+  NotificationLocationDoc,
+  Recorded<{ type: 'NotificationBuilt' }>
+>({
+  name: 'notifications',
+  collection: collections.notifications.name,
+  handles: isOneOf(['NotificationBuilt']),
+  keyOf: (event) => `${event.stream}#${event.data.notification.id}`,
+  evolve: (_doc, event) => ({
+    id: event.data.notification.id,
+    order_key: event.stream,
+    tracker_id: event.data.tracker_id ?? null,
+  }),
+  id: (doc) => doc.id,
+  fields: () => ({}),
+})
+
 export const webhookEndpointsProjection = documentProjection<WebhookEndpointDoc, Recorded<WebhookEndpointEvent>>({
   name: 'webhook_endpoints',
   collection: collections.webhook_endpoints.name,
@@ -145,6 +169,7 @@ export const projections: readonly Projection[] = [
   jobResultsProjection,
   pickupPointsProjection,
   carrierServicesProjection,
+  notificationsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
 ]

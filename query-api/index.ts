@@ -1,4 +1,6 @@
 import { renderAccount } from '../projectors/accounts/account.ts'
+import { list, renderNotificationType } from '../projectors/resources/render.ts'
+import { notificationTypes } from '../shared/domain/notifications/types.ts'
 import { callerOf } from '../shared/infra/http/auth.ts'
 import type { App } from '../shared/infra/http/server.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -6,6 +8,7 @@ import { deliveryEstimationRoutes } from './delivery-estimation/routes.ts'
 import { jobRoutes } from './jobs/routes.ts'
 import { orderRoutes } from './orders/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
+import { notificationRoutes } from './notifications/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 import { webhookEndpointRoutes } from './webhooks/routes.ts'
 
@@ -16,10 +19,19 @@ export function queryApi(app: App, rt: Runtime) {
     { schema: { summary: 'The account of the key: its id, name and settings' } },
     async (request) => renderAccount(callerOf(request).account),
   )
+  app.get(
+    '/v2/notification_types',
+    { schema: { summary: 'The types of customer notification, each enabled or not for the account' } },
+    async (request) => {
+      const disabled = callerOf(request).account.disabled_notification_types ?? []
+      return list(Object.values(notificationTypes).map((t) => renderNotificationType(t, !disabled.includes(t.slug))))
+    },
+  )
   orderRoutes(app, rt)
   trackerRoutes(app, rt)
   jobRoutes(app, rt)
   pickupPointRoutes(app, rt)
   deliveryEstimationRoutes(app, rt)
   webhookEndpointRoutes(app, rt)
+  notificationRoutes(app, rt)
 }

@@ -17,6 +17,8 @@ import { startJobWorker } from '../command-api/jobs/worker.ts'
 import { createDeliveryQueue, type DeliveryQueue } from '../projectors/reactions/webhooks/delivery-queue.ts'
 import { startWebhookReaction } from '../projectors/reactions/webhooks/reaction.ts'
 import { startWebhookSender } from '../projectors/reactions/webhooks/sender.ts'
+import { createEmailQueue, type EmailQueue, startEmailReaction } from '../projectors/reactions/emails/reaction.ts'
+import { startEmailSender } from '../projectors/reactions/emails/sender.ts'
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
@@ -53,17 +55,27 @@ export async function startServer(
   let webhookConnection: Redis | undefined
   let webhookReaction: ReturnType<typeof startWebhookReaction> | undefined
   let webhookSender: ReturnType<typeof startWebhookSender> | undefined
+  let emails: EmailQueue | undefined
+  let emailConnection: Redis | undefined
+  let emailReaction: ReturnType<typeof startEmailReaction> | undefined
+  let emailSender: ReturnType<typeof startEmailSender> | undefined
   /** Stops what has started, HTTP first and the stores last: on close, and when a start fails half-way. */
-  const close = async () => {
+  let closing: Promise<void> | undefined
+  // Once: a second call (a test's teardown after a restart) waits for the first.
+  const close = () => (closing ??= stopAll())
+  const stopAll = async () => {
     await app?.close()
     await worker?.close()
     await webhookReaction?.stop()
     await webhookSender?.close()
+    await emailReaction?.stop()
+    await emailSender?.close()
     await projector?.stop()
     // A queue whose Redis is away has nothing to flush: it is only disconnected.
-    if (redis && isRedisReady(redis)) await Promise.all([queue?.close(), deliveries?.close()])
+    if (redis && isRedisReady(redis)) await Promise.all([queue?.close(), deliveries?.close(), emails?.close()])
     workerConnection?.disconnect()
     webhookConnection?.disconnect()
+    emailConnection?.disconnect()
     redis?.disconnect()
     await rt.close()
     await checkpointer?.stop()
@@ -76,11 +88,16 @@ export async function startServer(
       redis = connectRedis(config.REDIS_URL, rt.logger)
       queue = createJobQueue(config.QUEUE_NAME, redis)
       deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
+      const retries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
+      if (config.SMTP_URL) emails = createEmailQueue(config.QUEUE_NAME, redis, retries)
     }
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
     metricsRoutes(app, rt, watched, queue)
-    if (queue && deliveries) await queueDashboard(app, [queue.bull, deliveries.bull], config.SHIPLOG_ADMIN_TOKEN)
+    if (queue && deliveries) {
+      const queues = [queue.bull, deliveries.bull, ...(emails ? [emails.bull] : [])]
+      await queueDashboard(app, queues, config.SHIPLOG_ADMIN_TOKEN)
+    }
     if (roles.has('command')) commandApi(app, rt, queue!)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
@@ -92,6 +109,12 @@ export async function startServer(
       webhookReaction = startWebhookReaction(rt, deliveries!)
       webhookConnection = connectRedis(config.REDIS_URL, rt.logger, 'webhooks')
       webhookSender = startWebhookSender(rt, deliveries!, webhookConnection)
+      // Customer e-mails, when there is an SMTP server to send them through.
+      if (config.SMTP_URL) {
+        emailReaction = startEmailReaction(rt, emails!)
+        emailConnection = connectRedis(config.REDIS_URL, rt.logger, 'emails')
+        emailSender = startEmailSender(rt, emails!, emailConnection, config.SMTP_URL)
+      } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
     }
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)

@@ -7,6 +7,8 @@ import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { changeAccount } from './account.ts'
+import { notificationSlugs, notificationTypes } from '../../shared/domain/notifications/types.ts'
+import { renderNotificationType } from '../../projectors/resources/render.ts'
 
 export const updateAccountBody = z.strictObject({ language_code: languageCode })
 
@@ -24,6 +26,34 @@ export function accountRoutes(app: App, rt: Runtime) {
       )
       const doc = await rt.readStore.get<AccountDoc>(collections.accounts.name, account.id, account.id)
       return reply.header(POSITION_HEADER, position.toString()).send(renderAccount(doc!.doc))
+    },
+  )
+
+  app.patch(
+    '/v2/notification_types/:slug',
+    {
+      schema: {
+        params: z.object({ slug: z.enum(notificationSlugs) }),
+        body: z.strictObject({ enabled: z.boolean() }),
+        summary: 'Turn a type of customer notification on or off for the account',
+      },
+    },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const { slug } = request.params
+      const disabled = new Set(account.disabled_notification_types ?? [])
+      if (request.body.enabled) disabled.delete(slug)
+      else disabled.add(slug)
+      const changes = { disabled_notification_types: notificationSlugs.filter((s) => disabled.has(s)) }
+      const { position } = await changeAccount(
+        rt,
+        account.id,
+        (at) => ({ type: 'UpdateAccount', data: { changes, at } }),
+        request.id,
+      )
+      return reply
+        .header(POSITION_HEADER, position.toString())
+        .send(renderNotificationType(notificationTypes[slug], request.body.enabled))
     },
   )
 }

@@ -98,6 +98,7 @@ export function planTrackingEvents(
           now: toUnixSeconds(now),
           ids: rt.ids,
           carrierServices,
+          disabledNotifications: request.caller.account.disabled_notification_types,
         },
         current.state,
       )

@@ -48,6 +48,7 @@ export function planTrackerUpserts(
     const command = {
       now: toUnixSeconds(now),
       accountLanguage: request.caller.account.language_code,
+      disabledNotifications: request.caller.account.disabled_notification_types,
       ids: rt.ids,
       carrierServices: groups.some((g) => g.items.some((i) => i.carrier_service_code))
         ? await configuredServices(rt, accountId)

@@ -11,6 +11,8 @@ export interface AccountDoc {
   private_key_hash: string
   public_key_hash: string
   deleted: boolean
+  /** Absent on documents projected before notification types could be turned off. */
+  disabled_notification_types?: string[]
 }
 
 /** A deleted account keeps its document, with hashes no key can have, so its keys find nothing. */

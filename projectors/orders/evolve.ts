@@ -6,7 +6,7 @@ import {
   type OrderEvent,
 } from '../../shared/domain/orders/state.ts'
 
-import type { TrackingEvent } from '../../shared/domain/events/resources.ts'
+import type { Notification, TrackingEvent } from '../../shared/domain/events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
@@ -35,7 +35,12 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     }
     case 'TrackerUpdated':
     case 'TrackingEventRecorded':
-    case 'TrackerStatusChanged': {
+    case 'TrackerStatusChanged':
+    case 'NotificationBuilt':
+    case 'NotificationPayloadDispatched':
+    case 'NotificationPayloadFailed': {
+      if (!isTrackerEvent(event))
+        return { ...order, updated_at: at, notifications: withNotification(order.notifications, event) }
       const id = event.data.tracker_id
       return mapFulfillments(order, at, (f) =>
         f.trackers.some((t) => t.id === id)
@@ -43,11 +48,32 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
           : f,
       )
     }
-    case 'NotificationBuilt':
-      return { ...order, updated_at: at, notifications: [...order.notifications, event.data.notification] }
     default:
       return assertNever(event)
   }
+}
+
+type NotificationEvent = Extract<
+  OrderEvent,
+  { type: 'NotificationBuilt' | 'NotificationPayloadDispatched' | 'NotificationPayloadFailed' }
+>
+
+/** A notification built, or its e-mail's outcome, on the list it belongs to. */
+function withNotification(notifications: readonly Notification[], event: NotificationEvent): Notification[] {
+  if (event.type === 'NotificationBuilt') return [...notifications, event.data.notification]
+  const { notification_id, payload_id } = event.data
+  const outcome =
+    event.type === 'NotificationPayloadDispatched'
+      ? { status: 'dispatched', dispatched: true, error: null }
+      : { status: 'failed', dispatched: false, error: event.data.error }
+  return notifications.map((n) =>
+    n.id === notification_id
+      ? {
+          ...n,
+          notification_payloads: n.notification_payloads.map((p) => (p.id === payload_id ? { ...p, ...outcome } : p)),
+        }
+      : n,
+  )
 }
 
 export const trackerEventTypes = [
@@ -55,8 +81,18 @@ export const trackerEventTypes = [
   'TrackerUpdated',
   'TrackingEventRecorded',
   'TrackerStatusChanged',
+  'NotificationBuilt',
+  'NotificationPayloadDispatched',
+  'NotificationPayloadFailed',
 ] as const satisfies OrderEvent['type'][]
-export type TrackerEvent = Extract<OrderEvent, { type: (typeof trackerEventTypes)[number] }>
+/** The events of one tracker: its own, and the notifications built on it (the others are the order's). */
+export type TrackerEvent = Extract<OrderEvent, { type: (typeof trackerEventTypes)[number] }> & {
+  data: { tracker_id: number }
+}
+
+export const isTrackerEvent = (event: { type: string; data: unknown }): event is TrackerEvent =>
+  (trackerEventTypes as readonly string[]).includes(event.type) &&
+  typeof (event.data as { tracker_id?: unknown }).tracker_id === 'number'
 
 /** Folds a tracker's own events: the trackers read model uses it alone, the order document through evolveOrder. */
 export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEvent): TrackerDoc {
@@ -70,6 +106,10 @@ export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEve
       return { ...tracker, events: withEvent(tracker.events, carrierEventDoc(event.data.event)), updated_at }
     case 'TrackerStatusChanged':
       return { ...tracker, delivery_status_code: event.data.to, updated_at }
+    case 'NotificationBuilt':
+    case 'NotificationPayloadDispatched':
+    case 'NotificationPayloadFailed':
+      return { ...tracker, notifications: withNotification(tracker.notifications, event), updated_at }
     default:
       return assertNever(event)
   }

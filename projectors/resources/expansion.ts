@@ -57,4 +57,11 @@ export const orderExpandPaths = [
 ] as const
 
 /** The expand[] paths of GET /v2/trackers. */
-export const trackerExpandPaths = ['carrier', 'events', 'events.address', 'line_items'] as const
+export const trackerExpandPaths = [
+  'carrier',
+  'events',
+  'events.address',
+  'line_items',
+  'notifications.notification_payloads',
+  'notifications.notification_type',
+] as const

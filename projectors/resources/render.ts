@@ -1,4 +1,10 @@
-import type { Address, Carrier, CarrierService, Notification } from '../../shared/domain/events/resources.ts'
+import type {
+  Address,
+  Carrier,
+  CarrierService,
+  Notification,
+  NotificationType,
+} from '../../shared/domain/events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
 import type { Expansion } from './expansion.ts'
 
@@ -46,6 +52,13 @@ export const renderCarrierService = (s: CarrierService): Resource => ({ object: 
 
 export const renderLineItem = (li: LineItemDoc): Resource => ({ object: 'line_item', ...li })
 
+/** A notification type; `enabled` (the account's setting) where the account's catalogue is listed. */
+export const renderNotificationType = (t: NotificationType, enabled?: boolean): Resource => ({
+  object: 'notification_type',
+  ...t,
+  ...(enabled === undefined ? {} : { enabled }),
+})
+
 export function renderNotification(n: Notification, x: Expansion, prefix: string): Resource {
   return {
     object: 'notification',
@@ -62,10 +75,9 @@ export function renderNotification(n: Notification, x: Expansion, prefix: string
         ...p,
       }),
     ),
-    notification_type: nestedOne(x, `${prefix}notification_type`, 'notification_type', n.notification_type, (t) => ({
-      object: 'notification_type',
-      ...t,
-    })),
+    notification_type: nestedOne(x, `${prefix}notification_type`, 'notification_type', n.notification_type, (t) =>
+      renderNotificationType(t),
+    ),
   }
 }
 

@@ -102,6 +102,14 @@ export const configSchema = z.object({
     .default('5,300,1800,7200,18000,36000,36000')
     .refine((v) => /^\s*\d+(\s*,\s*\d+)*\s*$/.test(v), 'must be seconds separated by commas, such as 5,300,1800')
     .transform((v) => v.split(',').map((s) => Number(s.trim()))),
+  /** SMTP server of customer e-mails (`smtp://user:pass@host:587` or `smtps://…:465`); unset, e-mails are built, not sent. */
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  /** Sender of customer e-mails. */
+  SHIPLOG_MAIL_FROM: z.string().min(3).default('shiplog <no-reply@shiplog.local>'),
+  /** Attempts at a customer e-mail before it is `failed`. */
+  SHIPLOG_MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
+  /** Delay before the second attempt at an e-mail, in ms; it doubles at each further one. */
+  SHIPLOG_MAIL_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(2000),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */
   QUEUE_NAME: z.string().min(1).default('shiplog-jobs'),
 })

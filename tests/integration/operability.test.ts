@@ -91,8 +91,8 @@ t.test(
     await new Promise((r) => setTimeout(r, 2500))
     t.equal(
       log.split('\n').filter((l) => l.includes('Redis is unreachable')).length,
-      2,
-      'once per connection (queue, worker)',
+      3,
+      'once per connection (queue, job worker, webhook sender)',
     )
     t.notMatch(log, /"stack"/, 'no stack traces')
 

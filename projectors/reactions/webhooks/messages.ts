@@ -8,7 +8,8 @@ import type { EventStore, RecordedEvent } from '../../../shared/infra/event-stor
 import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
 import { evolveJob, renderJob, type JobDoc } from '../../jobs/job.ts'
 import { foldOrder } from '../../orders/evolve.ts'
-import { renderOrder, renderTracker } from '../../resources/render.ts'
+import { renderNotification, renderOrder, renderTracker } from '../../resources/render.ts'
+import { findNotification } from '../emails/render.ts'
 import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../resources/expansion.ts'
 import { evolveWebhookEndpoint, renderWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
 
@@ -31,6 +32,7 @@ export interface Audience {
 
 const fullOrder = Expansion.full(orderExpandPaths)
 const fullTracker = Expansion.full(trackerExpandPaths)
+const fullNotification = Expansion.full(['notification_payloads', 'notification_type'])
 
 /**
  * The messages a slice of the log makes, in log order. Each carries its
@@ -108,6 +110,11 @@ function renderSubject(message: MessageOf, events: DomainEvent[]): unknown {
       if (subject.kind === 'order') return renderOrder(order, fullOrder)
       const tracker = order.fulfillments.flatMap((f) => f.trackers).find((t) => t.id === subject.trackerId)
       return tracker && renderTracker(tracker, fullTracker, '')
+    }
+    case 'notification': {
+      const order = foldOrder(events as OrderEvent[])
+      const found = order && findNotification(order, subject.notificationId)
+      return found && renderNotification(found.notification, fullNotification, '')
     }
     case 'job': {
       const job = (events as JobEvent[]).reduce<JobDoc | undefined>(evolveJob, undefined)

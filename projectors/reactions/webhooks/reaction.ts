@@ -4,7 +4,7 @@ import { subscribesTo, type WebhookEndpointEvent } from '../../../shared/domain/
 import { webhookMessageStream } from '../../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { subscribeToAll } from '../../../shared/infra/event-store/subscribe.ts'
+import { startReaction } from '../follow.ts'
 import { eventId } from '../../../shared/infra/ids.ts'
 import type { Runtime } from '../../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../../shared/domain/time.ts'
@@ -14,8 +14,6 @@ import { type Audience, messagesOf, type PlannedMessage } from './messages.ts'
 
 /** The reaction's checkpoint, beside the projections' in the read store. */
 export const WEBHOOKS_CHECKPOINT = 'webhooks'
-const BATCH_SIZE = 1000
-const RETRY_DELAY_MS = 1000
 
 type ReactionRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'ids' | 'logger'>
 
@@ -99,48 +97,25 @@ export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 
 }
 
 /**
- * The webhook reaction: follows the log from its checkpoint, records the
- * messages each batch makes, moves its checkpoint past the batch, then hands
- * the messages to BullMQ. A crash before the checkpoint makes the batch again
- * (its messages are found already recorded); a crash or an absent Redis after
- * it leaves them pending, for the sweep to queue.
+ * The webhook reaction: records the messages each batch of the log makes,
+ * then hands them to BullMQ. A batch made again after a crash finds its
+ * messages already recorded; a crash or an absent Redis after the checkpoint
+ * leaves them pending, for the sweep to queue.
  */
 export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) {
-  const controller = new AbortController()
-  const log = rt.logger.child({ role: 'webhooks' })
-  const run = (async () => {
-    while (!controller.signal.aborted) {
-      try {
-        await follow(rt, queue, controller.signal)
-      } catch (error) {
-        log.error({ err: error }, 'webhook reaction failed; resuming from its checkpoint')
-        await new Promise((r) => setTimeout(r, RETRY_DELAY_MS))
-      }
-    }
-  })()
-  return {
-    async stop() {
-      controller.abort()
-      await run
+  let directory = new EndpointDirectory()
+  return startReaction(rt, {
+    name: WEBHOOKS_CHECKPOINT,
+    async resume(after) {
+      directory = await EndpointDirectory.at(rt, after)
     },
-  }
-}
-
-async function follow(rt: ReactionRuntime, queue: DeliveryQueue, signal: AbortSignal) {
-  const after = (await rt.readStore.checkpoint(WEBHOOKS_CHECKPOINT)) ?? 0n
-  const directory = await EndpointDirectory.at(rt, after)
-  for await (const batch of subscribeToAll(rt.eventStore, {
-    after,
-    batchSize: BATCH_SIZE,
-    pollMs: rt.config.POLL_INTERVAL_MS,
-    signal,
-  })) {
-    const planned = await messagesOf(rt.eventStore, batch, directory)
-    await recordMessages(rt, planned)
-    await rt.readStore.commit([WEBHOOKS_CHECKPOINT], [], batch.at(-1)!.position)
-    for (const m of planned) {
-      const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
-      await queue.enqueue({ accountId: m.accountId, stream }).catch(() => false)
-    }
-  }
+    async handle(batch) {
+      const planned = await messagesOf(rt.eventStore, batch, directory)
+      await recordMessages(rt, planned)
+      for (const m of planned) {
+        const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
+        await queue.enqueue({ accountId: m.accountId, stream }).catch(() => false)
+      }
+    },
+  })
 }

@@ -1,4 +1,5 @@
 import { ShiplogError } from '../errors.ts'
+import { sameValue } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { accountEvents } from '../events/account-events.ts'
 
@@ -8,6 +9,7 @@ export type AccountEvent = Extract<DomainEvent, { type: keyof typeof accountEven
 export interface AccountState {
   id: number
   language_code: string
+  disabled_notification_types: string[]
   deleted: boolean
 }
 
@@ -29,9 +31,14 @@ export function decideAccount(command: AccountCommand, state: AccountState | und
   if (!state || state.deleted) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Account not found')
   switch (command.type) {
     case 'UpdateAccount': {
-      const { language_code } = command.data.changes
-      if (language_code === undefined || language_code === state.language_code) return []
-      return [{ type: 'AccountUpdated', data: command.data }]
+      const changes = Object.fromEntries(
+        Object.entries(command.data.changes).filter(
+          ([field, value]) =>
+            value !== undefined && !sameValue(value, state[field as keyof typeof command.data.changes]),
+        ),
+      )
+      if (Object.keys(changes).length === 0) return []
+      return [{ type: 'AccountUpdated', data: { changes, at: command.data.at } }]
     }
     case 'RotateKeys':
       return [{ type: 'AccountKeysRotated', data: command.data }]
@@ -44,7 +51,12 @@ export function decideAccount(command: AccountCommand, state: AccountState | und
 
 export function evolveAccountState(state: AccountState | undefined, event: AccountEvent): AccountState {
   if (event.type === 'AccountCreated') {
-    return { id: event.data.account_id, language_code: event.data.language_code, deleted: false }
+    return {
+      id: event.data.account_id,
+      language_code: event.data.language_code,
+      disabled_notification_types: [],
+      deleted: false,
+    }
   }
   if (!state) throw new Error(`${event.type} before AccountCreated`)
   switch (event.type) {

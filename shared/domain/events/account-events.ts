@@ -10,7 +10,16 @@ export const accountEvents = {
     public_key: z.object({ id: z.string(), hash: z.string() }),
     at: z.number().int(),
   }),
-  AccountUpdated: z.object({ changes: z.object({ language_code: z.string() }).partial(), at: z.number().int() }),
+  AccountUpdated: z.object({
+    changes: z
+      .object({
+        language_code: z.string(),
+        /** Slugs of the notification types the account turned off. */
+        disabled_notification_types: z.array(z.string()),
+      })
+      .partial(),
+    at: z.number().int(),
+  }),
   /** New keys replace both old ones, which stop working as soon as the accounts read model has it. */
   AccountKeysRotated: z.object({
     private_key: z.object({ id: z.string(), hash: z.string() }),

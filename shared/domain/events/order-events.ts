@@ -38,7 +38,23 @@ export const orderEvents = {
     at,
   }),
   TrackerUpdated: z.object({ tracker_id: z.number().int(), changes: trackerChanges, at }),
-  NotificationBuilt: z.object({ notification, at }),
+  /** A customer notification, on the tracker it tells of (`tracker_id`) or on the order (`order_placed`). */
+  NotificationBuilt: z.object({ notification, tracker_id: z.number().int().optional(), at }),
+  /** A notification's e-mail was accepted by the SMTP server. */
+  NotificationPayloadDispatched: z.object({
+    notification_id: z.number().int(),
+    payload_id: z.number().int(),
+    tracker_id: z.number().int().optional(),
+    at,
+  }),
+  /** A notification's e-mail could not be sent, after every retry. */
+  NotificationPayloadFailed: z.object({
+    notification_id: z.number().int(),
+    payload_id: z.number().int(),
+    tracker_id: z.number().int().optional(),
+    error: z.string(),
+    at,
+  }),
   /** A carrier event applied to one tracker; the same carrier event on two trackers is recorded on each. */
   TrackingEventRecorded: z.object({ tracker_id: z.number().int(), event: trackingEvent, at }),
   /**

@@ -3,7 +3,16 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
-import { carrierMovements, deliveryAttempts, type EventTypeCode, statusOfEvent, trackingEventKey } from './tracking.ts'
+import { buildNotification } from '../notifications/build.ts'
+import { notificationOfStatus } from '../notifications/types.ts'
+import {
+  carrierMovements,
+  type DeliveryStatusCode,
+  deliveryAttempts,
+  type EventTypeCode,
+  statusOfEvent,
+  trackingEventKey,
+} from './tracking.ts'
 
 /** One carrier event as the push API (or a carrier adapter) gives it. */
 export interface CarrierEventInput {
@@ -37,6 +46,8 @@ export interface RecordTrackingEvents {
   ids: Pick<IdSource, 'next'>
   /** The account's configured carrier services: a tracker that ships without an expected delivery is promised one. */
   carrierServices?: readonly ConfiguredService[]
+  /** Slugs of the notification types the account turned off. */
+  disabledNotifications?: readonly string[]
 }
 
 /** What became of one carrier event in this order: recorded, or already there. */
@@ -101,7 +112,14 @@ export function decideTrackingEvents(
       }
       const status = statusChange(tracker, input)
       emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
-      if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
+      if (status) {
+        emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
+        const notification = notificationOfChange(order!, trackerId, status.to, command.disabledNotifications ?? [])
+        if (notification) {
+          const built = buildNotification(notification, order!.fields, at, command.ids)
+          emit({ type: 'NotificationBuilt', data: { notification: built, tracker_id: trackerId, at } })
+        }
+      }
       const changes = derivedChanges(tracker, input, (shippedAt) =>
         promisedDelivery(order!, tracker, shippedAt, command.carrierServices ?? []),
       )
@@ -115,6 +133,22 @@ export function decideTrackingEvents(
     )
   })
   return { events, outcomes }
+}
+
+/**
+ * The notification a tracker's new status builds: none when the order or the
+ * tracker is muted or the account turned the type off; each type once per tracker.
+ */
+function notificationOfChange(
+  order: OrderState,
+  trackerId: number,
+  to: DeliveryStatusCode,
+  disabled: readonly string[],
+) {
+  const tracker = order.trackers.find((t) => t.id === trackerId)!
+  if (order.fields.mute_notifications || tracker.fields.mute_notifications) return undefined
+  const slug = notificationOfStatus(to, tracker.notified)
+  return slug && !disabled.includes(slug) ? slug : undefined
 }
 
 /** The move an event makes, when it is the tracker's newest status event and says something new. */

@@ -28,6 +28,8 @@ export interface TrackerState {
   status_at: number | null
   /** The id of each carrier event recorded, by its identity: a repeat is a duplicate. */
   event_ids: Readonly<Record<string, number>>
+  /** Slugs of the notification types already built for the tracker. */
+  notified: string[]
 }
 
 export interface OrderState {
@@ -106,7 +108,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'TrackerCreated': {
       const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
       const fields = { ...initialTrackerFields, ...changes }
-      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {} }
+      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {}, notified: [] }
       return { ...state, trackers: [...state.trackers, tracker] }
     }
     case 'TrackerUpdated': {
@@ -128,8 +130,14 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
         fields: { ...t.fields, delivery_status_code: to },
       }))
     }
-    case 'NotificationBuilt':
-      return { ...state, notified: [...state.notified, event.data.notification.notification_type.slug] }
+    case 'NotificationBuilt': {
+      const slug = event.data.notification.notification_type.slug
+      if (event.data.tracker_id === undefined) return { ...state, notified: [...state.notified, slug] }
+      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, notified: [...t.notified, slug] }))
+    }
+    case 'NotificationPayloadDispatched':
+    case 'NotificationPayloadFailed':
+      return state
     default:
       return assertNever(event)
   }

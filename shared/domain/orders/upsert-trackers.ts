@@ -5,7 +5,8 @@ import { type Address, emptyAddress, type OrderChanges, type TrackerChanges } fr
 import { validationError } from '../errors.ts'
 import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
-import { notificationTypes, ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
+import { buildNotification } from '../notifications/build.ts'
+import { ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
 import { sameValue } from '../same-value.ts'
 import {
   evolveOrderState,
@@ -63,6 +64,8 @@ export interface UpsertTrackers {
   ids: IdSource
   /** The account's configured carrier services: a tracker of one shows its id and name. */
   carrierServices?: readonly ConfiguredService[]
+  /** Slugs of the notification types the account turned off. */
+  disabledNotifications?: readonly string[]
 }
 
 /**
@@ -100,8 +103,11 @@ export function decideTrackerUpserts(
       const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
       const changes = changed(initialOrderFields, proposedOrder(undefined)) ?? {}
       emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
-      if (shouldBuildOrderPlaced(order!, now)) {
-        emit({ type: 'NotificationBuilt', data: { notification: orderPlaced(order!, now, ids), at } })
+      if (shouldBuildOrderPlaced(order!, now, command.disabledNotifications ?? [])) {
+        emit({
+          type: 'NotificationBuilt',
+          data: { notification: buildNotification('order_placed', order!.fields, now, ids), at },
+        })
       }
     } else {
       const changes = changed(order.fields, proposedOrder(order))
@@ -221,32 +227,10 @@ function expectedDelivery(at: number | null | undefined): TrackerChanges {
 }
 
 /** The order's own mute decides, never one of its trackers' (a tracker's mute mutes that tracker only). */
-function shouldBuildOrderPlaced(order: OrderState, now: number) {
+function shouldBuildOrderPlaced(order: OrderState, now: number, disabled: readonly string[]) {
   const { mute_notifications, ordered_at } = order.fields
-  if (mute_notifications) return false
+  if (mute_notifications || disabled.includes('order_placed')) return false
   return ordered_at === null || now - ordered_at <= ORDER_PLACED_MAX_AGE_SECONDS
-}
-
-function orderPlaced(order: OrderState, now: number, ids: IdSource) {
-  return {
-    id: ids.next(),
-    created_at: now,
-    language_code: order.fields.language_code,
-    notification_type: notificationTypes.order_placed,
-    notification_payloads: order.fields.email
-      ? [
-          {
-            id: ids.next(),
-            created_at: now,
-            dispatched: false,
-            status: 'built',
-            error: null,
-            type: 'email',
-            support_cced: null,
-          },
-        ]
-      : [],
-  }
 }
 
 /** The address the item describes, on top of the current one; undefined when the item sends no address field. */

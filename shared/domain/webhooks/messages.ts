@@ -5,6 +5,7 @@ import type { WebhookMessageType } from '../events/webhook-events.ts'
 export type MessageSubject =
   | { kind: 'order' }
   | { kind: 'tracker'; trackerId: number }
+  | { kind: 'notification'; notificationId: number }
   | { kind: 'job' }
   | { kind: 'webhook_endpoint' }
 
@@ -55,6 +56,11 @@ export function messageOf(event: DomainEvent, append: readonly DomainEvent[]): M
         type: 'tracker.status_changed',
         subject: { kind: 'tracker', trackerId: event.data.tracker_id },
         previous: { delivery_status_code: event.data.from },
+      }
+    case 'NotificationPayloadDispatched':
+      return {
+        type: 'notification.dispatched',
+        subject: { kind: 'notification', notificationId: event.data.notification_id },
       }
     case 'JobCompleted':
       return { type: 'job.completed', subject: { kind: 'job' } }

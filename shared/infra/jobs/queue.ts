@@ -1,52 +1,82 @@
-import { Queue } from 'bullmq'
+import { type BackoffOptions, Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { isRedisReady } from './redis.ts'
 
-export const JOB_NAME = 'run'
-
-/** What BullMQ carries: only the job's identity; its state lives in its event stream. */
-export interface QueuedJob {
-  accountId: number
-  jobId: number
-}
-
-export interface JobQueue {
+/**
+ * A BullMQ queue that carries only identities: what a job works on lives in
+ * the event log, so Redis losing a job loses nothing a sweep cannot queue again.
+ */
+export interface WorkQueue<T> {
+  readonly name: string
+  /** The BullMQ queue itself, for the operators' dashboard and metrics. */
+  readonly bull: Queue<T>
   /**
-   * Idempotent: a job already waiting in Redis is not added twice. False, at
-   * once, while Redis is away: the job is safe in its stream, and the worker's
-   * sweep enqueues it when Redis is back.
+   * Idempotent: work already waiting under the same id is not added twice.
+   * False, at once, while Redis is away. `notBefore` (Unix ms) delays it.
    */
-  enqueue(job: QueuedJob): Promise<boolean>
+  enqueue(data: T, notBefore?: number): Promise<boolean>
   /** Whether Redis takes commands now. */
   available(): boolean
-  /** The BullMQ queue itself, for the operators' dashboard and metrics. */
-  readonly bull: Queue<QueuedJob>
   /** Calls `listener` each time Redis comes back; returns how to stop. */
   whenAvailable(listener: () => void): () => void
   close(): Promise<void>
 }
 
-export function createJobQueue(name: string, connection: Redis): JobQueue {
-  const queue = new Queue<QueuedJob>(name, { connection })
+export function createWorkQueue<T>(
+  name: string,
+  connection: Redis,
+  options: {
+    /** The id of a piece of work: the same work twice is one job. */
+    jobId: (data: T) => string
+    attempts: number
+    backoff: BackoffOptions
+    /** Kept after completion (dashboard history), or removed so the id is free at once. */
+    keepCompleted?: number
+  },
+): WorkQueue<T> {
+  const queue = new Queue<T>(name, { connection })
   return {
+    name,
     bull: queue,
     available: () => isRedisReady(connection),
     whenAvailable(listener) {
       connection.on('ready', listener)
       return () => connection.off('ready', listener)
     },
-    async enqueue(job) {
+    async enqueue(data, notBefore) {
       if (!isRedisReady(connection)) return false
-      await queue.add(JOB_NAME, job, {
-        jobId: `job_${job.accountId}_${job.jobId}`,
-        // Transient faults (a store restarting) are retried; the job resumes where it stopped.
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 500 },
-        removeOnComplete: 1000,
-        removeOnFail: 5000,
+      // biome-ignore lint/suspicious/noExplicitAny: BullMQ's name and data generics do not meet here.
+      await (queue as Queue<any>).add('run', data, {
+        jobId: options.jobId(data),
+        delay: notBefore === undefined ? 0 : Math.max(0, notBefore - Date.now()),
+        attempts: options.attempts,
+        backoff: options.backoff,
+        removeOnComplete: options.keepCompleted ?? true,
+        removeOnFail: options.keepCompleted === undefined ? true : 5000,
       })
       return true
     },
     close: () => queue.close(),
   }
 }
+
+/** What the jobs queue carries: only the job's identity; its state lives in its event stream. */
+export interface QueuedJob {
+  accountId: number
+  jobId: number
+}
+
+export type JobQueue = WorkQueue<QueuedJob>
+
+/**
+ * The jobs queue (imports, replays). A job missing from Redis is found by
+ * the worker's sweep, and enqueued again when Redis is back.
+ */
+export const createJobQueue = (name: string, connection: Redis): JobQueue =>
+  createWorkQueue<QueuedJob>(name, connection, {
+    jobId: (job) => `job_${job.accountId}_${job.jobId}`,
+    // Transient faults (a store restarting) are retried; the job resumes where it stopped.
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 500 },
+    keepCompleted: 1000,
+  })

@@ -1,0 +1,115 @@
+import { UnrecoverableError, Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import nodemailer from 'nodemailer'
+import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
+import { toUnixSeconds } from '../../../shared/domain/time.ts'
+import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
+import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
+import { collections } from '../../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../../shared/infra/runtime.ts'
+import { toNewEvents } from '../../../command-api/execute.ts'
+import type { AccountDoc } from '../../accounts/account.ts'
+import { foldOrder } from '../../orders/evolve.ts'
+import type { EmailQueue, QueuedEmail } from './reaction.ts'
+import { emailFactsOf, findNotification, renderEmail } from './render.ts'
+
+type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
+
+/** An SMTP server that does not answer within these is a failed attempt, retried later. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }
+
+/**
+ * `Message-ID` of a payload's e-mail: the same at every attempt, so a resend
+ * after a crash (sent, not yet recorded) is recognisable as the same e-mail.
+ */
+export const messageIdOf = (payloadId: number, from: string) => {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'shiplog.local'
+  return `<notification-payload-${payloadId}@${domain}>`
+}
+
+/** Records a payload's outcome on its order's stream; whatever else the order does meanwhile, this only adds. */
+async function recordOutcome(rt: SenderRuntime, email: QueuedEmail, error: string | undefined) {
+  const at = toUnixSeconds(rt.clock.now())
+  const ids = {
+    notification_id: email.notificationId,
+    payload_id: email.payloadId,
+    ...(email.trackerId === undefined ? {} : { tracker_id: email.trackerId }),
+  }
+  const event: OrderEvent =
+    error === undefined
+      ? { type: 'NotificationPayloadDispatched', data: { ...ids, at } }
+      : { type: 'NotificationPayloadFailed', data: { ...ids, error, at } }
+  const metadata = { accountId: email.accountId, correlationId: `email_${email.payloadId}`, recordedAt: Date.now() }
+  await rt.eventStore.append([{ stream: email.stream, expected: 'any', events: toNewEvents([event], metadata) }])
+}
+
+/**
+ * Sends the e-mail of one payload still `built`, made from its order as it
+ * stands now, and records it dispatched. A fault of the SMTP server throws,
+ * for BullMQ to retry; `lastAttempt` records it failed instead.
+ */
+export async function sendEmail(
+  rt: SenderRuntime,
+  transport: Pick<ReturnType<typeof nodemailer.createTransport>, 'sendMail'>,
+  email: QueuedEmail,
+  lastAttempt: boolean,
+) {
+  const order = foldOrder(asDomainEvents<OrderEvent>(await rt.eventStore.readStream(email.stream)))
+  const found = order && findNotification(order, email.notificationId)
+  const payload = found?.notification.notification_payloads.find((p) => p.id === email.payloadId)
+  if (!order || !found || payload?.status !== 'built') return
+  if (!order.email) return recordOutcome(rt, email, 'the order has no e-mail address')
+  const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, email.accountId, email.accountId)
+  const content = renderEmail(emailFactsOf(order, found, account?.doc.language_code ?? 'en'))
+  const from = rt.config.SHIPLOG_MAIL_FROM
+  try {
+    await transport.sendMail({
+      from,
+      to: order.email,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      messageId: messageIdOf(email.payloadId, from),
+    })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    if (!lastAttempt) throw error
+    return recordOutcome(rt, email, reason)
+  }
+  await recordOutcome(rt, email, undefined)
+}
+
+/** The worker side of e-mails: sends queued payloads over SMTP (`SMTP_URL`), retried with backoff. */
+export function startEmailSender(rt: SenderRuntime, queue: EmailQueue, connection: Redis, smtpUrl: string) {
+  const url = new URL(smtpUrl)
+  const transport = nodemailer.createTransport({
+    host: url.hostname,
+    port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
+    secure: url.protocol === 'smtps:',
+    ...(url.username
+      ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }
+      : {}),
+    ...SMTP_TIMEOUTS,
+  })
+  const worker = new Worker<QueuedEmail>(
+    queue.name,
+    async (job) => {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1)
+      await sendEmail(rt, transport, job.data, lastAttempt).catch((error: unknown) => {
+        if (lastAttempt) throw new UnrecoverableError(String(error))
+        throw error
+      })
+    },
+    { connection, concurrency: 4, lockDuration: 30_000, stalledInterval: 10_000, maxStalledCount: 10 },
+  )
+  worker.on('failed', (job, error) => rt.logger.warn({ err: error, email: job?.data }, 'e-mail attempt failed'))
+  worker.on('error', (error) => {
+    if (isRedisReady(connection)) rt.logger.error({ err: error }, 'e-mail sender error')
+  })
+  return {
+    async close() {
+      await (isRedisReady(connection) ? worker.close() : worker.close(true))
+      transport.close()
+    },
+  }
+}
