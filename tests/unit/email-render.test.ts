@@ -1,0 +1,51 @@
+import t from 'tap'
+import { renderEmail } from '../../projectors/reactions/emails/render.ts'
+
+const facts = {
+  slug: 'delivered',
+  language: 'en',
+  first_name: 'Zoë <script>',
+  order_number: 'A&B-1',
+  carrier: 'Colissimo',
+  tracking_number: '6A123',
+  tracking_link: 'https://www.laposte.fr/outils/suivre-vos-envois?code=6A123&x=1',
+  expected_delivery_date: '2026-11-25',
+}
+
+t.test('every value is escaped in the HTML and plain in the text', async (t) => {
+  const email = renderEmail(facts)
+  t.equal(email.subject, 'Your order A&B-1 has been delivered')
+  t.match(email.text, 'Hello Zoë <script>,')
+  t.match(email.html, 'Hello Zoë &lt;script&gt;,')
+  t.notMatch(email.html, '<script>')
+  t.match(email.html, 'A&amp;B-1')
+  t.match(email.html, 'href="https://www.laposte.fr/outils/suivre-vos-envois?code&#x3D;6A123&amp;x&#x3D;1"')
+  t.match(email.text, 'Expected delivery: Wednesday, November 25, 2026')
+})
+
+t.test('French, and English for a language without templates', async (t) => {
+  const fr = renderEmail({ ...facts, language: 'fr' })
+  t.equal(fr.subject, 'Votre commande A&B-1 a été livrée')
+  t.match(fr.text, 'Bonjour Zoë <script>,')
+  t.match(fr.text, 'mercredi 25 novembre 2026')
+  t.equal(renderEmail({ ...facts, language: 'de' }).subject, 'Your order A&B-1 has been delivered')
+})
+
+t.test('every type has its words in both languages; no name greets plainly', async (t) => {
+  for (const slug of [
+    'order_placed',
+    'shipped',
+    'out_for_delivery',
+    'failed_attempt',
+    'available_for_pickup',
+    'exception',
+    'delivered',
+    'returned',
+  ]) {
+    for (const language of ['en', 'fr']) {
+      const email = renderEmail({ ...facts, slug, language, first_name: null, carrier: null, tracking_link: null })
+      t.ok(email.subject.includes('A&B-1'), `${slug} ${language} names the order`)
+      t.match(email.text, /^(Hello|Bonjour),/)
+    }
+  }
+})
