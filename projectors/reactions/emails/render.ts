@@ -31,8 +31,8 @@ const htmlLayout = Handlebars.compile(template('email.html.hbs'), { strict: fals
 /** A phrase of the words files, filled in as plain text; the HTML layout escapes it where it goes. */
 const phrases = new Map<string, HandlebarsTemplateDelegate>()
 const phrase = (source: string, values: object) => {
-  let compiled = phrases.get(source)
-  if (!compiled) phrases.set(source, (compiled = Handlebars.compile(source, { noEscape: true })))
+  const compiled = phrases.get(source) ?? Handlebars.compile(source, { noEscape: true })
+  phrases.set(source, compiled)
   return compiled(values)
 }
 
