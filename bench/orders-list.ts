@@ -62,6 +62,7 @@ function order(i: number, emails: number): OrderDoc {
     tracking_link: `https://wwwapps.ups.com/WebTracking/track?track=yes&trackNums=1Z${i}${k}`,
     untracked_carrier_name: null,
     untracked_carrier_url: null,
+    language_code: null,
     carrier: { code: 'ups', name: 'UPS' },
     carrier_service: { id: null, code: 'ups_standard', name: 'UPS Standard' },
     events: Array.from({ length: 5 }, (_, e) => ({

@@ -4,6 +4,7 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 import { accountRoutes } from './accounts/routes.ts'
 import { carrierServiceRoutes } from './carrier-services/routes.ts'
 import { pickupPointRoutes } from './pickup-points/routes.ts'
+import { orderRoutes } from './orders/routes.ts'
 import { trackerRoutes } from './trackers/routes.ts'
 import { webhookEndpointRoutes } from './webhooks/routes.ts'
 
@@ -11,6 +12,7 @@ import { webhookEndpointRoutes } from './webhooks/routes.ts'
 export function commandApi(app: App, rt: Runtime, queue: JobQueue) {
   accountRoutes(app, rt)
   trackerRoutes(app, rt)
+  orderRoutes(app, rt, queue)
   pickupPointRoutes(app, rt, queue)
   carrierServiceRoutes(app, rt)
   webhookEndpointRoutes(app, rt, queue)

@@ -16,6 +16,9 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { toNewEvents } from '../execute.ts'
 import { importPickupPoints } from '../pickup-points/import.ts'
+import { runBatchCreate } from '../orders/upsert.ts'
+import type { AccountDoc } from '../../projectors/accounts/account.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { DeliveryQueue } from '../../projectors/reactions/webhooks/delivery-queue.ts'
 import { replayWebhookMessages } from '../../projectors/reactions/webhooks/replay.ts'
 
@@ -26,7 +29,7 @@ export class JobFailure extends Error {
 
 /** What a job's work needs to append its progress: the job as it stands and its stream's revision. */
 export interface JobContext {
-  rt: Pick<Runtime, 'eventStore' | 'blobs' | 'clock' | 'ids'>
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'blobs' | 'clock' | 'ids'>
   accountId: number
   /** The job as it stands, kept up to date by appendWithProgress. */
   job: JobState
@@ -91,6 +94,16 @@ export async function runJob(
       case 'webhook_endpoints.replay':
         await replayWebhookMessages(ctx, options.deliveries)
         break
+      case 'orders.batch_create': {
+        const account = await rt.readStore.get<AccountDoc>(
+          collections.accounts.name,
+          queued.accountId,
+          queued.accountId,
+        )
+        if (!account) throw new JobFailure('The account was deleted')
+        await runBatchCreate(ctx, account.doc)
+        break
+      }
     }
     await appendToJob({ type: 'CompleteJob', at: at() })
   } catch (error) {

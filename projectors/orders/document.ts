@@ -1,4 +1,4 @@
-import type { Address, Notification } from '../../shared/domain/events/resources.ts'
+import type { Address, LineItem, Notification } from '../../shared/domain/events/resources.ts'
 import type { FulfillmentFields, OrderFields, TrackerFields } from '../../shared/domain/orders/state.ts'
 
 /*
@@ -16,24 +16,7 @@ export interface CarrierEventDoc {
   address: Address | null
 }
 
-export interface LineItemDoc {
-  id: number
-  canceled: boolean | null
-  canceled_quantity: number | null
-  quantity: number | null
-  shipped_quantity: number | null
-  created_at: number
-  updated_at: number
-  custom_variables: Record<string, unknown> | null
-  description: string | null
-  name: string | null
-  title: string | null
-  variant_title: string | null
-  merchant_id: string
-  requires_shipping: boolean | null
-  sku: string
-  thumbnail: { src: string; width: string; height: string } | null
-}
+export type LineItemDoc = LineItem
 
 export interface TrackerDoc extends TrackerFields {
   id: number

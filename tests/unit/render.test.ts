@@ -92,6 +92,7 @@ const order: OrderDoc = {
           tracking_link: null,
           untracked_carrier_name: null,
           untracked_carrier_url: null,
+          language_code: null,
           carrier: { code: 'ups', name: 'UPS' },
           carrier_service: null,
           notifications: [],

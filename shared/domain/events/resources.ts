@@ -79,6 +79,27 @@ export const notification = z.object({
 })
 export type Notification = z.infer<typeof notification>
 
+/** A line item as an order, a fulfillment or a tracker holds it; matched by `merchant_id` within its list. */
+export const lineItem = z.object({
+  id: z.number().int(),
+  merchant_id: z.string(),
+  sku: text,
+  name: text,
+  title: text,
+  variant_title: text,
+  description: text,
+  quantity: z.number().int().nullable(),
+  shipped_quantity: z.number().int().nullable(),
+  canceled_quantity: z.number().int().nullable(),
+  canceled: z.boolean().nullable(),
+  requires_shipping: z.boolean().nullable(),
+  thumbnail: z.object({ src: z.string(), width: z.string().nullable(), height: z.string().nullable() }).nullable(),
+  custom_variables: customVariables,
+  created_at: seconds,
+  updated_at: seconds,
+})
+export type LineItem = z.infer<typeof lineItem>
+
 /** Order fields a command may change; an absent key is left as it was. */
 export const orderChanges = z
   .object({
@@ -92,6 +113,7 @@ export const orderChanges = z
     mute_notifications: z.boolean(),
     ordered_at: seconds.nullable(),
     shipping_address: address.nullable(),
+    line_items: z.array(lineItem),
   })
   .partial()
 export type OrderChanges = z.infer<typeof orderChanges>
@@ -103,6 +125,7 @@ export const fulfillmentChanges = z
     shipping_address: address.nullable(),
     estimated_delivery_range_start: seconds.nullable(),
     estimated_delivery_range_end: seconds.nullable(),
+    line_items: z.array(lineItem),
   })
   .partial()
 export type FulfillmentChanges = z.infer<typeof fulfillmentChanges>
@@ -123,6 +146,9 @@ export const trackerChanges = z
     tracking_link: z.string().nullable(),
     untracked_carrier_name: text,
     untracked_carrier_url: text,
+    line_items: z.array(lineItem),
+    /** The customer's language for this parcel's notifications, over the order's. */
+    language_code: z.string().nullable(),
   })
   .partial()
 export type TrackerChanges = z.infer<typeof trackerChanges>

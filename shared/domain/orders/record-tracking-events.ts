@@ -116,7 +116,12 @@ export function decideTrackingEvents(
         emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
         const notification = notificationOfChange(order!, trackerId, status.to, command.disabledNotifications ?? [])
         if (notification) {
-          const built = buildNotification(notification, order!.fields, at, command.ids)
+          const tracker = order!.trackers.find((t) => t.id === trackerId)!
+          const to = {
+            email: order!.fields.email,
+            language_code: tracker.fields.language_code ?? order!.fields.language_code,
+          }
+          const built = buildNotification(notification, to, at, command.ids)
           emit({ type: 'NotificationBuilt', data: { notification: built, tracker_id: trackerId, at } })
         }
       }
@@ -136,8 +141,9 @@ export function decideTrackingEvents(
 }
 
 /**
- * The notification a tracker's new status builds: none when the order or the
- * tracker is muted or the account turned the type off; each type once per tracker.
+ * The notification a tracker's new status builds: none when the order is
+ * canceled, the order or the tracker is muted, or the account turned the type
+ * off; each type once per tracker.
  */
 function notificationOfChange(
   order: OrderState,
@@ -146,7 +152,7 @@ function notificationOfChange(
   disabled: readonly string[],
 ) {
   const tracker = order.trackers.find((t) => t.id === trackerId)!
-  if (order.fields.mute_notifications || tracker.fields.mute_notifications) return undefined
+  if (order.fields.mute_notifications || order.fields.canceled || tracker.fields.mute_notifications) return undefined
   const slug = notificationOfStatus(to, tracker.notified)
   return slug && !disabled.includes(slug) ? slug : undefined
 }

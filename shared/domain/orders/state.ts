@@ -16,6 +16,7 @@ export type TrackerFields = Required<TrackerChanges>
 
 export interface FulfillmentState {
   id: number
+  merchant_id: string
   fields: FulfillmentFields
 }
 
@@ -59,6 +60,7 @@ export const initialOrderFields: OrderFields = {
   mute_notifications: false,
   ordered_at: null,
   shipping_address: null,
+  line_items: [],
 }
 
 export const initialFulfillmentFields = (status_code: string): FulfillmentFields => ({
@@ -67,6 +69,7 @@ export const initialFulfillmentFields = (status_code: string): FulfillmentFields
   shipping_address: null,
   estimated_delivery_range_start: null,
   estimated_delivery_range_end: null,
+  line_items: [],
 })
 
 export const initialTrackerFields: TrackerFields = {
@@ -84,6 +87,8 @@ export const initialTrackerFields: TrackerFields = {
   tracking_link: null,
   untracked_carrier_name: null,
   untracked_carrier_url: null,
+  line_items: [],
+  language_code: null,
 }
 
 /** Folds one order event into the aggregate's state. Pure: time and ids come from the event. */
@@ -94,8 +99,8 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'OrderUpdated':
       return { ...state, fields: { ...state.fields, ...event.data.changes } }
     case 'FulfillmentCreated': {
-      const { fulfillment_id: id, status_code, changes } = event.data
-      const fulfillment = { id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
+      const { fulfillment_id: id, merchant_id, status_code, changes } = event.data
+      const fulfillment = { id, merchant_id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
       return { ...state, fulfillments: [...state.fulfillments, fulfillment] }
     }
     case 'FulfillmentUpdated': {

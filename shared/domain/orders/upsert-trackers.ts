@@ -183,8 +183,8 @@ export function decideTrackerUpserts(
  * The merchant's carrier code wins; without one a new tracker gets the carrier
  * detected from its number, and an existing tracker keeps the carrier it has.
  */
-function carrierFields(
-  item: TrackerUpsert,
+export function carrierFields(
+  item: Pick<TrackerUpsert, 'carrier_code' | 'carrier_service_code' | 'tracking_number'>,
   trackerIsNew: boolean,
   services: readonly ConfiguredService[],
 ): TrackerChanges {
@@ -210,7 +210,7 @@ function carrierService(
   }
 }
 
-function expectedDelivery(at: number | null | undefined): TrackerChanges {
+export function expectedDelivery(at: number | null | undefined): TrackerChanges {
   if (at === undefined) return {}
   if (at === null) {
     return {
@@ -227,7 +227,7 @@ function expectedDelivery(at: number | null | undefined): TrackerChanges {
 }
 
 /** The order's own mute decides, never one of its trackers' (a tracker's mute mutes that tracker only). */
-function shouldBuildOrderPlaced(order: OrderState, now: number, disabled: readonly string[]) {
+export function shouldBuildOrderPlaced(order: OrderState, now: number, disabled: readonly string[]) {
   const { mute_notifications, ordered_at } = order.fields
   if (mute_notifications || disabled.includes('order_placed')) return false
   return ordered_at === null || now - ordered_at <= ORDER_PLACED_MAX_AGE_SECONDS
@@ -236,16 +236,25 @@ function shouldBuildOrderPlaced(order: OrderState, now: number, disabled: readon
 /** The address the item describes, on top of the current one; undefined when the item sends no address field. */
 function mergeAddress(current: Address | null, item: TrackerUpsert, ids: IdSource): Address | undefined {
   const street = item.address_street === undefined ? undefined : splitStreet(item.address_street)
-  const sent: Partial<Address> = {
-    name: item.address_name,
-    city: item.address_city,
-    state: item.address_state,
-    zip: item.address_zip,
-    address1: street?.address1,
-    address2: street?.address2,
-    country_code: item.address_country,
-    country: item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
-  }
+  return mergedAddress(
+    current,
+    {
+      name: item.address_name,
+      city: item.address_city,
+      state: item.address_state,
+      zip: item.address_zip,
+      address1: street?.address1,
+      address2: street?.address2,
+      country_code: item.address_country,
+      country:
+        item.address_country === undefined ? undefined : item.address_country && countryName(item.address_country),
+    },
+    ids,
+  )
+}
+
+/** The fields sent (undefined: not sent) on top of the current address; undefined when nothing was sent. */
+export function mergedAddress(current: Address | null, sent: Partial<Address>, ids: Pick<IdSource, 'next'>) {
   let merged: Record<string, unknown> | undefined
   for (const key in sent) {
     const value = sent[key as keyof Address]
@@ -264,7 +273,7 @@ function splitStreet(street: string | null) {
 }
 
 /** The proposed values that differ from the current ones; undefined when none do. */
-function changed<C extends object>(current: object, proposed: C): C | undefined {
+export function changed<C extends object>(current: object, proposed: C): C | undefined {
   let out: Record<string, unknown> | undefined
   for (const key in proposed) {
     const value = proposed[key]
