@@ -4,14 +4,23 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const BATCH_SIZE = 1000
 const RETRY_DELAY_MS = 1000
+/**
+ * A checkpoint over batches that asked for nothing is saved at most this
+ * often: a reaction handling a batch again does nothing again, and a write
+ * per small append would cost every request a transaction.
+ */
+const IDLE_CHECKPOINT_MS = 1000
 
 export interface Reaction {
   /** Its checkpoint's name, beside the projections' in the read store. */
   name: string
   /** Called before following resumes from `after` (the checkpoint): state the reaction rebuilds from the log. */
   resume?(after: bigint): Promise<void>
-  /** Does what a batch of the log asks; the checkpoint moves past the batch only once it returns. */
-  handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<void>
+  /**
+   * Does what a batch of the log asks; the checkpoint moves past the batch
+   * only once it returns. True when it did something.
+   */
+  handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<boolean>
 }
 
 /**
@@ -34,10 +43,23 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
       pollMs: rt.config.POLL_INTERVAL_MS,
       signal,
     })
-    for await (const batch of batches) {
-      await reaction.handle(batch, signal)
-      if (signal.aborted) return
-      await rt.readStore.commit([reaction.name], [], batch.at(-1)!.position)
+    let saved = Date.now()
+    let unsaved: bigint | undefined
+    const save = async (position: bigint) => {
+      await rt.readStore.commit([reaction.name], [], position)
+      saved = Date.now()
+      unsaved = undefined
+    }
+    try {
+      for await (const batch of batches) {
+        const acted = await reaction.handle(batch, signal)
+        if (signal.aborted) return
+        const position = batch.at(-1)!.position
+        if (acted || Date.now() - saved >= IDLE_CHECKPOINT_MS) await save(position)
+        else unsaved = position
+      }
+    } finally {
+      if (unsaved !== undefined) await save(unsaved)
     }
   }
   const run = (async () => {

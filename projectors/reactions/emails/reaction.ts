@@ -54,6 +54,7 @@ export function startEmailReaction(
   return startReaction(rt, {
     name: 'emails',
     async handle(batch, signal) {
+      let queued = false
       for (const recorded of batch) {
         if (recorded.type !== 'NotificationBuilt') continue
         const [event] = asDomainEvents<Extract<OrderEvent, { type: 'NotificationBuilt' }>>([recorded])
@@ -69,10 +70,12 @@ export function startEmailReaction(
           }
           while (!(await queue.enqueue(email).catch(() => false))) {
             await untilAvailable(queue, signal)
-            if (signal.aborted) return
+            if (signal.aborted) return false
           }
+          queued = true
         }
       }
+      return queued
     },
   })
 }

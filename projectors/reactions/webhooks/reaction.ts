@@ -116,6 +116,7 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
         const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
         await queue.enqueue({ accountId: m.accountId, stream }).catch(() => false)
       }
+      return planned.length > 0
     },
   })
 }

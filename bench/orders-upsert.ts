@@ -1,0 +1,91 @@
+/**
+ * POST /v2/orders as store plugins call it: one realistic order per request
+ * (3 line items, 1 fulfillment, 1 tracker), from 4 concurrent clients; first
+ * created, then each re-sent unchanged, which must append nothing (the log's
+ * position does not move). Prints orders per second and latency for both.
+ */
+import { benchServerProcess, conditions, ms, percentile } from './support.ts'
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 3000)
+const CONCURRENCY = 4
+
+const order = (i: number) =>
+  JSON.stringify({
+    merchant_id: `shop-${i}`,
+    order_number: `UP-${i}`,
+    email: `c${i}@example.com`,
+    first_name: 'Jo',
+    ordered_at: '2026-11-20T10:00:00Z',
+    shipping_address: { address1: '1 rue de la Paix', city: 'Paris', zip: '75002', country: 'FR' },
+    line_items: [1, 2, 3].map((n) => ({
+      merchant_id: `L${n}`,
+      sku: `SKU-${n}`,
+      name: `Item ${n}`,
+      quantity: n,
+      thumbnail: { src: `https://cdn.example.com/${n}.png`, width: 120, height: 120 },
+    })),
+    fulfillments: [
+      {
+        merchant_id: `F-${i}`,
+        status_code: 'preparing_shipment',
+        line_items: [1, 2, 3].map((n) => ({ merchant_id: `L${n}`, quantity: n })),
+        trackers: [
+          {
+            tracking_number: `UPT${String(i).padStart(8, '0')}`,
+            carrier_code: 'colissimo',
+            line_items: ['L1', 'L2', 'L3'],
+          },
+        ],
+      },
+    ],
+  })
+
+const server = await benchServerProcess(
+  process.env.SHIPLOG_WRITE_VISIBILITY ? { SHIPLOG_WRITE_VISIBILITY: process.env.SHIPLOG_WRITE_VISIBILITY } : {},
+)
+const bodies = Array.from({ length: ORDERS }, (_, i) => order(i))
+
+async function run(expected: number) {
+  const latencies: number[] = []
+  let next = 0
+  let lastPosition = 0n
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!
+        const t0 = performance.now()
+        const response = await fetch(`${server.url}/v2/orders`, {
+          method: 'POST',
+          headers: { authorization: server.key, 'content-type': 'application/json' },
+          body,
+        })
+        await response.arrayBuffer()
+        if (response.status !== expected) throw new Error(`status ${response.status}, expected ${expected}`)
+        latencies.push(performance.now() - t0)
+        const position = BigInt(response.headers.get('x-shiplog-position')!)
+        if (position > lastPosition) lastPosition = position
+      }
+    }),
+  )
+  return { latencies, seconds: (performance.now() - started) / 1000, lastPosition }
+}
+
+console.log(
+  `orders-upsert: ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker), one per request, ${CONCURRENCY} clients; ${conditions(true)}`,
+)
+let cpu = server.cpuMeter()
+const created = await run(201)
+const createdCpu = cpu.per(ORDERS, 'order')
+cpu = server.cpuMeter()
+const resent = await run(200)
+const resentCpu = cpu.per(ORDERS, 'order')
+const line = (label: string, r: Awaited<ReturnType<typeof run>>) =>
+  `${label} ${String(Math.round(ORDERS / r.seconds)).padStart(6)} orders/s   median ${ms(percentile(r.latencies, 50))}, p99 ${ms(percentile(r.latencies, 99))}`
+console.log(`${line('created ', created)}   ${createdCpu}`)
+console.log(`${line('re-sent ', resent)}   ${resentCpu}`)
+console.log(
+  `re-sent unchanged: log position ${created.lastPosition} before, highest answered ${resent.lastPosition} after (${resent.lastPosition <= created.lastPosition ? 'nothing appended' : 'APPENDED'})`,
+)
+await server.close()
+if (resent.lastPosition > created.lastPosition) process.exit(1)
