@@ -22,7 +22,8 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   collection: string
   handles: (event: RecordedEvent) => event is E
   keyOf?: (event: E) => string
-  evolve: (doc: D | undefined, event: E) => D
+  /** Undefined: no document (an event about something this read model does not keep). */
+  evolve: (doc: D | undefined, event: E) => D | undefined
   id: (doc: D) => number
   fields: (doc: D) => Record<string, FieldValue>
   /** The collection's pre-serialised views of a document. */

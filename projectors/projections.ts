@@ -14,6 +14,12 @@ import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
+import {
+  evolveTrackerPoll,
+  type TrackerPollDoc,
+  type TrackerPollEvent,
+  trackerPollEventTypes,
+} from './polls/tracker-poll.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -117,6 +123,18 @@ export const carrierServicesProjection = documentProjection<
   fields: (doc) => ({ carrier_code: doc.carrier_code }),
 })
 
+/** The trackers shiplog polls their carrier for, and when next (`next_poll_at`). */
+export const trackerPollsProjection = documentProjection<TrackerPollDoc, Recorded<TrackerPollEvent>>({
+  name: 'tracker_polls',
+  collection: collections.tracker_polls.name,
+  handles: (event): event is Recorded<TrackerPollEvent> =>
+    (trackerPollEventTypes as readonly string[]).includes(event.type),
+  keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
+  evolve: (doc, event) => evolveTrackerPoll(doc, event as TrackerPollEvent, event.stream),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ next_poll_at: doc.next_poll_at }),
+})
+
 /** Where each notification is kept: the order document holding it. */
 export interface NotificationLocationDoc {
   id: number
@@ -170,6 +188,7 @@ export const projections: readonly Projection[] = [
   pickupPointsProjection,
   carrierServicesProjection,
   notificationsProjection,
+  trackerPollsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
 ]

@@ -19,6 +19,8 @@ import { startWebhookReaction } from '../projectors/reactions/webhooks/reaction.
 import { startWebhookSender } from '../projectors/reactions/webhooks/sender.ts'
 import { createEmailQueue, type EmailQueue, startEmailReaction } from '../projectors/reactions/emails/reaction.ts'
 import { startEmailSender } from '../projectors/reactions/emails/sender.ts'
+import { createPollQueues, type PollQueues, startCarrierPolling } from '../projectors/reactions/polls/poller.ts'
+import { configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
@@ -44,6 +46,7 @@ export async function startServer(
   const files = embeddedFiles(config)
   const walCheckpoints = files.length > 0 ? 'background' : 'inline'
   const rt = await openRuntime(config, { ...options, walCheckpoints })
+  const carrierApis = configuredCarrierApis(config)
   let checkpointer: { stop(): Promise<void> } | undefined
   let app: App | undefined
   let redis: Redis | undefined
@@ -55,6 +58,8 @@ export async function startServer(
   let webhookConnection: Redis | undefined
   let webhookReaction: ReturnType<typeof startWebhookReaction> | undefined
   let webhookSender: ReturnType<typeof startWebhookSender> | undefined
+  let pollQueues: PollQueues = new Map()
+  let polling: Awaited<ReturnType<typeof startCarrierPolling>> | undefined
   let emails: EmailQueue | undefined
   let emailConnection: Redis | undefined
   let emailReaction: ReturnType<typeof startEmailReaction> | undefined
@@ -68,11 +73,18 @@ export async function startServer(
     await worker?.close()
     await webhookReaction?.stop()
     await webhookSender?.close()
+    await polling?.close()
     await emailReaction?.stop()
     await emailSender?.close()
     await projector?.stop()
     // A queue whose Redis is away has nothing to flush: it is only disconnected.
-    if (redis && isRedisReady(redis)) await Promise.all([queue?.close(), deliveries?.close(), emails?.close()])
+    if (redis && isRedisReady(redis))
+      await Promise.all([
+        queue?.close(),
+        deliveries?.close(),
+        emails?.close(),
+        ...[...pollQueues.values()].map((q) => q.close()),
+      ])
     workerConnection?.disconnect()
     webhookConnection?.disconnect()
     emailConnection?.disconnect()
@@ -90,15 +102,21 @@ export async function startServer(
       deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
       const retries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
       if (config.SMTP_URL) emails = createEmailQueue(config.QUEUE_NAME, redis, retries)
+      pollQueues = createPollQueues(config.QUEUE_NAME, redis, carrierApis)
     }
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
-    metricsRoutes(app, rt, watched, queue)
+    metricsRoutes(app, rt, watched, queue, () => polling?.stats)
     if (queue && deliveries) {
-      const queues = [queue.bull, deliveries.bull, ...(emails ? [emails.bull] : [])]
+      const queues = [
+        queue.bull,
+        deliveries.bull,
+        ...(emails ? [emails.bull] : []),
+        ...[...pollQueues.values()].map((q) => q.bull),
+      ]
       await queueDashboard(app, queues, config.SHIPLOG_ADMIN_TOKEN)
     }
-    if (roles.has('command')) commandApi(app, rt, queue!)
+    if (roles.has('command')) commandApi(app, rt, queue!, pollQueues)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
     // BullMQ's worker blocks on its own connection.
@@ -115,6 +133,12 @@ export async function startServer(
         emailConnection = connectRedis(config.REDIS_URL, rt.logger, 'emails')
         emailSender = startEmailSender(rt, emails!, emailConnection, config.SMTP_URL)
       } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
+      if (carrierApis.length > 0) {
+        polling = await startCarrierPolling(rt, pollQueues, carrierApis, {
+          queue: redis!,
+          worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
+        })
+      }
     }
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)

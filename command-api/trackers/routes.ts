@@ -1,11 +1,19 @@
+import { z } from 'zod'
+import type { TrackerDoc } from '../../projectors/orders/document.ts'
+import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
+import type { PollQueues } from '../../projectors/reactions/polls/poller.ts'
+import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
+import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { commandRequest, executeCommand, sendCommandResponse } from '../execute.ts'
 import { planTrackingEvents, trackingEventsBody } from './events.ts'
 import { upsertTrackersBody } from './schema.ts'
 import { createOrderStates, planTrackerUpserts } from './upsert.ts'
 
-export function trackerRoutes(app: App, rt: Runtime) {
+export function trackerRoutes(app: App, rt: Runtime, polls: PollQueues) {
   const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
   app.post(
     '/v1/trackers',
@@ -23,6 +31,46 @@ export function trackerRoutes(app: App, rt: Runtime) {
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, planTrackingEvents(rt, orders, command, request.body.events))
       return sendCommandResponse(reply, response)
+    },
+  )
+  app.post(
+    '/v2/trackers/:id/refresh',
+    {
+      schema: {
+        params: z.object({
+          id: z.coerce
+            .number()
+            .int('must be an integer id')
+            .positive('must be a positive id')
+            .max(Number.MAX_SAFE_INTEGER),
+        }),
+        summary: "Ask the tracker's carrier for news now (carriers with a configured tracking API)",
+      },
+    },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const { id } = request.params
+      const tracker = await rt.readStore.get<TrackerDoc>(collections.trackers.name, account.id, id)
+      if (!tracker) throw notFound('Tracker not found')
+      const carrier = tracker.doc.carrier?.code
+      const api = carrier ? trackingApiOf[carrier] : undefined
+      const queue = api && polls.get(api)
+      if (!queue) {
+        throw new ShiplogError(
+          'SHIPLOG_ERR_CONFLICT',
+          carrier
+            ? `Carrier ${carrier} is not polled: its tracking API is not configured on this service`
+            : 'The tracker has no carrier to poll',
+        )
+      }
+      const polled = await rt.readStore.get<TrackerPollDoc>(collections.tracker_polls.name, account.id, id)
+      if (!polled || polled.doc.next_poll_at === null) {
+        throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The tracker is final (or not followed yet): it is not polled')
+      }
+      if (!(await queue.enqueue({ accountId: account.id, key: polled.key, refresh: true }).catch(() => false))) {
+        throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The job queue is unavailable: try again shortly')
+      }
+      return reply.status(202).send({ object: 'tracker_refresh', tracker_id: id, status: 'queued' })
     },
   )
 }

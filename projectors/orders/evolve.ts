@@ -48,6 +48,9 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
           : f,
       )
     }
+    case 'TrackerPolled':
+      // Polling's own bookkeeping: the tracker_polls read model keeps it, the order shows nothing of it.
+      return order
     default:
       return assertNever(event)
   }

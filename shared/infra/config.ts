@@ -110,6 +110,18 @@ export const configSchema = z.object({
   SHIPLOG_MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
   /** Delay before the second attempt at an e-mail, in ms; it doubles at each further one. */
   SHIPLOG_MAIL_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  /** DHL Shipment Tracking – Unified: its address and key; without a key DHL trackers are not polled. */
+  SHIPLOG_DHL_API_URL: url(['http:', 'https:']).default('https://api-eu.dhl.com'),
+  SHIPLOG_DHL_API_KEY: z.string().min(1).optional(),
+  /** Requests per second to DHL's API, from each worker process. */
+  SHIPLOG_DHL_RATE_LIMIT: z.coerce.number().int().min(1).default(3),
+  /** La Poste Suivi v2 (Colissimo, Chronopost): its address and key; without a key they are not polled. */
+  SHIPLOG_LAPOSTE_API_URL: url(['http:', 'https:']).default('https://api.laposte.fr'),
+  SHIPLOG_LAPOSTE_API_KEY: z.string().min(1).optional(),
+  /** Requests per second to La Poste's API, from each worker process. */
+  SHIPLOG_LAPOSTE_RATE_LIMIT: z.coerce.number().int().min(1).default(5),
+  /** Seconds between two looks for trackers due a poll; also a tracker's first wait between polls. */
+  SHIPLOG_POLL_INTERVAL: z.coerce.number().int().min(1).default(3600),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */
   QUEUE_NAME: z.string().min(1).default('shiplog-jobs'),
 })

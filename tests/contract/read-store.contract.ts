@@ -115,6 +115,23 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     t.equal(range.hasMore, true)
   })
 
+  t.test('due documents: an integer field at most a bound, every account, lowest first, never null', async (t) => {
+    await store.commit(
+      ['contract'],
+      [write(1, 1, { created_at: 30 }), write(2, 2, { created_at: 10 }), write(1, 3), write(3, 4, { created_at: 99 })],
+      10n,
+    )
+    const due = await store.lookupDue<{ id: number }>(contractCollection.name, 'created_at', 50, 10)
+    t.same(
+      due.map((d) => [d.accountId, d.id]),
+      [
+        [2, 2],
+        [1, 1],
+      ],
+    )
+    t.equal((await store.lookupDue(contractCollection.name, 'created_at', 50, 1)).length, 1, 'the limit holds')
+  })
+
   t.test('keys by field: one query for many values, scoped by account', async (t) => {
     const docs = [write(1, 1, { email: 'a@x.io' }), write(1, 2, { email: 'a@x.io' }), write(1, 3, { email: 'b@x.io' })]
     await store.commit(['contract'], [...docs, write(2, 4, { email: 'c@x.io' })], 1n)

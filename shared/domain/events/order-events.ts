@@ -40,6 +40,18 @@ export const orderEvents = {
   TrackerUpdated: z.object({ tracker_id: z.number().int(), changes: trackerChanges, at }),
   /** A customer notification, on the tracker it tells of (`tracker_id`) or on the order (`order_placed`). */
   NotificationBuilt: z.object({ notification, tracker_id: z.number().int().optional(), at }),
+  /**
+   * shiplog asked the tracker's carrier for news: whether it brought any, and
+   * when to ask again (the events it brought are recorded as pushed ones are).
+   */
+  TrackerPolled: z.object({
+    tracker_id: z.number().int(),
+    changed: z.boolean(),
+    /** Seconds until the next poll; null: polling has stopped. */
+    interval: z.number().int().nullable(),
+    next_poll_at: z.number().int().nullable(),
+    at,
+  }),
   /** A notification's e-mail was accepted by the SMTP server. */
   NotificationPayloadDispatched: z.object({
     notification_id: z.number().int(),

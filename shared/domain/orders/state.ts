@@ -142,6 +142,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     }
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
+    case 'TrackerPolled':
       return state
     default:
       return assertNever(event)

@@ -15,6 +15,8 @@ export function metricsRoutes(
   rt: Pick<Runtime, 'eventStore' | 'readStore'>,
   projections: readonly string[],
   queue?: JobQueue,
+  /** Carrier polling's counts (`<api>|<outcome>`) and the APIs stopped by a refused key, when it runs here. */
+  carrierPolling?: () => { polls: ReadonlyMap<string, number>; stopped: ReadonlySet<string> } | undefined,
 ) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -56,6 +58,29 @@ export function metricsRoutes(
         this.set({ projection: name }, Number(head - ((await rt.readStore.checkpoint(name)) ?? 0n)))
     },
   })
+  if (carrierPolling) {
+    new Gauge({
+      name: 'shiplog_carrier_polls',
+      help: 'Carrier tracking API calls by this process since it started, by API and outcome',
+      labelNames: ['api', 'outcome'],
+      registers: [registry],
+      collect() {
+        for (const [key, n] of carrierPolling()?.polls ?? []) {
+          const [api, outcome] = key.split('|')
+          this.set({ api, outcome }, n)
+        }
+      },
+    })
+    new Gauge({
+      name: 'shiplog_carrier_stopped',
+      help: '1 for a carrier tracking API no longer polled because it refused the key',
+      labelNames: ['api'],
+      registers: [registry],
+      collect() {
+        for (const api of carrierPolling()?.stopped ?? []) this.set({ api }, 1)
+      },
+    })
+  }
   app.addHook('onResponse', async (request, reply) => {
     durations.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode },

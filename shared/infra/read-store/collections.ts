@@ -28,6 +28,8 @@ export const collections = {
     name: 'trackers',
     fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },
   },
+  /** Trackers whose carrier shiplog polls, by when they are due. */
+  tracker_polls: { name: 'tracker_polls', fields: { next_poll_at: 'integer' } },
   /** Where each notification is: its order's document (`order_key`), for the routes that take a notification id. */
   notifications: { name: 'notifications', fields: {} },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },

@@ -96,6 +96,14 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         .toArray()
       return found.map((s) => toStored<D>(s))
     },
+    async lookupDue<D>(name: string, field: string, upTo: number, limit: number) {
+      const found = await collection(name)
+        .find({ [`f.${field}`]: { $ne: null, $lte: upTo } })
+        .sort({ [`f.${field}`]: 1 })
+        .limit(limit)
+        .toArray()
+      return found.map((s) => toStored<D>(s))
+    },
     async keysByField(name: string, accountId: number, field: string, values: readonly string[]) {
       const rows = await collection(name)
         .find({ accountId, [`f.${field}`]: { $in: [...values] } })

@@ -90,6 +90,8 @@ export interface ReadStore {
   lookup<D>(collection: string, field: string, value: string): Promise<StoredDocument<D> | undefined>
   /** Unscoped, for operators' sweeps (jobs left queued): documents whose field has this value. */
   lookupAll<D>(collection: string, field: string, value: string, limit: number): Promise<StoredDocument<D>[]>
+  /** Unscoped, for the poller: documents whose integer field is at most `upTo` (never null), lowest first. */
+  lookupDue<D>(collection: string, field: string, upTo: number, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
   /**
    * The source keys of an account's documents whose field holds one of the

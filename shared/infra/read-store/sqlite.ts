@@ -232,6 +232,15 @@ export function createSqliteReadStore(
         .all(value, limit)
         .map((r) => toStored<D>(r))
     },
+    async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
+      const spec = specOf(collection)
+      const column = fieldColumn(spec, field)
+      return prepared<[number, number], Row>(
+        `SELECT * FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
+      )
+        .all(upTo, limit)
+        .map((r) => toStored<D>(r))
+    },
     async keysByField(collection: string, accountId: number, field: string, values: readonly string[]) {
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)

@@ -1,0 +1,64 @@
+import { type TrackingApi, trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
+import { finalStatuses } from '../../shared/domain/orders/polling.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+
+/** What the poller knows of a tracker whose carrier has a tracking API. */
+export interface TrackerPollDoc {
+  id: number
+  /** The order stream the tracker's events go to. */
+  stream: string
+  tracking_number: string
+  carrier_code: string
+  api: TrackingApi
+  created_at: number
+  /** When the tracker was created or last got a carrier event (Unix seconds). */
+  last_news_at: number
+  /** Seconds between the last two polls; null before the first. */
+  interval: number | null
+  /** Null once the tracker is final: it is not polled again. */
+  next_poll_at: number | null
+}
+
+export const trackerPollEventTypes = [
+  'TrackerCreated',
+  'TrackingEventRecorded',
+  'TrackerStatusChanged',
+  'TrackerPolled',
+] as const satisfies OrderEvent['type'][]
+export type TrackerPollEvent = Extract<OrderEvent, { type: (typeof trackerPollEventTypes)[number] }>
+
+/** Only trackers created with a carrier that has a tracking API get a document; it is due at once. */
+export function evolveTrackerPoll(
+  doc: TrackerPollDoc | undefined,
+  event: TrackerPollEvent,
+  stream: string,
+): TrackerPollDoc | undefined {
+  if (event.type === 'TrackerCreated') {
+    const carrier = event.data.changes.carrier?.code
+    const api = carrier ? trackingApiOf[carrier] : undefined
+    if (!carrier || !api) return undefined
+    const { tracker_id: id, tracking_number, at } = event.data
+    return {
+      id,
+      stream,
+      tracking_number,
+      carrier_code: carrier,
+      api,
+      created_at: at,
+      last_news_at: at,
+      interval: null,
+      next_poll_at: at,
+    }
+  }
+  if (!doc) return undefined
+  switch (event.type) {
+    case 'TrackingEventRecorded':
+      return { ...doc, last_news_at: Math.max(doc.last_news_at, event.data.at) }
+    case 'TrackerStatusChanged':
+      return finalStatuses.has(event.data.to) ? { ...doc, next_poll_at: null } : doc
+    case 'TrackerPolled':
+      return doc.next_poll_at === null
+        ? doc
+        : { ...doc, interval: event.data.interval, next_poll_at: event.data.next_poll_at }
+  }
+}

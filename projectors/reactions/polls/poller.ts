@@ -1,0 +1,209 @@
+import { Queue, Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { type TrackingApi, trackingApiOf } from '../../../shared/domain/carriers/tracking-apis.ts'
+import { isConcurrencyError } from '../../../shared/domain/errors.ts'
+import { isStale, nextPollInterval, POLL_WINDOW_SECONDS } from '../../../shared/domain/orders/polling.ts'
+import type { CarrierEventInput } from '../../../shared/domain/orders/record-tracking-events.ts'
+import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
+import { toUnixSeconds } from '../../../shared/domain/time.ts'
+import type { CarrierTrackingApi } from '../../../shared/infra/carriers/port.ts'
+import { createWorkQueue, type WorkQueue } from '../../../shared/infra/jobs/queue.ts'
+import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
+import { collections } from '../../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../../shared/infra/runtime.ts'
+import { executeCommand, toNewEvents } from '../../../command-api/execute.ts'
+import { planTrackingEvents, type TrackingEventResult } from '../../../command-api/trackers/events.ts'
+import { createOrderStates } from '../../../command-api/trackers/upsert.ts'
+import type { AccountDoc } from '../../accounts/account.ts'
+import type { TrackerPollDoc } from '../../polls/tracker-poll.ts'
+
+/** One poll: the tracker's poll document, by its key. `refresh`: asked for now, due or not. */
+export interface QueuedPoll {
+  accountId: number
+  key: string
+  refresh?: boolean
+}
+
+export type PollQueues = ReadonlyMap<TrackingApi, WorkQueue<QueuedPoll>>
+
+const POLLS = collections.tracker_polls.name
+/** Trackers queued per tick at most; the rest are due at the next. */
+const MAX_DUE_PER_TICK = 50_000
+
+/** One queue per carrier API, so each has its own rate limit; a tracker waits in it once. */
+export function createPollQueues(
+  jobQueueName: string,
+  connection: Redis,
+  apis: readonly CarrierTrackingApi[],
+): PollQueues {
+  return new Map(
+    apis.map((api) => [
+      api.name,
+      createWorkQueue<QueuedPoll>(`${jobQueueName}-poll-${api.name}`, connection, {
+        jobId: (poll) => `${poll.refresh ? 'refresh' : 'poll'}_${poll.key}`,
+        // Server errors and timeouts: three more tries, 30 s apart then doubling.
+        attempts: 4,
+        backoff: { type: 'exponential', delay: 30_000 },
+      }),
+    ]),
+  )
+}
+
+/** How polling went, for /metrics. */
+export interface PollingStats {
+  polls: Map<string, number>
+  stopped: Set<TrackingApi>
+}
+
+type PollerRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'ids' | 'logger'>
+
+/**
+ * Carrier polling on BullMQ: a job scheduler ticks every
+ * SHIPLOG_POLL_INTERVAL and queues the trackers due (not final, of a carrier
+ * with a configured API, created in the last 60 days); each carrier's worker
+ * asks its API, within its rate limit, and records what it says through the
+ * same command as the push API, then when to ask again. A tracker is queued
+ * once under its own job id, so several worker processes never poll it twice.
+ */
+export async function startCarrierPolling(
+  rt: PollerRuntime,
+  queues: PollQueues,
+  apis: readonly CarrierTrackingApi[],
+  connections: { queue: Redis; worker: () => Redis },
+) {
+  const log = rt.logger.child({ role: 'carrier-polling' })
+  const base = rt.config.SHIPLOG_POLL_INTERVAL
+  const stats: PollingStats = { polls: new Map(), stopped: new Set() }
+  const count = (api: TrackingApi, outcome: string) =>
+    stats.polls.set(`${api}|${outcome}`, (stats.polls.get(`${api}|${outcome}`) ?? 0) + 1)
+  const orders = createOrderStates(0)
+
+  /** Appends when to ask again; a concurrent change to the order is retried, this only adds. */
+  const recordPolled = async (stored: { accountId: number; doc: TrackerPollDoc }, changed: boolean) => {
+    const { doc, accountId } = stored
+    const now = toUnixSeconds(rt.clock.now())
+    const interval = nextPollInterval(doc.interval, changed, base)
+    const event: OrderEvent = {
+      type: 'TrackerPolled',
+      data: { tracker_id: doc.id, changed, interval, next_poll_at: now + interval, at: now },
+    }
+    const metadata = { accountId, correlationId: `poll_${doc.id}`, recordedAt: Date.now() }
+    await rt.eventStore.append([{ stream: doc.stream, expected: 'any', events: toNewEvents([event], metadata) }])
+  }
+
+  /** Carrier events into the push API's command, as the account's own: true when one was new. */
+  const recordEvents = async (accountId: number, events: CarrierEventInput[], correlation: string) => {
+    const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId)
+    if (!account || account.doc.deleted || events.length === 0) return false
+    const request = {
+      method: 'POST',
+      path: '/v2/trackers/events',
+      body: { events },
+      caller: { account: account.doc, keyKind: 'private' as const, keyId: 'carrier-polling' },
+      requestId: correlation,
+    }
+    const response = await executeCommand(rt, request, planTrackingEvents(rt, orders, request, events))
+    return (response.body as { events: TrackingEventResult[] }).events.some((e) => e.status === 'created')
+  }
+
+  const poll = async (
+    api: CarrierTrackingApi,
+    job: { data: QueuedPoll; attemptsMade: number; opts: { attempts?: number } },
+  ) => {
+    const stored = await rt.readStore.getByKey<TrackerPollDoc>(POLLS, job.data.key)
+    if (!stored || stored.doc.next_poll_at === null || stats.stopped.has(api.name)) return
+    const doc = stored.doc
+    const now = toUnixSeconds(rt.clock.now())
+    if (!job.data.refresh && doc.next_poll_at! > now) return // polled meanwhile
+    const correlation = `poll_${doc.id}_${now}`
+    if (isStale(doc.last_news_at, now)) {
+      const expired: CarrierEventInput = {
+        tracking_number: doc.tracking_number,
+        carrier_code: doc.carrier_code,
+        event_type_code: 'expired',
+        happened_at: now,
+        message: 'No news from the carrier for 30 days',
+      }
+      await recordEvents(stored.accountId, [expired], correlation)
+      count(api.name, 'expired')
+      return
+    }
+    const result = await api.track(doc.tracking_number, doc.carrier_code)
+    count(api.name, result.kind)
+    switch (result.kind) {
+      case 'rate_limited':
+        await queues.get(api.name)!.bull.rateLimit(result.retryAfterMs)
+        throw Worker.RateLimitError()
+      case 'unauthorized':
+        stats.stopped.add(api.name)
+        log.error(
+          { api: api.name },
+          `${api.name} tracking API refused the key (${result.message}): its carriers are not polled until the key is fixed and the service restarted`,
+        )
+        return
+      case 'failed':
+        if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new Error(result.error)
+        log.warn({ api: api.name, tracker: doc.id, error: result.error }, 'carrier poll failed; backing off')
+        return recordPolled(stored, false)
+      case 'unknown':
+        return recordPolled(stored, false)
+      case 'found':
+        return recordPolled(stored, await recordEvents(stored.accountId, result.events, correlation))
+    }
+  }
+
+  const workers = apis.map((api) => {
+    const queue = queues.get(api.name)!
+    const limit = api.name === 'dhl' ? rt.config.SHIPLOG_DHL_RATE_LIMIT : rt.config.SHIPLOG_LAPOSTE_RATE_LIMIT
+    const connection = connections.worker()
+    const worker = new Worker<QueuedPoll>(
+      queue.name,
+      async (job) =>
+        poll(api, job).catch((error: unknown) => {
+          // A tracker whose order moved meanwhile is polled again at the next tick.
+          if (isConcurrencyError(error)) return
+          throw error
+        }),
+      { connection, concurrency: 4, limiter: { max: limit, duration: 1000 }, lockDuration: 30_000 },
+    )
+    worker.on('error', (error) => {
+      if (isRedisReady(connection)) log.error({ err: error }, 'carrier poll worker error')
+    })
+    return { worker, connection }
+  })
+
+  // The tick: one scheduled job at a time, whichever worker process takes it.
+  const tickQueue = new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue })
+  await tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
+  const tickConnection = connections.worker()
+  const ticker = new Worker(
+    tickQueue.name,
+    async () => {
+      const now = toUnixSeconds(rt.clock.now())
+      const due = await rt.readStore.lookupDue<TrackerPollDoc>(POLLS, 'next_poll_at', now, MAX_DUE_PER_TICK)
+      for (const { key, accountId, doc } of due) {
+        const queue = queues.get(trackingApiOf[doc.carrier_code]!)
+        if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
+        await queue.enqueue({ accountId, key })
+      }
+    },
+    { connection: tickConnection },
+  )
+  ticker.on('error', (error) => {
+    if (isRedisReady(tickConnection)) log.error({ err: error }, 'carrier poll scheduler error')
+  })
+  log.info({ apis: apis.map((a) => a.name), every_seconds: base }, 'carrier polling started')
+
+  return {
+    stats,
+    async close() {
+      const closing = [ticker, ...workers.map((w) => w.worker)].map((w) =>
+        isRedisReady(tickConnection) ? w.close() : w.close(true),
+      )
+      await Promise.all(closing)
+      if (isRedisReady(connections.queue)) await tickQueue.close()
+      tickConnection.disconnect()
+      for (const w of workers) w.connection.disconnect()
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import t, { type Test } from 'tap'
+import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '../support/carrier-api.ts'
+import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
+
+/*
+ * Carrier polling end to end: the real service polling a local HTTP server
+ * that answers with DHL's and La Poste's documented shapes (never the real
+ * carriers), every second (SHIPLOG_POLL_INTERVAL=1).
+ */
+
+const start = (t: Test, carrier: CarrierServer, env: Record<string, string> = {}) =>
+  startTestServer(t, {
+    env: {
+      SHIPLOG_DHL_API_URL: carrier.url,
+      SHIPLOG_DHL_API_KEY: DHL_KEY,
+      SHIPLOG_LAPOSTE_API_URL: carrier.url,
+      SHIPLOG_LAPOSTE_API_KEY: LAPOSTE_KEY,
+      SHIPLOG_POLL_INTERVAL: '1',
+      ...env,
+    },
+  })
+
+async function trackerOf(server: TestServer, trackingNumber: string) {
+  const list = await server.request('GET', `/v2/trackers?tracking_number=${trackingNumber}&expand[]=events`)
+  return list.body.data[0]
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now()
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last: ${JSON.stringify(value)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+t.test('a tracker of a polled carrier gets its events, once each, and stops being polled when final', async (t) => {
+  const carrier = await startCarrierServer(t)
+  carrier.laposteCodes.set('6A-OK', ['PC1', 'DR1'])
+  const server = await start(t, carrier)
+  await postTrackers(server, [
+    { order_number: 'P-1', tracking_number: '6A-OK', carrier_code: 'colissimo' },
+    { order_number: 'P-2', tracking_number: 'JD-OK', carrier_code: 'dhl' },
+    { order_number: 'P-3', tracking_number: 'UPS-1', carrier_code: 'ups' },
+  ])
+  const colissimo = await until(
+    () => trackerOf(server, '6A-OK'),
+    (tr) => tr.events.data.length === 2,
+  )
+  t.equal(colissimo.delivery_status_code, 'in_transit')
+  t.same(colissimo.events.data[0].messages, { fr: 'Libellé PC1' })
+  const dhl = await until(
+    () => trackerOf(server, 'JD-OK'),
+    (tr) => tr.events.data.length === 2,
+  )
+  t.match(dhl, { delivery_status_code: 'in_transit', displayable_expected_delivery_kind: 'carrier' })
+
+  // Polled again (nothing new): still two events, no duplicate.
+  await until(
+    async () => carrier.requests.get('6A-OK') ?? 0,
+    (n) => n >= 2,
+  )
+  t.equal((await trackerOf(server, '6A-OK')).events.data.length, 2, 'a repeated poll records no duplicate')
+  t.equal(carrier.requests.get('UPS-1'), undefined, 'a carrier without a tracking API is never asked')
+
+  carrier.laposteCodes.set('6A-OK', ['DI1', 'MD2', 'PC1', 'DR1'])
+  const delivered = await until(
+    () => trackerOf(server, '6A-OK'),
+    (tr) => tr.delivery_status_code === 'delivered',
+  )
+  t.equal(delivered.events.data.length, 4)
+  const asked = carrier.requests.get('6A-OK')
+  await new Promise((r) => setTimeout(r, 3000))
+  t.equal(carrier.requests.get('6A-OK'), asked, 'a delivered tracker is not polled again')
+})
+
+t.test('an unchanged tracker is asked less and less often; unknown numbers stay pending', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const server = await start(t, carrier)
+  const created = await postTrackers(server, [
+    { order_number: 'U-1', tracking_number: '6A-404', carrier_code: 'colissimo' },
+  ])
+  const orderId = created.body.trackers[0].order_id
+  const polled = await until(
+    async () =>
+      (await server.request('GET', `/v2/orders/${orderId}/history?limit=100`)).body.data.filter(
+        (e: { type: string }) => e.type === 'TrackerPolled',
+      ),
+    (events) => events.length >= 3,
+  )
+  const intervals = polled.map((e: { data: { interval: number } }) => e.data.interval).reverse()
+  t.same(intervals.slice(0, 3), [1, 2, 4], 'the wait doubles while nothing changes')
+  t.equal((await trackerOf(server, '6A-404')).delivery_status_code, 'pending')
+})
+
+t.test('a rate limit is honoured, faults are retried, and a refused key stops that carrier', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const server = await start(t, carrier, { SHIPLOG_DHL_API_KEY: 'refused-key' })
+  await postTrackers(server, [
+    { order_number: 'R-1', tracking_number: '6A-429', carrier_code: 'laposte' },
+    { order_number: 'R-2', tracking_number: 'JD-OK', carrier_code: 'dhl' },
+  ])
+  await until(
+    () => trackerOf(server, '6A-429'),
+    (tr) => tr.events.data.length === 2,
+  )
+  t.ok((carrier.requests.get('6A-429') ?? 0) >= 2, 'asked again after the Retry-After')
+  await until(
+    async () => (await fetch(`${server.url}/metrics`)).text(),
+    (m) => /shiplog_carrier_stopped\{api="dhl"\} 1/.test(m),
+  )
+  const asked = carrier.requests.get('JD-OK')
+  await new Promise((r) => setTimeout(r, 2500))
+  t.equal(carrier.requests.get('JD-OK'), asked, 'DHL is not asked again once it refused the key')
+  t.equal((await trackerOf(server, 'JD-OK')).delivery_status_code, 'pending')
+})
+
+t.test('POST /v2/trackers/{id}/refresh polls one tracker now', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const server = await start(t, carrier, { SHIPLOG_POLL_INTERVAL: '3600' })
+  const created = await postTrackers(server, [
+    { order_number: 'F-1', tracking_number: '6A-OK', carrier_code: 'colissimo' },
+    { order_number: 'F-2', tracking_number: 'UPS-2', carrier_code: 'ups' },
+  ])
+  const [polled, unpolled] = created.body.trackers
+  await new Promise((r) => setTimeout(r, 300))
+  const refreshed = await server.request('POST', `/v2/trackers/${polled.id}/refresh`)
+  t.match(refreshed, { status: 202, body: { object: 'tracker_refresh', tracker_id: polled.id } })
+  await until(
+    () => trackerOf(server, '6A-OK'),
+    (tr) => tr.events.data.length === 2,
+  )
+  t.equal((await server.request('POST', `/v2/trackers/${unpolled.id}/refresh`)).status, 409, 'a carrier not polled')
+  const other = await server.newAccount()
+  const theirs = await server.request('POST', `/v2/trackers/${polled.id}/refresh`, { key: other.private_key })
+  t.equal(theirs.status, 404, "another account's tracker is not found")
+})
