@@ -78,7 +78,7 @@ export function toNewEvents(
  * and a repeat of the request gets that response back with nothing appended.
  */
 export async function executeCommand(
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections'>,
   request: CommandRequest,
   plan: () => Promise<CommandPlan>,
 ): Promise<CommandResponse> {
@@ -134,9 +134,10 @@ const projectionNames = projections.map((p) => p.name)
  * answers once the read models have passed it (bounded), so a client that
  * never sends X-Shiplog-Position back still reads what it wrote.
  */
-async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config'>, position: Position) {
+async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>, position: Position) {
   if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return
-  await waitForProjections(rt.readStore, projectionNames, position, rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS)
+  const wait = rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS
+  await waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)
 }
 
 interface IdempotencyRecord {

@@ -10,7 +10,10 @@ import { startProjectors } from './runner.ts'
  */
 const { config, walCheckpoints } = workerData as ProjectorThreadData
 const rt = await openRuntime(config, { walCheckpoints })
-const runner = startProjectors(rt)
+// Each commit is told to the main thread, where writes wait to be visible.
+const runner = startProjectors(rt, undefined, (position) =>
+  parentPort!.postMessage({ type: 'committed', position: position.toString() }),
+)
 parentPort!.on('message', async (message) => {
   if (message !== 'stop') return
   await runner.stop()

@@ -3,6 +3,7 @@ import type { Config } from '../shared/infra/config.ts'
 import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
 import { startSupervisedThread } from '../shared/infra/threads.ts'
 import type { ProjectorRunner } from './runner.ts'
+import type { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 
 export interface ProjectorThreadData {
   config: Config
@@ -14,6 +15,7 @@ export function startProjectorThread(
   config: Config,
   walCheckpoints: WalCheckpoints,
   logger: Logger,
+  progress?: ProjectionProgress,
 ): Promise<ProjectorRunner> {
   const data: ProjectorThreadData = { config, walCheckpoints }
   return startSupervisedThread(
@@ -21,5 +23,9 @@ export function startProjectorThread(
     data,
     'projector thread',
     logger,
+    (message) => {
+      const committed = message as { type?: string; position?: string }
+      if (committed.type === 'committed' && committed.position) progress?.advance(BigInt(committed.position))
+    },
   )
 }

@@ -28,9 +28,11 @@ const LIVE_BATCH_SIZE = 1000
 export function startProjectors(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>,
   projections: readonly Projection[] = allProjections,
+  /** Told after each commit the position every projection has now passed. */
+  onCommitted?: (position: bigint) => void,
 ): ProjectorRunner {
   const controller = new AbortController()
-  const run = keepRunning(rt, projections, controller.signal, rt.logger.child({ role: 'projector' }))
+  const run = keepRunning(rt, projections, controller.signal, rt.logger.child({ role: 'projector' }), onCommitted)
   return {
     async stop() {
       controller.abort()
@@ -44,10 +46,11 @@ async function keepRunning(
   projections: readonly Projection[],
   signal: AbortSignal,
   log: Logger,
+  onCommitted?: (position: bigint) => void,
 ) {
   while (!signal.aborted) {
     try {
-      await runProjections(rt, projections, signal)
+      await runProjections(rt, projections, signal, onCommitted)
     } catch (error) {
       // A store that is down must not kill the process: log, wait, resume from the checkpoints.
       log.error({ err: error }, 'projection failed; retrying from the checkpoints')
@@ -60,6 +63,7 @@ export async function runProjections(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
   projections: readonly Projection[],
   signal: AbortSignal,
+  onCommitted?: (position: bigint) => void,
 ) {
   const checkpoints = new Map<Projection, bigint>()
   for (const p of projections) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
@@ -84,13 +88,15 @@ export async function runProjections(
       writes.push(...(await projection.apply(events, rt.readStore)))
       advanced.push(projection)
     }
-    if (advanced.length === 0) continue
-    await rt.readStore.commit(
-      advanced.map((p) => p.name),
-      writes,
-      last,
-    )
-    for (const projection of advanced) checkpoints.set(projection, last)
+    if (advanced.length > 0) {
+      await rt.readStore.commit(
+        advanced.map((p) => p.name),
+        writes,
+        last,
+      )
+      for (const projection of advanced) checkpoints.set(projection, last)
+    }
+    onCommitted?.(last)
   }
 }
 

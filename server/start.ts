@@ -3,6 +3,7 @@ import { commandApi } from '../command-api/index.ts'
 import { projections } from '../projectors/projections.ts'
 import type { ProjectorRunner } from '../projectors/runner.ts'
 import { startProjectorThread } from '../projectors/projector-thread.ts'
+import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/infra/clock.ts'
 import type { Config, Role } from '../shared/infra/config.ts'
@@ -118,7 +119,10 @@ export async function startServer(
     }
     if (roles.has('command')) commandApi(app, rt, queue!, pollQueues)
     if (roles.has('query')) queryApi(app, rt)
-    if (roles.has('projector')) projector = await startProjectorThread(config, walCheckpoints, rt.logger)
+    if (roles.has('projector')) {
+      rt.projections = new ProjectionProgress()
+      projector = await startProjectorThread(config, walCheckpoints, rt.logger, rt.projections)
+    }
     // BullMQ's worker blocks on its own connection.
     if (roles.has('worker')) {
       workerConnection = connectRedis(config.REDIS_URL, rt.logger, 'worker')

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
+import type { ProjectionProgress } from './read-store/projection-progress.ts'
 import { createFileBlobStore } from './blobs/files.ts'
 import type { BlobStore } from './blobs/port.ts'
 import type { EventStore } from './event-store/port.ts'
@@ -22,6 +23,8 @@ export interface Runtime {
   clock: Clock
   logger: Logger
   blobs: BlobStore
+  /** This process's projector's progress, when it runs one: writes and reads wait on it. */
+  projections?: ProjectionProgress
   close(): Promise<void>
 }
 

@@ -15,6 +15,8 @@ export async function startSupervisedThread(
   workerData: unknown,
   name: string,
   logger: Logger,
+  /** Told every message the thread sends besides 'started' and 'stopped'. */
+  onMessage?: (message: unknown) => void,
 ): Promise<{ stop(): Promise<void> }> {
   let stopping = false
   let worker: Worker
@@ -26,15 +28,28 @@ export async function startSupervisedThread(
       logger.error({ code }, `${name} exited; restarting`)
       setTimeout(() => void start(), RESTART_DELAY_MS)
     })
+    worker.on('message', (message) => {
+      if (message !== 'started' && message !== 'stopped') onMessage?.(message)
+    })
     const [message] = await once(worker, 'message')
     if (message !== 'started') throw new Error(`${name} said ${String(message)}`)
   }
+  const said = (word: string) =>
+    new Promise<void>((resolve) => {
+      const listen = (message: unknown) => {
+        if (message !== word) return
+        worker.off('message', listen)
+        resolve()
+      }
+      worker.on('message', listen)
+    })
   await start()
   return {
     async stop() {
       stopping = true
+      const stopped = said('stopped')
       worker.postMessage('stop')
-      await once(worker, 'message')
+      await stopped
       await worker.terminate()
     },
   }

@@ -13,7 +13,7 @@ export const POSITION_HEADER = 'x-shiplog-position'
  */
 export async function awaitPosition(
   request: FastifyRequest,
-  rt: Pick<Runtime, 'readStore' | 'config'>,
+  rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>,
   projections: readonly string[],
 ): Promise<void> {
   const header = request.headers[POSITION_HEADER]
@@ -23,5 +23,5 @@ export async function awaitPosition(
       [POSITION_HEADER]: 'is not a position',
     })
   }
-  await waitForProjections(rt.readStore, projections, BigInt(header), rt.config.CONSISTENCY_WAIT_MS)
+  await waitForProjections(rt.readStore, projections, BigInt(header), rt.config.CONSISTENCY_WAIT_MS, rt.projections)
 }

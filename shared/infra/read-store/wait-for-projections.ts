@@ -1,23 +1,41 @@
 import type { Position } from '../event-store/port.ts'
+import type { ProjectionProgress } from './projection-progress.ts'
 import type { ReadStore } from './port.ts'
 
 const POLL_MS = 5
+/** With a projector in this process, the store is asked only this often, in case its word is late. */
+const FALLBACK_POLL_MS = 50
 
 /**
  * Waits until every named projection has passed `position`, for at most
- * `timeoutMs`. True when they have: the read then sees the caller's own writes.
+ * `timeoutMs`. True when they have: the read then sees the caller's own
+ * writes. `progress`, when this process runs the projector, wakes the wait at
+ * each commit; otherwise (a projector in another process) the store's
+ * checkpoints are polled.
  */
 export async function waitForProjections(
   store: ReadStore,
   names: readonly string[],
   position: Position,
   timeoutMs: number,
+  progress?: ProjectionProgress,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
-  for (;;) {
+  const passed = async () => {
     const checkpoints = await Promise.all(names.map((n) => store.checkpoint(n)))
-    if (checkpoints.every((c) => (c ?? 0n) >= position)) return true
-    if (Date.now() >= deadline) return false
-    await new Promise((r) => setTimeout(r, POLL_MS))
+    return checkpoints.every((c) => (c ?? 0n) >= position)
+  }
+  for (;;) {
+    if (progress && progress.position >= position) return true
+    if (await passed()) return true
+    const left = deadline - Date.now()
+    if (left <= 0) return false
+    if (!progress) {
+      await new Promise((r) => setTimeout(r, POLL_MS))
+      continue
+    }
+    // Wake at each commit until the position is reached, asking the store now and then.
+    const until = Date.now() + Math.min(FALLBACK_POLL_MS, left)
+    while (progress.position < position && Date.now() < until) await progress.next(until - Date.now())
   }
 }
