@@ -112,23 +112,20 @@ export function decideTrackingEvents(
       }
       const status = statusChange(tracker, input)
       emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
-      if (status) {
-        emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
-        const notification = notificationOfChange(order!, trackerId, status.to, command.disabledNotifications ?? [])
-        if (notification) {
-          const tracker = order!.trackers.find((t) => t.id === trackerId)!
-          const to = {
-            email: order!.fields.email,
-            language_code: tracker.fields.language_code ?? order!.fields.language_code,
-          }
-          const built = buildNotification(notification, to, at, command.ids)
-          emit({ type: 'NotificationBuilt', data: { notification: built, tracker_id: trackerId, at } })
-        }
-      }
+      if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
       const changes = derivedChanges(tracker, input, (shippedAt) =>
         promisedDelivery(order!, tracker, shippedAt, command.carrierServices ?? []),
       )
       if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
+      // Built last, so the customer's e-mail tells the dates this event set.
+      const notification =
+        status && notificationOfChange(order!, trackerId, status.to, command.disabledNotifications ?? [])
+      if (notification) {
+        const current = order!.trackers.find((t) => t.id === trackerId)!
+        const language_code = current.fields.language_code ?? order!.fields.language_code
+        const built = buildNotification(notification, { email: order!.fields.email, language_code }, at, command.ids)
+        emit({ type: 'NotificationBuilt', data: { notification: built, tracker_id: trackerId, at } })
+      }
     }
     const tracker_ids = matching.map((t) => t.id)
     outcomes.push(
