@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '../support/carrier-api.ts'
+import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
 import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
 
 /*
@@ -8,8 +9,9 @@ import { postTrackers, startTestServer, type TestServer } from '../support/serve
  * carriers), every second (SHIPLOG_POLL_INTERVAL=1).
  */
 
-const start = (t: Test, carrier: CarrierServer, env: Record<string, string> = {}) =>
+const start = (t: Test, carrier: CarrierServer, env: Record<string, string> = {}, clock?: Clock) =>
   startTestServer(t, {
+    clock,
     env: {
       SHIPLOG_DHL_API_URL: carrier.url,
       SHIPLOG_DHL_API_KEY: DHL_KEY,
@@ -135,4 +137,24 @@ t.test('POST /v2/trackers/{id}/refresh polls one tracker now', async (t) => {
   const other = await server.newAccount()
   const theirs = await server.request('POST', `/v2/trackers/${polled.id}/refresh`, { key: other.private_key })
   t.equal(theirs.status, 404, "another account's tracker is not found")
+})
+
+t.test('a tracker with no carrier event for 30 days is recorded expired, and polled no more', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const clock = fixedClock('2026-10-01T10:00:00Z')
+  const server = await start(t, carrier, {}, clock)
+  await postTrackers(server, [{ order_number: 'E-1', tracking_number: 'JD-404', carrier_code: 'dhl' }])
+  await until(
+    async () => carrier.requests.get('JD-404') ?? 0,
+    (n) => n >= 1,
+  )
+  clock.set('2026-11-01T10:00:00Z')
+  const expired = await until(
+    () => trackerOf(server, 'JD-404'),
+    (tr) => tr.delivery_status_code === 'expired',
+  )
+  t.match(expired.events.data[0], { event_type_code: 'expired', message: 'No news from the carrier for 30 days' })
+  const asked = carrier.requests.get('JD-404')
+  await new Promise((r) => setTimeout(r, 2500))
+  t.equal(carrier.requests.get('JD-404'), asked, 'an expired tracker is not polled again')
 })

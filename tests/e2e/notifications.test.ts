@@ -271,3 +271,21 @@ t.test('no e-mail is sent twice across a restart', async (t) => {
   t.equal(mailbox.messages.length, 1, 'the restarted service sent nothing again')
   t.ok(second.url)
 })
+
+t.test('an order muted through POST /v2/orders builds nothing, for the order nor its trackers', async (t) => {
+  const mailbox = await startMailbox(t)
+  const server = await start(t, mailbox)
+  const order = {
+    merchant_id: 'MUTED',
+    email: 'muted@example.com',
+    mute_notifications: true,
+    fulfillments: [{ merchant_id: 'F', trackers: [{ tracking_number: 'TN-MUTED' }] }],
+  }
+  const created = await server.request('POST', '/v2/orders', { body: order })
+  t.equal(created.status, 201)
+  t.same(created.body.notifications.data, [], 'no order_placed')
+  const position = await pushEvent(server, 'TN-MUTED', 'delivered')
+  t.same(await trackerNotifications(server, 'TN-MUTED', position), [], 'no delivered')
+  await new Promise((r) => setTimeout(r, 800))
+  t.equal(mailbox.messages.length, 0)
+})
