@@ -14,12 +14,7 @@ import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
-import {
-  evolveTrackerPoll,
-  type TrackerPollDoc,
-  type TrackerPollEvent,
-  trackerPollEventTypes,
-} from './polls/tracker-poll.ts'
+import { changesPoll, evolveTrackerPoll, type TrackerPollDoc, type TrackerPollEvent } from './polls/tracker-poll.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -127,8 +122,7 @@ export const carrierServicesProjection = documentProjection<
 export const trackerPollsProjection = documentProjection<TrackerPollDoc, Recorded<TrackerPollEvent>>({
   name: 'tracker_polls',
   collection: collections.tracker_polls.name,
-  handles: (event): event is Recorded<TrackerPollEvent> =>
-    (trackerPollEventTypes as readonly string[]).includes(event.type),
+  handles: (event): event is Recorded<TrackerPollEvent> => changesPoll(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
   evolve: (doc, event) => evolveTrackerPoll(doc, event as TrackerPollEvent, event.stream),
   id: (doc) => doc.id,

@@ -11,8 +11,6 @@ export interface TrackerPollDoc {
   carrier_code: string
   api: TrackingApi
   created_at: number
-  /** When the tracker was created or last got a carrier event (Unix seconds). */
-  last_news_at: number
   /** Seconds between the last two polls; null before the first. */
   interval: number | null
   /** Null once the tracker is final: it is not polled again. */
@@ -21,11 +19,20 @@ export interface TrackerPollDoc {
 
 export const trackerPollEventTypes = [
   'TrackerCreated',
-  'TrackingEventRecorded',
   'TrackerStatusChanged',
   'TrackerPolled',
 ] as const satisfies OrderEvent['type'][]
 export type TrackerPollEvent = Extract<OrderEvent, { type: (typeof trackerPollEventTypes)[number] }>
+
+/**
+ * The events that change a poll document: creations, polls, and a status
+ * change only when it ends the tracker's story. The others (every scan of
+ * every parcel) are not even read.
+ */
+export const changesPoll = (event: { type: string; data: unknown }) =>
+  event.type === 'TrackerCreated' ||
+  event.type === 'TrackerPolled' ||
+  (event.type === 'TrackerStatusChanged' && finalStatuses.has((event.data as { to: string }).to))
 
 /** Only trackers created with a carrier that has a tracking API get a document; it is due at once. */
 export function evolveTrackerPoll(
@@ -45,15 +52,12 @@ export function evolveTrackerPoll(
       carrier_code: carrier,
       api,
       created_at: at,
-      last_news_at: at,
       interval: null,
       next_poll_at: at,
     }
   }
   if (!doc) return undefined
   switch (event.type) {
-    case 'TrackingEventRecorded':
-      return { ...doc, last_news_at: Math.max(doc.last_news_at, event.data.at) }
     case 'TrackerStatusChanged':
       return finalStatuses.has(event.data.to) ? { ...doc, next_poll_at: null } : doc
     case 'TrackerPolled':

@@ -1,5 +1,4 @@
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { subscribeToAll } from '../../shared/infra/event-store/subscribe.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const BATCH_SIZE = 1000
@@ -16,6 +15,13 @@ export interface Reaction {
   name: string
   /** Called before following resumes from `after` (the checkpoint): state the reaction rebuilds from the log. */
   resume?(after: bigint): Promise<void>
+  /**
+   * The only event types that can matter now, when the reaction knows (the
+   * webhook reaction while no account has an endpoint): the others are
+   * passed over unread. `oneAtATime`: each matching event may change what
+   * matters, so they are handled one by one, asking again after each.
+   */
+  only?(): { types: readonly string[]; oneAtATime?: boolean } | undefined
   /**
    * Does what a batch of the log asks; the checkpoint moves past the batch
    * only once it returns. True when it did something.
@@ -34,15 +40,12 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   const controller = new AbortController()
   const { signal } = controller
   const log = rt.logger.child({ role: reaction.name })
+  let wake = new AbortController()
+  const stopListening = rt.eventStore.onAppend(() => wake.abort())
+
   const follow = async () => {
-    const after = (await rt.readStore.checkpoint(reaction.name)) ?? 0n
+    let after = (await rt.readStore.checkpoint(reaction.name)) ?? 0n
     await reaction.resume?.(after)
-    const batches = subscribeToAll(rt.eventStore, {
-      after,
-      batchSize: BATCH_SIZE,
-      pollMs: rt.config.POLL_INTERVAL_MS,
-      signal,
-    })
     let saved = Date.now()
     let unsaved: bigint | undefined
     const save = async (position: bigint) => {
@@ -51,12 +54,29 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
       unsaved = undefined
     }
     try {
-      for await (const batch of batches) {
-        const acted = await reaction.handle(batch, signal)
-        if (signal.aborted) return
-        const position = batch.at(-1)!.position
-        if (acted || Date.now() - saved >= IDLE_CHECKPOINT_MS) await save(position)
-        else unsaved = position
+      while (!signal.aborted) {
+        const only = reaction.only?.()
+        // Filtered, the log up to the head is passed over at once: the head is read first, so an
+        // event appended meanwhile is either in this read or after the head.
+        const head = only ? await rt.eventStore.head() : undefined
+        const limit = only?.oneAtATime ? 1 : BATCH_SIZE
+        const batch = await rt.eventStore.readAll({ after, types: only?.types, limit })
+        const reached =
+          batch.length > 0 ? batch.at(-1)!.position : head !== undefined && head > after ? head : undefined
+        if (batch.length > 0 && (await reaction.handle(batch, signal))) {
+          if (signal.aborted) return
+          after = reached!
+          await save(after)
+          continue
+        }
+        if (reached !== undefined) {
+          after = reached
+          if (Date.now() - saved >= IDLE_CHECKPOINT_MS) await save(after)
+          else unsaved = after
+          if (batch.length > 0) continue
+        }
+        if (!wake.signal.aborted) await sleep(rt.config.POLL_INTERVAL_MS, AbortSignal.any([signal, wake.signal]))
+        wake = new AbortController()
       }
     } finally {
       if (unsaved !== undefined) await save(unsaved)
@@ -75,7 +95,22 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   return {
     async stop() {
       controller.abort()
+      wake.abort()
       await run
+      stopListening()
     },
   }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }

@@ -53,6 +53,7 @@ export function startEmailReaction(
 ) {
   return startReaction(rt, {
     name: 'emails',
+    only: () => ({ types: ['NotificationBuilt'] }),
     async handle(batch, signal) {
       let queued = false
       for (const recorded of batch) {

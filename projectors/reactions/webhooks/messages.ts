@@ -26,6 +26,8 @@ export interface PlannedMessage {
 export interface Audience {
   /** Sees every event, in log order, before any message of it is addressed. */
   observe?(event: RecordedEvent): void
+  /** Whether anyone may hear of this account's events: when not, the event is not even read further. */
+  listens?(accountId: number): boolean
   /** The endpoints a message of this type from this event goes to. */
   recipients(event: RecordedEvent, type: WebhookMessageType): readonly { id: number }[]
 }
@@ -50,6 +52,7 @@ export async function messagesOf(
   const candidates: { event: RecordedEvent; to: readonly { id: number }[] }[] = []
   for (const event of events) {
     audience.observe?.(event)
+    if (audience.listens && !audience.listens(event.metadata.accountId)) continue
     const alone = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
     if (!alone) continue
     const to = audience.recipients(event, alone.type)

@@ -32,6 +32,13 @@ export class EndpointDirectory implements Audience {
     this.byAccount.set(event.metadata.accountId, endpoints)
   }
 
+  listens = (accountId: number) => this.byAccount.has(accountId)
+
+  /** No endpoint anywhere: only endpoint events can matter. */
+  get isEmpty() {
+    return this.byAccount.size === 0
+  }
+
   recipients: Audience['recipients'] = (event, type) => {
     const endpoints = this.byAccount.get(event.metadata.accountId)
     if (!endpoints) return []
@@ -109,6 +116,8 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
     async resume(after) {
       directory = await EndpointDirectory.at(rt, after)
     },
+    // With no endpoint anywhere, only the next endpoint event matters; from it on, every event does.
+    only: () => (directory.isEmpty ? { types: webhookEndpointEventTypes, oneAtATime: true } : undefined),
     async handle(batch) {
       const planned = await messagesOf(rt.eventStore, batch, directory)
       await recordMessages(rt, planned)
