@@ -43,6 +43,11 @@ t.test('only public unicast addresses may receive webhooks', async (t) => {
 t.test('a name is judged by what it resolves to, before creation and again at send time', async (t) => {
   t.match(await refusedReceiver('http://localhost:1/h', false), /loopback/)
   t.equal(await refusedReceiver('http://localhost:1/h', true), undefined, 'allowed by the operator')
+  t.equal(
+    await refusedReceiver('http://no-such-host.invalid/h', false),
+    undefined,
+    'a name that does not resolve yet is let through: it is checked again at every send',
+  )
   const { port, seen } = await server(t, (res) => res.end())
   const refused = await postJson(`http://localhost:${port}/h`, {}, '{}', { allowPrivate: false })
   t.match(refused, { status_code: null, error: /refused: localhost resolves to .* loopback address/ })

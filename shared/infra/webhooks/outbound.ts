@@ -38,8 +38,11 @@ export async function refusedReceiver(url: string, allowPrivate: boolean): Promi
   if (allowPrivate) return undefined
   const host = hostOf(parsed)
   if (ipaddr.isValid(host)) return refusedAddress(host)
+  // A name that does not resolve now is let through: the check at send time still holds.
   return new Promise((resolve) =>
-    guardedLookup(host, { all: true }, (error) => resolve(error ? error.message.replace(/^refused: /, '') : undefined)),
+    guardedLookup(host, { all: true }, (error) =>
+      resolve(error?.message.startsWith('refused: ') ? error.message.replace(/^refused: /, '') : undefined),
+    ),
   )
 }
 
