@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { connect } from 'node:net'
 import t from 'tap'
 import { postTrackers, startTestServer } from '../support/server.ts'
@@ -101,3 +102,49 @@ t.test('under memory pressure requests are shed with 503 and Retry-After; health
   t.match(shed.body.errors, { details: /memory pressure/ })
   t.equal((await server.request('GET', '/healthz', { key: '' })).status, 200)
 })
+
+t.test(
+  'slow clients are cut off; bodies over the limit are refused per route; 500 connections at once are served',
+  async (t) => {
+    const server = await startTestServer(t, {
+      env: { REQUEST_TIMEOUT_MS: '1000', BODY_LIMIT: '4096', RATE_LIMIT_PER_MINUTE: '100000' },
+    })
+    const { port } = new URL(server.url)
+    // A client that sends its headers and then a trickle of body, never the end.
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.on('error', () => {})
+    await once(socket, 'connect')
+    socket.write(
+      `POST /v1/trackers HTTP/1.1\r\nHost: x\r\nAuthorization: ${server.privateKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"trackers":[`,
+    )
+    const trickle = setInterval(() => socket.write(' '), 200)
+    const answer = await new Promise<string>((resolve) => {
+      let text = ''
+      socket.on('data', (d) => (text += d.toString()))
+      socket.on('close', () => resolve(text))
+    })
+    clearInterval(trickle)
+    t.match(answer, /^HTTP\/1\.1 408/, 'a slow client gets 408 and its connection closed')
+
+    const big = JSON.stringify({
+      trackers: [{ order_number: 'B', tracking_number: 'B', custom_variables: { x: 'y'.repeat(5000) } }],
+    })
+    for (const path of ['/v1/trackers', '/v2/orders', '/v2/trackers/events', '/v2/webhook_endpoints']) {
+      const response = await server.request('POST', path, {
+        body: big,
+        headers: { 'content-type': 'application/json' },
+      })
+      t.equal(response.status, 413, `${path}: a body over BODY_LIMIT is refused`)
+    }
+
+    const answers = await Promise.all(
+      Array.from({ length: 500 }, () =>
+        fetch(`${server.url}/v2/orders?limit=1`, { headers: { authorization: server.privateKey } }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      ),
+    )
+    t.same([...new Set(answers)], [200], '500 concurrent requests all answered 200')
+  },
+)

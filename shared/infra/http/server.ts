@@ -29,6 +29,8 @@ export async function createHttpServer(
   const app = Fastify({
     loggerInstance: rt.logger,
     bodyLimit: rt.config.BODY_LIMIT,
+    // A client that takes longer than this to send its request is cut off: slow clients hold no connection.
+    requestTimeout: rt.config.REQUEST_TIMEOUT_MS,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : `req_${randomUUID()}`
