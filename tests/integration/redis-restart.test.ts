@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import t, { type Test } from 'tap'
+import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
+import { call, createAccountWithCli, freePort, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { tempDir } from '../support/temp.ts'
+
+/*
+ * Redis restarted (killed, then started again on the same port) while jobs
+ * are queued and running: every job completes once, and GET /v2/jobs/{id}
+ * answers throughout. The test runs a Redis server of its own, so other tests
+ * keep theirs.
+ */
+
+async function redisOn(t: Test, port: number) {
+  const dir = tempDir(t, 'shiplog-redis-')
+  const start = async () => {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    )
+    for (let i = 0; i < 100; i++) {
+      const up = await new Promise<boolean>((resolve) => {
+        const probe = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' })
+        probe.on('exit', (code) => resolve(code === 0))
+      })
+      if (up) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return child
+  }
+  let current: ChildProcess = await start()
+  t.teardown(() => current.kill('SIGKILL'))
+  return {
+    async restart(downMs: number) {
+      current.kill('SIGKILL')
+      await once(current, 'exit')
+      await new Promise((r) => setTimeout(r, downMs))
+      current = await start()
+    },
+  }
+}
+
+t.test('Redis restarted while jobs are queued and running: each completes once; jobs answer throughout', async (t) => {
+  const port = await freePort()
+  const redis = await redisOn(t, port)
+  const env = await serviceEnvironment(t, { REDIS_URL: `redis://127.0.0.1:${port}` })
+  const account = createAccountWithCli(env)
+  const service = await spawnServer(env)
+  t.teardown(() => service.kill('SIGKILL'))
+  const jobs: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const rows = Array.from({ length: 5000 }, (_, r) => point(`R${i}-${r}`))
+    const upload = await fetch(`${service.url}/v2/pickup_points/import`, {
+      method: 'POST',
+      headers: { authorization: account.private_key },
+      body: csvForm(pickupPointCsv(rows)),
+    })
+    jobs.push(((await upload.json()) as { id: number }).id)
+    const batch = await call(service.url, account.private_key, '/v2/orders/batch_create', {
+      method: 'POST',
+      body: JSON.stringify({ orders: Array.from({ length: 20 }, (_, o) => ({ merchant_id: `M${i}-${o}` })) }),
+    })
+    jobs.push(((await batch.json()) as { job_id: number }).job_id)
+  }
+  const statuses: number[] = []
+  const watching = (async () => {
+    for (let i = 0; i < 30; i++) {
+      for (const id of jobs) statuses.push((await call(service.url, account.private_key, `/v2/jobs/${id}`)).status)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  await new Promise((r) => setTimeout(r, 300))
+  await redis.restart(1500)
+  await watching
+  t.same([...new Set(statuses)], [200], 'GET /v2/jobs/{id} answered 200 throughout the outage')
+
+  const deadline = Date.now() + 90_000
+  const finished = new Map<number, { status: string; results?: { status: number }[] }>()
+  while (finished.size < jobs.length && Date.now() < deadline) {
+    for (const id of jobs) {
+      const job = (await (await call(service.url, account.private_key, `/v2/jobs/${id}`)).json()) as {
+        status: string
+        results?: { status: number }[]
+      }
+      if (job.status === 'completed' || job.status === 'failed') finished.set(id, job)
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  for (const [index, id] of jobs.entries()) {
+    const job = finished.get(id)
+    t.equal(job?.status, 'completed', `job ${index} completed`)
+    const expected = index % 2 === 0 ? 5000 : 20
+    t.equal(job?.results?.length, expected, `job ${index}: one result per item`)
+    t.ok(
+      job?.results?.every((r) => r.status === 201),
+      `job ${index}: every item created once (a second run would update)`,
+    )
+  }
+})
