@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
 
 /** The service as a child process on its own stores, killed and restarted as an unlucky operator would see it. */
 async function serviceOnDisk(t: Test) {
@@ -52,4 +52,41 @@ t.test('an import killed part-way resumes within seconds of the restart and appl
     'every row created once: none was applied twice (a second application would be an update)',
   )
   t.equal(new Set(results.map((r) => r.body.id)).size, rows.length)
+})
+
+t.test('a batch order job killed part-way completes after the restart, each order applied once', async (t) => {
+  const env = await serviceEnvironment(t)
+  const account = createAccountWithCli(env)
+  let service = await spawnServer(env)
+  t.teardown(() => service.kill('SIGKILL'))
+  const orders = Array.from({ length: 100 }, (_, i) => ({
+    merchant_id: `B-${i}`,
+    line_items: [{ merchant_id: 'L1', quantity: 1 }],
+    fulfillments: [{ merchant_id: 'F', trackers: [{ tracking_number: `BT-${i}`, line_items: ['L1'] }] }],
+  }))
+  const accepted = await call(service.url, account.private_key, '/v2/orders/batch_create', {
+    method: 'POST',
+    body: JSON.stringify({ orders }),
+  })
+  const { job_id } = (await accepted.json()) as { job_id: number }
+  const job = async () =>
+    (await (await call(service.url, account.private_key, `/v2/jobs/${job_id}`)).json()) as {
+      status: string
+      results?: { status: number }[]
+    }
+  for (let i = 0; i < 200 && (await job()).status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10))
+  await service.kill('SIGKILL')
+  service = await spawnServer(env)
+  let done = await job()
+  for (let i = 0; i < 600 && done.status !== 'completed' && done.status !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    done = await job()
+  }
+  t.equal(done.status, 'completed')
+  t.equal(done.results?.length, 100, 'one result per order')
+  t.same(
+    [...new Set(done.results?.map((r) => r.status))],
+    [201],
+    'every order created once: none applied twice (a second application would answer 200)',
+  )
 })
