@@ -1,0 +1,44 @@
+import t from 'tap'
+import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { startMailbox } from '../support/smtp.ts'
+
+/*
+ * No e-mail lost when the service is killed between a notification and its
+ * sending: the notifications are stored by a service without its worker role
+ * (nothing is sent), it is killed with SIGKILL, and the restarted service
+ * sends each once, through a real SMTP server on loopback.
+ */
+t.test('e-mails built before a kill -9 are sent after the restart, once each', async (t) => {
+  const mailbox = await startMailbox(t)
+  const env = await serviceEnvironment(t, { SMTP_URL: mailbox.url, SHIPLOG_MAIL_FROM: 'Shop <shop@example.com>' })
+  const account = createAccountWithCli(env)
+  let service = await spawnServer({ ...env, ROLES: 'command,query,projector' })
+  t.teardown(() => service.kill('SIGKILL'))
+  const trackers = Array.from({ length: 20 }, (_, i) => ({
+    order_number: `E-${i}`,
+    tracking_number: `TN-E${i}`,
+    email: `c${i}@example.com`,
+  }))
+  const posted = await call(service.url, account.private_key, '/v1/trackers', {
+    method: 'POST',
+    body: JSON.stringify({ trackers }),
+  })
+  t.equal(posted.status, 201)
+  await service.kill('SIGKILL')
+  t.equal(mailbox.messages.length, 0, 'nothing was sent before the kill')
+
+  service = await spawnServer(env)
+  const mails = await mailbox.waitFor(20)
+  t.same(
+    mails.map((m) => (m.to && 'text' in m.to ? m.to.text : '')).sort(),
+    trackers.map((tr) => tr.email).sort(),
+    'every customer was told',
+  )
+  t.equal(new Set(mails.map((m) => m.messageId)).size, 20, 'each with its own Message-ID')
+  // Each sent e-mail is recorded dispatched just after the SMTP server took it: let that happen first.
+  await new Promise((r) => setTimeout(r, 1500))
+  await service.kill('SIGKILL')
+  service = await spawnServer(env)
+  await new Promise((r) => setTimeout(r, 2000))
+  t.equal(mailbox.messages.length, 20, 'another kill and restart sends nothing again')
+})
