@@ -87,6 +87,13 @@ t.test('requests without a key are rate limited per client address, behind the g
   t.equal(elsewhere.status, 401, 'another client behind the gateway has its own budget')
   t.equal((await server.request('GET', '/v2/orders')).status, 200, 'a key has its own budget')
   t.equal((await server.request('GET', '/healthz', { key: '' })).status, 200)
+  const keyed: number[] = []
+  for (let i = 0; i < 55; i++) {
+    keyed.push(
+      (await server.request('GET', '/v2/orders', { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status,
+    )
+  }
+  t.equal(keyed.filter((s) => s === 429).length, 6, 'a key is limited across every address it comes from')
 })
 
 t.test('under memory pressure requests are shed with 503 and Retry-After; health still answers', async (t) => {
