@@ -2,19 +2,16 @@ import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import type { JobDoc } from '../../projectors/jobs/job.ts'
-import type { JobQueue, QueuedJob } from '../../shared/infra/jobs/queue.ts'
+import { type JobQueue, keepSweeping, type QueuedJob } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { runJob } from './run.ts'
 import type { DeliveryQueue } from '../../projectors/reactions/webhooks/delivery-queue.ts'
 
-/** How often the worker looks for jobs that are not in Redis any more (a Redis restart). */
-const SWEEP_MS = 30_000
-
 /**
  * The worker role: runs queued jobs from BullMQ with bounded concurrency. A
  * job's state lives in its event stream, not in Redis: on start, and every
- * SWEEP_MS, jobs left queued or processing are enqueued again (BullMQ ignores
+ * 30 s and when Redis comes back, jobs left queued or processing are enqueued again (BullMQ ignores
  * the ones it still holds), so a Redis restart loses nothing.
  */
 export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, deliveries?: DeliveryQueue) {
@@ -44,18 +41,10 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, 
       for (const doc of left) await queue.enqueue({ accountId: doc.accountId, jobId: doc.id })
     }
   }
-  const sweeping = () => {
-    if (!queue.available()) return
-    sweep().catch((error) => rt.logger.warn({ err: error }, 'job sweep failed'))
-  }
-  void sweeping()
-  const timer = setInterval(sweeping, SWEEP_MS)
-  // Back from an outage, what was accepted meanwhile is enqueued at once.
-  const stopSweepingOnReturn = queue.whenAvailable(sweeping)
+  const stopSweeping = keepSweeping(queue, sweep, (error) => rt.logger.warn({ err: error }, 'job sweep failed'))
   return {
     async close() {
-      clearInterval(timer)
-      stopSweepingOnReturn()
+      stopSweeping()
       // With Redis away the worker cannot hand its jobs back: their streams keep them for the next start.
       await (isRedisReady(connection) ? worker.close() : worker.close(true))
     },

@@ -1,10 +1,9 @@
-import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
-import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import { acceptJob } from '../jobs/accept.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+import { commandRequest, executeCommand, metadataFor, sendCommandResponse } from '../execute.ts'
 import { batchCreateBody, orderBody } from './schema.ts'
 import { ORDERS_PATH, planOrderUpsert } from './upsert.ts'
 
@@ -31,38 +30,11 @@ export function orderRoutes(app: App, rt: Runtime, queue: JobQueue) {
     BATCH_PATH,
     { schema: { body: batchCreateBody, summary: 'Create or update up to 100 orders (a job)' } },
     async (request, reply) => {
-      const { account } = callerOf(request)
-      const jobId = rt.ids.next()
-      const now = rt.clock.now()
-      const queued = {
-        job_id: jobId,
+      const job = {
         type: 'orders.batch_create' as const,
         payload: { method: 'POST', url: BATCH_PATH, body: request.body },
-        at: toUnixSeconds(now),
       }
-      const command = commandRequest(request)
-      const response = await executeCommand(rt, command, async () => ({
-        appends: [
-          {
-            stream: jobStream(account.id, jobId),
-            expected: 'no_stream',
-            events: toNewEvents(
-              decideJob({ type: 'QueueJob', data: queued }, undefined),
-              metadataFor(command, now.getTime()),
-            ),
-          },
-        ],
-        status: 202,
-        body: { job_id: jobId },
-        readPosition: 0n,
-      }))
-      const job = (response.body as { job_id: number }).job_id
-      // The job is safe in its stream; while Redis is away, the worker's sweep enqueues it when Redis is back.
-      await queue
-        .enqueue({ accountId: account.id, jobId: job })
-        .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-      reply.header('location', `/v2/jobs/${job}`)
-      return sendCommandResponse(reply, response)
+      return (await acceptJob(rt, queue, request, job, 'job_id')).send(reply)
     },
   )
 }

@@ -3,12 +3,9 @@ import type { FastifyRequest } from 'fastify'
 import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
-import { renderJob, evolveJob } from '../../projectors/jobs/job.ts'
-import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import { acceptJob } from '../jobs/accept.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { toUnixSeconds } from '../../shared/domain/time.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
 
 const IMPORT_PATH = '/v2/pickup_points/import'
 
@@ -40,39 +37,15 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
           await rt.blobs.remove(blob)
           throw validationError('The file is empty', { file: 'is empty' })
         }
-        const now = rt.clock.now()
-        const queued = {
+        const accepted = await acceptJob(rt, queue, request, {
           job_id: jobId,
-          type: 'pickup_points.import' as const,
+          type: 'pickup_points.import',
           payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },
           blob,
-          at: toUnixSeconds(now),
-        }
-        const command = commandRequest(request)
-        const response = await executeCommand(rt, command, async () => ({
-          appends: [
-            {
-              stream: jobStream(account.id, jobId),
-              expected: 'no_stream',
-              events: toNewEvents(
-                decideJob({ type: 'QueueJob', data: queued }, undefined),
-                metadataFor(command, now.getTime()),
-              ),
-            },
-          ],
-          status: 202,
-          body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
-          readPosition: 0n,
-        }))
+        })
         // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.
-        const job = (response.body as { id: number }).id
-        if (job !== jobId) await rt.blobs.remove(blob)
-        // The job is safe in its stream; while Redis is away, the worker's sweep enqueues it when Redis is back.
-        await queue
-          .enqueue({ accountId: account.id, jobId: job })
-          .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-        reply.header('location', `/v2/jobs/${job}`)
-        return sendCommandResponse(reply, response)
+        if (accepted.jobId !== jobId) await rt.blobs.remove(blob)
+        return accepted.send(reply)
       },
     )
   })

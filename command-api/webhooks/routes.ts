@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import { evolveJob, renderJob } from '../../projectors/jobs/job.ts'
 import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/webhooks/endpoint.ts'
 import { notFound, validationError } from '../../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.ts'
-import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
   decideWebhookEndpoint,
@@ -18,6 +16,7 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import { acceptJob } from '../jobs/accept.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
 import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
@@ -208,37 +207,12 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
         undefined as never,
       )
       if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
-      const jobId = rt.ids.next()
-      const now = rt.clock.now()
       const url = `${ENDPOINTS}/${endpointId}/replay`
-      const queued = {
-        job_id: jobId,
-        type: 'webhook_endpoints.replay' as const,
+      const accepted = await acceptJob(rt, jobs, request, {
+        type: 'webhook_endpoints.replay',
         payload: { method: 'POST', url, body: { endpoint_id: endpointId, ...request.body } },
-        at: toUnixSeconds(now),
-      }
-      const command = commandRequest(request)
-      const response = await executeCommand(rt, command, async () => ({
-        appends: [
-          {
-            stream: jobStream(account.id, jobId),
-            expected: 'no_stream',
-            events: toNewEvents(
-              decideJob({ type: 'QueueJob', data: queued }, undefined),
-              metadataFor(command, now.getTime()),
-            ),
-          },
-        ],
-        status: 202,
-        body: renderJob(evolveJob(undefined, { type: 'JobQueued', data: queued })),
-        readPosition: 0n,
-      }))
-      const job = (response.body as { id: number }).id
-      await jobs
-        .enqueue({ accountId: account.id, jobId: job })
-        .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-      reply.header('location', `/v2/jobs/${job}`)
-      return sendCommandResponse(reply, response)
+      })
+      return accepted.send(reply)
     },
   )
 }

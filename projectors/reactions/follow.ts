@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { sleep } from '../../shared/infra/event-store/subscribe.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const BATCH_SIZE = 1000
@@ -100,17 +101,4 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
       stopListening()
     },
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
 }

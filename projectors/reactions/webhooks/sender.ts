@@ -17,6 +17,7 @@ import {
   webhookIdOf,
 } from '../../../shared/domain/webhooks/message.ts'
 import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
+import { keepSweeping } from '../../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
 import { collections } from '../../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../../shared/infra/runtime.ts'
@@ -29,7 +30,6 @@ type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 
 /** Messages sent at once by one worker process: each mostly waits for its receiver. */
 const CONCURRENCY = 16
-const SWEEP_MS = 30_000
 
 /** The Standard Webhooks headers of one attempt, signed with the endpoint's secret. */
 export function signedHeaders(secret: string, webhookId: string, at: Date, body: string) {
@@ -98,7 +98,7 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
 /**
  * The worker side of webhooks: sends queued messages, each retried on the
  * retry schedule by putting its job back, delayed, under the same id. Every
- * SWEEP_MS and whenever Redis comes back, messages left pending in the log
+ * 30 s and whenever Redis comes back, messages left pending in the log
  * (Redis restarted, or was away when they were made) are queued again.
  */
 export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, connection: Redis) {
@@ -128,17 +128,10 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
       if (!(await queue.enqueue({ accountId, stream: key }, notBefore))) return
     }
   }
-  const sweeping = () => {
-    if (!queue.available()) return
-    sweep().catch((error) => rt.logger.warn({ err: error }, 'webhook sweep failed'))
-  }
-  sweeping()
-  const timer = setInterval(sweeping, SWEEP_MS)
-  const stopSweepingOnReturn = queue.whenAvailable(sweeping)
+  const stopSweeping = keepSweeping(queue, sweep, (error) => rt.logger.warn({ err: error }, 'webhook sweep failed'))
   return {
     async close() {
-      clearInterval(timer)
-      stopSweepingOnReturn()
+      stopSweeping()
       await (isRedisReady(connection) ? worker.close() : worker.close(true))
     },
   }

@@ -60,6 +60,31 @@ export function createWorkQueue<T>(
   }
 }
 
+/** How often a sweep looks in the log for work Redis no longer holds (a Redis restart). */
+const SWEEP_MS = 30_000
+
+/**
+ * Runs `sweep` (queue again whatever the log says is unfinished) now, every
+ * 30 s, and whenever Redis comes back, so what was accepted during an outage
+ * is queued at once. Returns how to stop.
+ */
+export function keepSweeping(
+  queue: Pick<WorkQueue<unknown>, 'available' | 'whenAvailable'>,
+  sweep: () => Promise<void>,
+  onError: (error: unknown) => void,
+): () => void {
+  const sweeping = () => {
+    if (queue.available()) sweep().catch(onError)
+  }
+  sweeping()
+  const timer = setInterval(sweeping, SWEEP_MS)
+  const stopOnReturn = queue.whenAvailable(sweeping)
+  return () => {
+    clearInterval(timer)
+    stopOnReturn()
+  }
+}
+
 /** What the jobs queue carries: only the job's identity; its state lives in its event stream. */
 export interface QueuedJob {
   accountId: number
