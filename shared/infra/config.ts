@@ -44,8 +44,8 @@ export const configSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(roles)).min(1)),
-  /** Longest a client may take to send a whole request, in ms (408 after). */
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Longest a client may take to send a whole request, in ms (408 after): uploads of large CSV files included. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   /** Largest JSON request body, in bytes. */
   BODY_LIMIT: z.coerce
     .number()

@@ -29,8 +29,6 @@ export async function createHttpServer(
   const app = Fastify({
     loggerInstance: rt.logger,
     bodyLimit: rt.config.BODY_LIMIT,
-    // A client that takes longer than this to send its request is cut off: slow clients hold no connection.
-    requestTimeout: rt.config.REQUEST_TIMEOUT_MS,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : `req_${randomUUID()}`
@@ -107,6 +105,23 @@ export async function createHttpServer(
   app.setNotFoundHandler((request, reply) =>
     handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
   )
+  // A client that takes longer than REQUEST_TIMEOUT_MS to send its whole request is cut off with
+  // 408, so a slow or trickling client holds no connection (Node's own check runs only every 30 s).
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw
+    if (raw.complete) return done()
+    const timer = setTimeout(() => {
+      if (raw.complete || raw.socket.destroyed) return
+      request.log.info('request timed out while its body was arriving')
+      raw.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      raw.socket.destroySoon()
+    }, rt.config.REQUEST_TIMEOUT_MS)
+    const clear = () => clearTimeout(timer)
+    raw.once('end', clear)
+    raw.once('close', clear)
+    reply.raw.once('finish', clear)
+    done()
+  })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     await limit.call(app, request, reply)
