@@ -4,7 +4,7 @@
  * created, then each re-sent unchanged, which must append nothing (the log's
  * position does not move). Prints orders per second and latency for both.
  */
-import { benchServerProcess, conditions, ms, percentile } from './support.ts'
+import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 3000)
 const CONCURRENCY = 4
@@ -40,36 +40,10 @@ const order = (i: number) =>
     ],
   })
 
-const server = await benchServerProcess(
-  process.env.SHIPLOG_WRITE_VISIBILITY ? { SHIPLOG_WRITE_VISIBILITY: process.env.SHIPLOG_WRITE_VISIBILITY } : {},
-)
+// SHIPLOG_WRITE_VISIBILITY, when set, reaches the server with the rest of the environment.
+const server = await benchServerProcess()
 const bodies = Array.from({ length: ORDERS }, (_, i) => order(i))
-
-async function run(expected: number) {
-  const latencies: number[] = []
-  let next = 0
-  let lastPosition = 0n
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!
-        const t0 = performance.now()
-        const response = await fetch(`${server.url}/v2/orders`, {
-          method: 'POST',
-          headers: { authorization: server.key, 'content-type': 'application/json' },
-          body,
-        })
-        await response.arrayBuffer()
-        if (response.status !== expected) throw new Error(`status ${response.status}, expected ${expected}`)
-        latencies.push(performance.now() - t0)
-        const position = BigInt(response.headers.get('x-shiplog-position')!)
-        if (position > lastPosition) lastPosition = position
-      }
-    }),
-  )
-  return { latencies, seconds: (performance.now() - started) / 1000, lastPosition }
-}
+const run = (expected: number) => postBatches(server, '/v2/orders', bodies, CONCURRENCY, expected)
 
 console.log(
   `orders-upsert: ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker), one per request, ${CONCURRENCY} clients; ${conditions(true)}`,

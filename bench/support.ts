@@ -135,6 +135,8 @@ export async function postBatches(
   path: string,
   bodies: readonly string[],
   concurrency: number,
+  /** The status every answer must have: 201 for creations, 200 for updates. */
+  expected = 201,
 ) {
   const latencies: number[] = []
   let lastPosition = 0n
@@ -151,7 +153,7 @@ export async function postBatches(
           body,
         })
         await response.arrayBuffer()
-        if (response.status !== 201) throw new Error(`${path}: status ${response.status}`)
+        if (response.status !== expected) throw new Error(`${path}: status ${response.status}, expected ${expected}`)
         latencies.push(performance.now() - t0)
         const position = BigInt(response.headers.get('x-shiplog-position')!)
         if (position > lastPosition) lastPosition = position

@@ -78,11 +78,8 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
     reply: Parameters<typeof sendCommandResponse>[0],
     endpointId: number,
     decide: (at: number) => WebhookEndpointCommand,
-    answer: (
-      events: WebhookEndpointEvent[],
-      all: WebhookEndpointEvent[],
-      position: bigint,
-    ) => { status: number; body: unknown },
+    /** The answer, given the endpoint's events up to and with those decided. */
+    answer: (all: WebhookEndpointEvent[]) => { status: number; body: unknown },
   ) => {
     const { account } = callerOf(request)
     const stream = webhookEndpointStream(account.id, endpointId)
@@ -102,7 +99,7 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
             events: toNewEvents(events, metadataFor(command, now.getTime())),
           },
         ],
-        ...answer(events, [...history, ...events], readPosition),
+        ...answer([...history, ...events]),
         readPosition,
       }
     })
@@ -127,7 +124,7 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
           type: 'CreateWebhookEndpoint',
           data: { endpoint_id: id, url, enabled_events, description, secret, at },
         }),
-        (_, all) => ({ status: 201, body: rendered(all, secret) }),
+        (all) => ({ status: 201, body: rendered(all, secret) }),
       )
     },
   )
@@ -143,7 +140,7 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
         reply,
         request.params.id,
         (at) => ({ type: 'UpdateWebhookEndpoint', data: { changes, at } }),
-        (_, all) => ({ status: 200, body: rendered(all) }),
+        (all) => ({ status: 200, body: rendered(all) }),
       )
     },
   )
@@ -171,7 +168,7 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
         reply,
         request.params.id,
         (at) => ({ type: 'RotateWebhookSecret', data: { secret, at } }),
-        (_, all) => ({ status: 200, body: rendered(all, secret) }),
+        (all) => ({ status: 200, body: rendered(all, secret) }),
       )
     },
   )

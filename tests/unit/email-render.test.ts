@@ -1,5 +1,6 @@
 import t from 'tap'
 import { renderEmail } from '../../projectors/reactions/emails/render.ts'
+import { notificationSlugs } from '../../shared/domain/notifications/types.ts'
 
 const facts = {
   slug: 'delivered',
@@ -32,16 +33,8 @@ t.test('French, and English for a language without templates', async (t) => {
 })
 
 t.test('every type has its words in both languages; no name greets plainly', async (t) => {
-  for (const slug of [
-    'order_placed',
-    'shipped',
-    'out_for_delivery',
-    'failed_attempt',
-    'available_for_pickup',
-    'exception',
-    'delivered',
-    'returned',
-  ]) {
+  t.equal(notificationSlugs.length, 8)
+  for (const slug of notificationSlugs) {
     for (const language of ['en', 'fr']) {
       const email = renderEmail({ ...facts, slug, language, first_name: null, carrier: null, tracking_link: null })
       t.ok(email.subject.includes('A&B-1'), `${slug} ${language} names the order`)

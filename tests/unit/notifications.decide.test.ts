@@ -3,6 +3,7 @@ import { decideTrackingEvents, type CarrierEventInput } from '../../shared/domai
 import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
 import { notificationOfStatus } from '../../shared/domain/notifications/types.ts'
 import { countingIds, specOf } from '../support/decider.ts'
+import { orderHistory, TRACKER } from '../support/orders.ts'
 
 /*
  * Which customer notifications a tracker's status changes build: given an
@@ -11,7 +12,6 @@ import { countingIds, specOf } from '../support/decider.ts'
  */
 
 const NOW = 1_800_000_000
-const TRACKER = 30
 
 const decideWith = (disabledNotifications: string[] = []) =>
   specOf<CarrierEventInput[], ReturnType<typeof evolveOrderState>, OrderEvent>({
@@ -25,46 +25,14 @@ const decideWith = (disabledNotifications: string[] = []) =>
 const given = decideWith()
 
 const orderWith = (order: { email?: string | null; mute?: boolean; language?: string } = {}, trackerMute = false) =>
-  [
-    {
-      type: 'OrderCreated',
-      data: {
-        order_id: 10,
-        uuid: 'u-10',
-        order_number: 'R-1',
-        merchant_id: 'R-1',
-        changes: {
-          email: order.email === undefined ? 'jane@example.com' : order.email,
-          mute_notifications: order.mute ?? false,
-          language_code: order.language ?? 'en',
-        },
-        at: NOW,
-      },
+  orderHistory(NOW, {
+    order: {
+      email: order.email === undefined ? 'jane@example.com' : order.email,
+      mute_notifications: order.mute ?? false,
+      language_code: order.language ?? 'en',
     },
-    {
-      type: 'FulfillmentCreated',
-      data: {
-        fulfillment_id: 20,
-        uuid: 'u-20',
-        fulfillment_number: 'TN',
-        merchant_id: 'TN',
-        status_code: 'shipped',
-        changes: {},
-        at: NOW,
-      },
-    },
-    {
-      type: 'TrackerCreated',
-      data: {
-        tracker_id: TRACKER,
-        uuid: 'u-30',
-        fulfillment_id: 20,
-        tracking_number: 'TN',
-        changes: { mute_notifications: trackerMute },
-        at: NOW,
-      },
-    },
-  ] as OrderEvent[]
+    tracker: { mute_notifications: trackerMute },
+  })
 
 const scan = (event_type_code: CarrierEventInput['event_type_code'], minutes = 0): CarrierEventInput => ({
   tracking_number: 'TN',

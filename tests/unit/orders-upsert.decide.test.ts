@@ -5,6 +5,7 @@ import {
   decideOrderUpsert,
   fulfillmentStatus,
   mergeLineItems,
+  newLineItem,
   type OrderInput,
 } from '../../shared/domain/orders/upsert-order.ts'
 import { countingIds, specOf } from '../support/decider.ts'
@@ -109,22 +110,9 @@ t.test(
 )
 
 const item = (merchant_id: string, quantity: number | null, canceled: boolean | null = null): LineItem => ({
-  id: 1,
-  merchant_id,
-  sku: null,
-  name: null,
-  title: null,
-  variant_title: null,
-  description: null,
+  ...newLineItem(1, merchant_id, 0),
   quantity,
-  shipped_quantity: null,
-  canceled_quantity: null,
   canceled,
-  requires_shipping: null,
-  thumbnail: null,
-  custom_variables: null,
-  created_at: 0,
-  updated_at: 0,
 })
 
 t.test('the fulfillment status rules', async (t) => {

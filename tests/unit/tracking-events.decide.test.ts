@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { EventData } from '../../shared/domain/events/index.ts'
-import { emptyAddress } from '../../shared/domain/events/resources.ts'
+import { emptyAddress, type FulfillmentChanges, type TrackerChanges } from '../../shared/domain/events/resources.ts'
 import { type CarrierEventInput, decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
 import {
@@ -10,10 +10,10 @@ import {
   trackingEventKey,
 } from '../../shared/domain/orders/tracking.ts'
 import { countingIds, specOf } from '../support/decider.ts'
+import { orderHistory, TRACKER } from '../support/orders.ts'
 
 const NOW = 1_800_000_000
 const at = (minutes: number) => NOW - 100_000 + minutes * 60
-const TRACKER = 30
 
 /**
  * A command of carrier events, each getting the event id 900 + its index when
@@ -29,39 +29,9 @@ const given = specOf<CarrierEventInput[], ReturnType<typeof evolveOrderState>, O
   evolve: evolveOrderState,
 })
 
-/** An order with one tracker (30) in one fulfillment (20): the history most rules start from. */
-const orderWith = (
-  fulfillment: Extract<OrderEvent, { type: 'FulfillmentCreated' }>['data']['changes'] = {},
-  tracker: Extract<OrderEvent, { type: 'TrackerCreated' }>['data']['changes'] = {},
-): OrderEvent[] => [
-  {
-    type: 'OrderCreated',
-    data: { order_id: 10, uuid: 'u-10', order_number: 'R-1', merchant_id: 'R-1', changes: {}, at: NOW },
-  },
-  {
-    type: 'FulfillmentCreated',
-    data: {
-      fulfillment_id: 20,
-      uuid: 'u-20',
-      fulfillment_number: 'TN',
-      merchant_id: 'TN',
-      status_code: 'shipped',
-      changes: fulfillment,
-      at: NOW,
-    },
-  },
-  {
-    type: 'TrackerCreated',
-    data: {
-      tracker_id: TRACKER,
-      uuid: 'u-30',
-      fulfillment_id: 20,
-      tracking_number: 'TN',
-      changes: { carrier: { code: 'colissimo', name: 'Colissimo' }, ...tracker },
-      at: NOW,
-    },
-  },
-]
+/** The order of `orderHistory`, its tracker carried by Colissimo: the history most rules start from. */
+const orderWith = (fulfillment: FulfillmentChanges = {}, tracker: TrackerChanges = {}) =>
+  orderHistory(NOW, { fulfillment, tracker: { carrier: { code: 'colissimo', name: 'Colissimo' }, ...tracker } })
 const order = orderWith()
 
 const scan = (

@@ -1,6 +1,6 @@
 import { Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { type TrackingApi, trackingApiOf } from '../../../shared/domain/carriers/tracking-apis.ts'
+import type { TrackingApi } from '../../../shared/domain/carriers/tracking-apis.ts'
 import { isConcurrencyError } from '../../../shared/domain/errors.ts'
 import { isStale, nextPollInterval, POLL_WINDOW_SECONDS } from '../../../shared/domain/orders/polling.ts'
 import type { CarrierEventInput } from '../../../shared/domain/orders/record-tracking-events.ts'
@@ -185,7 +185,7 @@ export async function startCarrierPolling(
       const now = toUnixSeconds(rt.clock.now())
       const due = await rt.readStore.lookupDue<TrackerPollDoc>(POLLS, 'next_poll_at', now, MAX_DUE_PER_TICK)
       for (const { key, accountId, doc } of due) {
-        const queue = queues.get(trackingApiOf[doc.carrier_code]!)
+        const queue = queues.get(doc.api)
         if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
         await queue.enqueue({ accountId, key })
       }

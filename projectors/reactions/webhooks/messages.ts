@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../../../shared/domain/events/index.ts'
 import type { WebhookMessageType } from '../../../shared/domain/events/webhook-events.ts'
+import type { JobResult } from '../../../shared/domain/events/job-events.ts'
 import type { JobEvent } from '../../../shared/domain/jobs/job.ts'
 import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
 import type { WebhookEndpointEvent } from '../../../shared/domain/webhooks/endpoint.ts'
@@ -7,7 +8,8 @@ import { type MessageOf, messageOf } from '../../../shared/domain/webhooks/messa
 import type { EventStore, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
 import { evolveJob, renderJob, type JobDoc } from '../../jobs/job.ts'
-import { foldOrder } from '../../orders/evolve.ts'
+import type { OrderDoc } from '../../orders/document.ts'
+import { evolveOrder } from '../../orders/evolve.ts'
 import { renderNotification, renderOrder, renderTracker } from '../../resources/render.ts'
 import { findNotification } from '../emails/render.ts'
 import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../resources/expansion.ts'
@@ -63,6 +65,7 @@ export async function messagesOf(
   const streams = [...new Set(candidates.map((c) => c.event.stream))]
   const read = await store.readStreams(streams.map((stream) => ({ stream })))
   const history = new Map(streams.map((s, i) => [s, read[i]!]))
+  const folds = new Folds()
   const planned: PlannedMessage[] = []
   for (const { event, to } of candidates) {
     const stream = history.get(event.stream)!
@@ -70,7 +73,7 @@ export async function messagesOf(
     const append = asDomainEvents(stream.slice(first, last + 1))
     const message = messageOf(append[event.revision - first]!, append)
     if (!message) continue
-    const object = renderSubject(message, asDomainEvents(stream.slice(0, last + 1)))
+    const object = renderSubject(message, (evolve) => folds.fold(event.stream, stream, last, evolve))
     if (object === undefined) continue
     const body = JSON.stringify({
       type: message.type,
@@ -103,32 +106,67 @@ function appendAround(stream: readonly RecordedEvent[], revision: number): [numb
   return [first, last]
 }
 
-function renderSubject(message: MessageOf, events: DomainEvent[]): unknown {
+/**
+ * Each stream's events folded up to a revision, carried forward from the
+ * last fold of that stream: a batch's messages fold each stream once, however
+ * many of its events make one. (A stream's category fixes its evolve.)
+ */
+class Folds {
+  private readonly folded = new Map<string, { last: number; value: unknown }>()
+
+  fold<T>(
+    stream: string,
+    events: readonly RecordedEvent[],
+    last: number,
+    evolve: (value: T | undefined, event: DomainEvent) => T,
+  ) {
+    const known = this.folded.get(stream)
+    const from = known && known.last <= last ? known : { last: -1, value: undefined }
+    let value = from.value as T | undefined
+    for (let revision = from.last + 1; revision <= last; revision++) {
+      value = evolve(value, asDomainEvents([events[revision]!])[0]!)
+    }
+    this.folded.set(stream, { last, value })
+    return value
+  }
+}
+
+type FoldTo = <T>(evolve: (value: T | undefined, event: DomainEvent) => T) => T | undefined
+
+/** A job as GET /v2/jobs/{id} renders it: the job and its results, in order. */
+interface JobWithResults {
+  job: JobDoc
+  results: JobResult[]
+}
+
+const evolveJobWithResults = (value: JobWithResults | undefined, event: DomainEvent): JobWithResults => ({
+  job: evolveJob(value?.job, event as JobEvent),
+  results:
+    event.type === 'JobItemsProcessed' ? [...(value?.results ?? []), ...event.data.results] : (value?.results ?? []),
+})
+
+function renderSubject(message: MessageOf, foldTo: FoldTo): unknown {
   const subject = message.subject
   switch (subject.kind) {
     case 'order':
-    case 'tracker': {
-      const order = foldOrder(events as OrderEvent[])
+    case 'tracker':
+    case 'notification': {
+      const order = foldTo<OrderDoc>((doc, e) => evolveOrder(doc, e as OrderEvent))
       if (!order) return undefined
       if (subject.kind === 'order') return renderOrder(order, fullOrder)
+      if (subject.kind === 'notification') {
+        const found = findNotification(order, subject.notificationId)
+        return found && renderNotification(found.notification, fullNotification, '')
+      }
       const tracker = order.fulfillments.flatMap((f) => f.trackers).find((t) => t.id === subject.trackerId)
       return tracker && renderTracker(tracker, fullTracker, '')
     }
-    case 'notification': {
-      const order = foldOrder(events as OrderEvent[])
-      const found = order && findNotification(order, subject.notificationId)
-      return found && renderNotification(found.notification, fullNotification, '')
-    }
     case 'job': {
-      const job = (events as JobEvent[]).reduce<JobDoc | undefined>(evolveJob, undefined)
-      const results = (events as JobEvent[]).flatMap((e) => (e.type === 'JobItemsProcessed' ? e.data.results : []))
-      return job && renderJob(job, results)
+      const folded = foldTo(evolveJobWithResults)
+      return folded && renderJob(folded.job, folded.results)
     }
     case 'webhook_endpoint': {
-      const endpoint = (events as WebhookEndpointEvent[]).reduce<WebhookEndpointDoc | undefined>(
-        evolveWebhookEndpoint,
-        undefined,
-      )
+      const endpoint = foldTo<WebhookEndpointDoc>((doc, e) => evolveWebhookEndpoint(doc, e as WebhookEndpointEvent))
       return endpoint && renderWebhookEndpoint(endpoint)
     }
   }

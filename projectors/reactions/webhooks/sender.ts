@@ -91,7 +91,7 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
     if (isConcurrencyError(error)) return undefined
     throw error
   }
-  const next = events.map(evolveWebhookMessageState.bind(null, message)).at(-1)!
+  const next = events.reduce(evolveWebhookMessageState, message)
   return next.status === 'pending' && next.next_attempt_at !== null ? next.next_attempt_at * 1000 : undefined
 }
 

@@ -1,5 +1,5 @@
 import { ShiplogError } from '../errors.ts'
-import { sameValue } from '../same-value.ts'
+import { changed } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { accountEvents } from '../events/account-events.ts'
 
@@ -31,14 +31,8 @@ export function decideAccount(command: AccountCommand, state: AccountState | und
   if (!state || state.deleted) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Account not found')
   switch (command.type) {
     case 'UpdateAccount': {
-      const changes = Object.fromEntries(
-        Object.entries(command.data.changes).filter(
-          ([field, value]) =>
-            value !== undefined && !sameValue(value, state[field as keyof typeof command.data.changes]),
-        ),
-      )
-      if (Object.keys(changes).length === 0) return []
-      return [{ type: 'AccountUpdated', data: { changes, at: command.data.at } }]
+      const changes = changed(state, command.data.changes)
+      return changes ? [{ type: 'AccountUpdated', data: { changes, at: command.data.at } }] : []
     }
     case 'RotateKeys':
       return [{ type: 'AccountKeysRotated', data: command.data }]

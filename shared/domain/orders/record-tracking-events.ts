@@ -118,14 +118,8 @@ export function decideTrackingEvents(
       )
       if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
       // Built last, so the customer's e-mail tells the dates this event set.
-      const notification =
-        status && notificationOfChange(order!, trackerId, status.to, command.disabledNotifications ?? [])
-      if (notification) {
-        const current = order!.trackers.find((t) => t.id === trackerId)!
-        const language_code = current.fields.language_code ?? order!.fields.language_code
-        const built = buildNotification(notification, { email: order!.fields.email, language_code }, at, command.ids)
-        emit({ type: 'NotificationBuilt', data: { notification: built, tracker_id: trackerId, at } })
-      }
+      const notification = status && statusNotification(order!, trackerId, status.to, command, at)
+      if (notification) emit({ type: 'NotificationBuilt', data: { notification, tracker_id: trackerId, at } })
     }
     const tracker_ids = matching.map((t) => t.id)
     outcomes.push(
@@ -138,20 +132,23 @@ export function decideTrackingEvents(
 }
 
 /**
- * The notification a tracker's new status builds: none when the order is
- * canceled, the order or the tracker is muted, or the account turned the type
- * off; each type once per tracker.
+ * The notification a tracker's new status builds, in the tracker's language
+ * (else the order's): none when the order is canceled, the order or the
+ * tracker is muted, or the account turned the type off; each type once per tracker.
  */
-function notificationOfChange(
+function statusNotification(
   order: OrderState,
   trackerId: number,
   to: DeliveryStatusCode,
-  disabled: readonly string[],
+  command: Pick<RecordTrackingEvents, 'disabledNotifications' | 'ids'>,
+  at: number,
 ) {
   const tracker = order.trackers.find((t) => t.id === trackerId)!
   if (order.fields.mute_notifications || order.fields.canceled || tracker.fields.mute_notifications) return undefined
   const slug = notificationOfStatus(to, tracker.notified)
-  return slug && !disabled.includes(slug) ? slug : undefined
+  if (!slug || command.disabledNotifications?.includes(slug)) return undefined
+  const language_code = tracker.fields.language_code ?? order.fields.language_code
+  return buildNotification(slug, { email: order.fields.email, language_code }, at, command.ids)
 }
 
 /** The move an event makes, when it is the tracker's newest status event and says something new. */

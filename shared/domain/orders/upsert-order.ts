@@ -5,7 +5,7 @@ import type { Address, FulfillmentChanges, LineItem, OrderChanges, TrackerChange
 import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
 import { buildNotification } from '../notifications/build.ts'
-import { sameValue } from '../same-value.ts'
+import { changed, sameValue } from '../same-value.ts'
 import {
   evolveOrderState,
   findTracker,
@@ -16,7 +16,7 @@ import {
   type OrderEvent,
   type OrderState,
 } from './state.ts'
-import { carrierFields, changed, expectedDelivery, mergedAddress, shouldBuildOrderPlaced } from './upsert-trackers.ts'
+import { carrierFields, expectedDelivery, mergedAddress, shouldBuildOrderPlaced } from './upsert-trackers.ts'
 
 /*
  * POST /v2/orders: one whole order as a store sends it on every save. Orders
@@ -333,7 +333,8 @@ export function mergeLineItems(
   return merged
 }
 
-const newLineItem = (id: number, merchant_id: string, at: number): LineItem => ({
+/** A line item with nothing known of it but its merchant_id. */
+export const newLineItem = (id: number, merchant_id: string, at: number): LineItem => ({
   id,
   merchant_id,
   sku: null,

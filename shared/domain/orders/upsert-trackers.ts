@@ -7,7 +7,7 @@ import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
 import { buildNotification } from '../notifications/build.ts'
 import { ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
-import { sameValue } from '../same-value.ts'
+import { changed } from '../same-value.ts'
 import {
   evolveOrderState,
   findTracker,
@@ -270,19 +270,4 @@ function splitStreet(street: string | null) {
   if (street === null) return { address1: null, address2: null }
   const [first = '', ...rest] = street.split(/\r?\n/).map((l) => l.trim())
   return { address1: first || null, address2: rest.filter(Boolean).join(', ') || null }
-}
-
-/** The proposed values that differ from the current ones; undefined when none do. */
-export function changed<C extends object>(current: object, proposed: C): C | undefined {
-  let out: Record<string, unknown> | undefined
-  for (const key in proposed) {
-    const value = proposed[key]
-    if (value === undefined) continue
-    const was = (current as Record<string, unknown>)[key]
-    // Most values are strings or numbers: compared at once, objects in depth.
-    if (was === value || (typeof value === 'object' && value !== null && sameValue(was, value))) continue
-    out ??= {}
-    out[key] = value
-  }
-  return out as C | undefined
 }

@@ -1,4 +1,5 @@
 import { ShiplogError } from '../errors.ts'
+import { changed } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { WebhookMessageType, webhookEndpointEvents } from '../events/webhook-events.ts'
 
@@ -40,14 +41,8 @@ export function decideWebhookEndpoint(
   if (!state || state.deleted) throw notFound()
   switch (command.type) {
     case 'UpdateWebhookEndpoint': {
-      const changes = Object.fromEntries(
-        Object.entries(command.data.changes).filter(
-          ([field, value]) =>
-            value !== undefined && JSON.stringify(value) !== JSON.stringify(state[field as keyof WebhookEndpointState]),
-        ),
-      )
-      if (Object.keys(changes).length === 0) return []
-      return [{ type: 'WebhookEndpointUpdated', data: { changes, at: command.data.at } }]
+      const changes = changed(state, command.data.changes)
+      return changes ? [{ type: 'WebhookEndpointUpdated', data: { changes, at: command.data.at } }] : []
     }
     case 'RotateWebhookSecret':
       return [{ type: 'WebhookEndpointSecretRotated', data: command.data }]

@@ -1,0 +1,43 @@
+import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../../shared/domain/events/resources.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+
+/** The tracker of `orderHistory`. */
+export const TRACKER = 30
+
+/**
+ * An order (10, `R-1`) with one fulfillment (20) holding one tracker (30,
+ * tracking number `TN`), all created at `at` with the changes given: the
+ * history the order deciders' rules start from.
+ */
+export const orderHistory = (
+  at: number,
+  changes: { order?: OrderChanges; fulfillment?: FulfillmentChanges; tracker?: TrackerChanges } = {},
+): OrderEvent[] => [
+  {
+    type: 'OrderCreated',
+    data: { order_id: 10, uuid: 'u-10', order_number: 'R-1', merchant_id: 'R-1', changes: changes.order ?? {}, at },
+  },
+  {
+    type: 'FulfillmentCreated',
+    data: {
+      fulfillment_id: 20,
+      uuid: 'u-20',
+      fulfillment_number: 'TN',
+      merchant_id: 'TN',
+      status_code: 'shipped',
+      changes: changes.fulfillment ?? {},
+      at,
+    },
+  },
+  {
+    type: 'TrackerCreated',
+    data: {
+      tracker_id: TRACKER,
+      uuid: 'u-30',
+      fulfillment_id: 20,
+      tracking_number: 'TN',
+      changes: changes.tracker ?? {},
+      at,
+    },
+  },
+]
