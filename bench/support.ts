@@ -7,6 +7,13 @@ import { createAccount } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { loadConfig } from '../shared/infra/config.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
+import { ordersProjection } from '../projectors/projections.ts'
+import { rebuildProjection } from '../projectors/runner.ts'
+import { toNewEvents } from '../command-api/execute.ts'
+import { decideTrackerUpserts, type TrackerUpsert } from '../shared/domain/orders/upsert-trackers.ts'
+import { orderStream } from '../shared/domain/orders/state.ts'
+import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
 export async function benchServer(env: Record<string, string> = {}) {
@@ -84,41 +91,43 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
       const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
       return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
     },
-    /**
-     * Starts counting the server's CPU time, all its threads (Linux: each
-     * thread's stat under /proc/<pid>/task); `per(units, unit)` then tells the time spent
-     * since, per unit of work: in all, on the main thread (HTTP, commands, jobs),
-     * and on each other thread busiest first (the projector, V8's GC helpers, ...).
-     * Steadier than a rate on a shared machine.
-     */
-    cpuMeter() {
-      const threads = () =>
-        new Map(
-          readdirSync(`/proc/${child.pid}/task`).map((tid) => {
-            // Fields 14 and 15 of stat: user and system time in clock ticks (100 per second).
-            const fields = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-            return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
-          }),
-        )
-      const before = threads()
-      return {
-        per(units: number, unit: string, scale: 'ms' | 'µs' = 'ms') {
-          const factor = scale === 'ms' ? 1000 : 1_000_000
-          const spent = [...threads()].map(([tid, s]) => ({ tid, t: ((s - (before.get(tid) ?? 0)) * factor) / units }))
-          const total = spent.reduce((sum, t) => sum + t.t, 0)
-          const main = spent.find((t) => t.tid === child.pid)?.t ?? NaN
-          const others = spent
-            .filter((t) => t.tid !== child.pid && t.t >= 1)
-            .sort((a, b) => b.t - a.t)
-            .map((t) => t.t.toFixed(0))
-          return `server CPU ${total.toFixed(scale === 'ms' ? 1 : 0)} ${scale} per ${unit} (main thread ${main.toFixed(0)}, others ${others.join(', ')})`
-        },
-      }
-    },
+    cpuMeter: () => cpuMeter(child.pid!),
     async close() {
       child.kill('SIGTERM')
       await once(child, 'exit')
       rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Starts counting a process's CPU time, all its threads (Linux: each thread's
+ * stat under /proc/<pid>/task); `per(units, unit)` then tells the time spent
+ * since, per unit of work: in all, on the main thread (HTTP, commands, jobs),
+ * and on each other thread busiest first (the projector, V8's GC helpers, ...).
+ * Steadier than a rate on a shared machine.
+ */
+export function cpuMeter(pid: number, label = 'server CPU') {
+  const threads = () =>
+    new Map(
+      readdirSync(`/proc/${pid}/task`).map((tid) => {
+        // Fields 14 and 15 of stat: user and system time in clock ticks (100 per second).
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+        return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
+      }),
+    )
+  const before = threads()
+  return {
+    per(units: number, unit: string, scale: 'ms' | 'µs' = 'ms') {
+      const factor = scale === 'ms' ? 1000 : 1_000_000
+      const spent = [...threads()].map(([tid, s]) => ({ tid, t: ((s - (before.get(tid) ?? 0)) * factor) / units }))
+      const total = spent.reduce((sum, t) => sum + t.t, 0)
+      const main = spent.find((t) => t.tid === pid)?.t ?? NaN
+      const others = spent
+        .filter((t) => t.tid !== pid && t.t >= 1)
+        .sort((a, b) => b.t - a.t)
+        .map((t) => t.t.toFixed(0))
+      return `${label} ${total.toFixed(scale === 'ms' ? 1 : 0)} ${scale} per ${unit} (main thread ${main.toFixed(0)}, others ${others.join(', ')})`
     },
   }
 }
@@ -171,4 +180,86 @@ export async function msUntil(server: { url: string; key: string }, path: string
     if (done(await response.json())) return performance.now() - t0
     await new Promise((r) => setTimeout(r, 5))
   }
+}
+
+/**
+ * Batch `b` of the ingest benchmarks' `POST /v1/trackers` items: two trackers
+ * per order, each item a different customer (so nothing is cached across items).
+ */
+export const trackerBatch = (b: number, size = 1000) =>
+  Array.from({ length: size }, (_, i) => ({
+    order_number: `B${b}-O${Math.floor(i / 2)}`,
+    tracking_number: `1Z${String(b).padStart(4, '0')}${String(i).padStart(6, '0')}`,
+    email: `customer${i}@example.com`,
+    first_name: 'Jo',
+    address_country: 'FR',
+    address_city: 'Lyon',
+    phone: `06 ${String(b * size + i).padStart(8, '0')}`,
+    carrier_code: 'ups',
+  }))
+
+/** One measured run of `postBatches`: the rate of items, the batch latencies and the server's CPU per batch. */
+export async function measureBatches(
+  server: BenchServerProcess,
+  path: string,
+  bodies: readonly string[],
+  { concurrency, itemsPerBatch, expected }: { concurrency: number; itemsPerBatch: number; expected?: number },
+) {
+  const cpu = server.cpuMeter()
+  const { latencies, seconds, lastPosition } = await postBatches(server, path, bodies, concurrency, expected)
+  return {
+    rate: (bodies.length * itemsPerBatch) / seconds,
+    median: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpu: cpu.per(bodies.length, 'batch'),
+    lastPosition,
+  }
+}
+
+/**
+ * The raw read of the whole log through the event store port, parsing every
+ * event as a projector would, beside the rebuild of the orders projection
+ * from it; both in events per second.
+ */
+export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readStore'>) {
+  let t0 = performance.now()
+  let read = 0
+  for (let after: bigint | undefined; ; ) {
+    const page = await runtime.eventStore.readAll({ after, limit: 5000 })
+    if (page.length === 0) break
+    for (const e of page) if (e.data === undefined) throw new Error('unreadable event')
+    read += page.length
+    after = page[page.length - 1]!.position
+  }
+  const raw = read / ((performance.now() - t0) / 1000)
+  t0 = performance.now()
+  await rebuildProjection(runtime, ordersProjection)
+  return { events: read, raw, rebuild: read / ((performance.now() - t0) / 1000) }
+}
+
+/**
+ * The appends `POST /v1/trackers` makes for these items on new orders, decided
+ * by the service's own decider: one stream per order, ids and metadata as the
+ * command API gives them. What the storage benchmarks write.
+ */
+export function decidedAppends(
+  runtime: Pick<Runtime, 'ids'>,
+  accountId: number,
+  items: readonly TrackerUpsert[],
+  now = Date.now(),
+): AppendRequest[] {
+  const byOrder = new Map<string, TrackerUpsert[]>()
+  for (const item of items) byOrder.set(item.order_number, [...(byOrder.get(item.order_number) ?? []), item])
+  const metadata = { accountId, correlationId: 'bench', recordedAt: now }
+  return [...byOrder].map(([orderNumber, orderItems]) => ({
+    stream: orderStream(accountId, orderNumber),
+    expected: 'no_stream',
+    events: toNewEvents(
+      decideTrackerUpserts(
+        { now: Math.floor(now / 1000), accountLanguage: 'en', ids: runtime.ids, items: orderItems },
+        undefined,
+      ).events,
+      metadata,
+    ),
+  }))
 }

@@ -72,12 +72,24 @@ const toEvent = (r: Row): RecordedEvent => new StoredEvent(r)
 
 const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
-/**
- * Embedded event store: one SQLite file in WAL mode, so the CLI and a running
- * server can share it. The rowid is the global position (gap-free here, but
- * callers must not rely on that: KurrentDB positions have gaps).
- */
-export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpoints): EventStore {
+/** The log's table: the storage benchmark (bench/compare.ts) appends raw rows to the same one. */
+export const EVENTS_TABLE = `
+  CREATE TABLE IF NOT EXISTS events (
+    position    INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT    NOT NULL UNIQUE,
+    stream      TEXT    NOT NULL,
+    revision    INTEGER NOT NULL,
+    type        TEXT    NOT NULL,
+    data        TEXT    NOT NULL,
+    metadata    TEXT    NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    UNIQUE (stream, revision)
+  )`
+export const INSERT_EVENT =
+  'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'
+
+/** A new file's settings, before the table exists: see createSqliteEventStore. */
+export function openEventsFile(file: string) {
   const db = new Database(file)
   // 16 KiB pages (on a new file, before WAL): an append inserts into the
   // (stream, revision) index at random places, and bigger pages mean fewer
@@ -86,22 +98,20 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
+  return db
+}
+
+/**
+ * Embedded event store: one SQLite file in WAL mode, so the CLI and a running
+ * server can share it. The rowid is the global position (gap-free here, but
+ * callers must not rely on that: KurrentDB positions have gaps).
+ */
+export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpoints): EventStore {
+  const db = openEventsFile(file)
   applyWalCheckpoints(db, walCheckpoints)
   // No memory map: appends touch index pages all over the file, and mapped pages
   // would count in the process's memory for no faster replay.
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS events (
-      position    INTEGER PRIMARY KEY AUTOINCREMENT,
-      id          TEXT    NOT NULL UNIQUE,
-      stream      TEXT    NOT NULL,
-      revision    INTEGER NOT NULL,
-      type        TEXT    NOT NULL,
-      data        TEXT    NOT NULL,
-      metadata    TEXT    NOT NULL,
-      recorded_at INTEGER NOT NULL,
-      UNIQUE (stream, revision)
-    );
-  `)
+  db.exec(EVENTS_TABLE)
   // The streams of an append as one JSON parameter: an import chunk writes a
   // stream per row, and one statement is cheaper than a statement per stream.
   const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
@@ -110,9 +120,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const findById = db.prepare<[string], { stream: string; revision: number; position: number }>(
     'SELECT stream, revision, position FROM events WHERE id = ?',
   )
-  const insert = db.prepare(
-    'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  )
+  const insert = db.prepare(INSERT_EVENT)
   const readStream = db.prepare<[string, number], Row>(
     'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
   )

@@ -1,0 +1,193 @@
+/**
+ * The service beside the limits of its storage, in one run on one machine:
+ * the same batches of `POST /v1/trackers` events appended
+ *   (a) as raw rows with better-sqlite3, 1000 rows a transaction, into the
+ *       event store's own table (the storage's limit);
+ *   (b) through the event store port, one atomic append a batch, no HTTP and
+ *       no projection;
+ *   (c) through the Emmett SQLite event store (@event-driven-io/emmett-sqlite),
+ *       one `appendToStream` a stream, as its API offers;
+ *   (d) through the whole service over HTTP from 2 clients, the projection
+ *       keeping up (each answer waits until its batch is projected);
+ * each rate with its ratio to (a) and the CPU time a batch costs by thread;
+ * then the replay of the log (b) wrote: raw read against the rebuild of the
+ * orders projection.
+ * Targets: (d) ≥ 15,000 new trackers/s and ≥ 10 % of (a), median batch < 150 ms,
+ * visible within 50 ms; repeated items ≥ 20,000/s; rebuild ≥ ⅓ of the raw read.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { STREAM_DOES_NOT_EXIST } from '@event-driven-io/emmett'
+import { getSQLiteEventStore } from '@event-driven-io/emmett-sqlite'
+import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../shared/infra/event-store/sqlite.ts'
+import type { AppendRequest } from '../shared/infra/event-store/port.ts'
+import {
+  benchServer,
+  benchServerProcess,
+  conditions,
+  cpuMeter,
+  decidedAppends,
+  measureBatches,
+  measureReplay,
+  ms,
+  msUntil,
+  trackerBatch,
+} from './support.ts'
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 60)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 6)
+/** Emmett opens a connection for each append to a file: a few batches tell its rate. */
+const EMMETT_BATCHES = Math.min(BATCHES, Number(process.env.BENCH_EMMETT_BATCHES ?? 10))
+const BATCH_SIZE = 1000
+const ROWS_PER_TRANSACTION = 1000
+const CONCURRENCY = 2
+
+const inProcess = await benchServer({ ROLES: 'command,query' })
+const folder = mkdtempSync(join(tmpdir(), 'shiplog-compare-'))
+// Every contender appends the same events: decided once by the service's own decider.
+const batches = Array.from({ length: WARMUP + BATCHES }, (_, b) =>
+  decidedAppends(inProcess.runtime, inProcess.accountId, trackerBatch(b, BATCH_SIZE)),
+)
+const measured = batches.slice(WARMUP)
+const eventsOf = (appends: readonly AppendRequest[]) => appends.reduce((sum, a) => sum + a.events.length, 0)
+const events = measured.reduce((sum, b) => sum + eventsOf(b), 0)
+const eventBytes =
+  measured[0]!
+    .flatMap((a) => a.events)
+    .reduce((sum, e) => sum + JSON.stringify(e.data).length + JSON.stringify(e.metadata).length, 0) /
+  eventsOf(measured[0]!)
+
+interface Figure {
+  label: string
+  eventsPerSecond: number
+  trackersPerSecond: number
+  cpu: string
+  note?: string
+}
+const figures: Figure[] = []
+
+/** Times `append` over the measured batches after the warm-up ones, with this process's CPU by thread. */
+async function timeAppends(
+  label: string,
+  append: (appends: AppendRequest[]) => Promise<unknown> | unknown,
+  count = BATCHES,
+) {
+  for (const appends of batches.slice(0, WARMUP)) await append(appends)
+  const cpu = cpuMeter(process.pid, 'CPU')
+  const t0 = performance.now()
+  for (const appends of measured.slice(0, count)) await append(appends)
+  const seconds = (performance.now() - t0) / 1000
+  figures.push({
+    label,
+    eventsPerSecond: measured.slice(0, count).reduce((sum, b) => sum + eventsOf(b), 0) / seconds,
+    trackersPerSecond: (count * BATCH_SIZE) / seconds,
+    cpu: cpu.per(count, 'batch'),
+    note: count < BATCHES ? `${count} batches` : undefined,
+  })
+}
+
+// (a) Raw rows, serialised beforehand: what SQLite itself allows.
+{
+  const db = openEventsFile(join(folder, 'raw.sqlite'))
+  db.exec(EVENTS_TABLE)
+  const insert = db.prepare(INSERT_EVENT)
+  const rowsOf = (appends: AppendRequest[]) =>
+    appends.flatMap((a) =>
+      a.events.map((e, revision) => [
+        e.id,
+        a.stream,
+        revision,
+        e.type,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        e.metadata.recordedAt,
+      ]),
+    )
+  const rows = new Map(batches.map((appends) => [appends, rowsOf(appends)]))
+  const insertRows = db.transaction((chunk: unknown[][]) => {
+    for (const row of chunk) insert.run(...row)
+  })
+  await timeAppends('(a) raw better-sqlite3 rows', (appends) => {
+    const batchRows = rows.get(appends)!
+    for (let i = 0; i < batchRows.length; i += ROWS_PER_TRANSACTION)
+      insertRows(batchRows.slice(i, i + ROWS_PER_TRANSACTION))
+  })
+  db.close()
+}
+
+// (b) The event store port, as the command API appends: checks and serialises each event.
+await timeAppends('(b) event store port', (appends) => inProcess.runtime.eventStore.append(appends))
+
+// (c) Emmett's SQLite event store, one stream at a time.
+{
+  const emmett = getSQLiteEventStore({ fileName: join(folder, 'emmett.sqlite') })
+  await timeAppends(
+    '(c) Emmett SQLite',
+    async (appends) => {
+      for (const a of appends)
+        await emmett.appendToStream(
+          a.stream,
+          a.events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })),
+          { expectedStreamVersion: STREAM_DOES_NOT_EXIST },
+        )
+    },
+    EMMETT_BATCHES,
+  )
+}
+
+// Replay: the log (b) wrote, read raw and rebuilt into the orders projection.
+const replay = await measureReplay(inProcess.runtime)
+await inProcess.close()
+rmSync(folder, { recursive: true, force: true })
+
+// (d) The service over HTTP, in a process of its own, the same items.
+const server = await benchServerProcess()
+const body = (b: number) => JSON.stringify({ trackers: trackerBatch(b, BATCH_SIZE) })
+const warm = await measureBatches(
+  server,
+  '/v1/trackers',
+  Array.from({ length: WARMUP }, (_, b) => body(b)),
+  { concurrency: CONCURRENCY, itemsPerBatch: BATCH_SIZE },
+)
+const bodies = Array.from({ length: BATCHES }, (_, b) => body(WARMUP + b))
+const fresh = await measureBatches(server, '/v1/trackers', bodies, {
+  concurrency: CONCURRENCY,
+  itemsPerBatch: BATCH_SIZE,
+})
+const visible = await msUntil(
+  server,
+  `/v2/orders?order_number=B${WARMUP + BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`,
+  (page) => page.data.length > 0,
+)
+const repeated = await measureBatches(server, '/v1/trackers', bodies, {
+  concurrency: CONCURRENCY,
+  itemsPerBatch: BATCH_SIZE,
+})
+await server.close()
+const serviceEvents = Number(fresh.lastPosition - warm.lastPosition)
+figures.push({
+  label: '(d) service over HTTP',
+  eventsPerSecond: (serviceEvents / (BATCHES * BATCH_SIZE)) * fresh.rate,
+  trackersPerSecond: fresh.rate,
+  cpu: fresh.cpu,
+  note: `batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}; visible ${ms(visible)} after the last answer`,
+})
+
+const raw = figures[0]!.eventsPerSecond
+const count = (n: number) => Math.round(n).toLocaleString('en').padStart(9)
+console.log(
+  `compare: ${BATCHES} batches × ${BATCH_SIZE} new trackers (${Math.round(events / BATCHES).toLocaleString('en')} events a batch, ${Math.round(eventBytes)} bytes of JSON an event) after ${WARMUP} warm-up batches; ${conditions(true)}`,
+)
+console.log(`${''.padEnd(30)}  events/s  trackers/s  of (a)`)
+for (const f of figures) {
+  console.log(
+    `${f.label.padEnd(30)} ${count(f.eventsPerSecond)}   ${count(f.trackersPerSecond)}  ${`${((f.eventsPerSecond / raw) * 100).toFixed(1)} %`.padStart(6)}   ${f.cpu}${f.note ? `; ${f.note}` : ''}`,
+  )
+}
+console.log(
+  `(d) repeated items             ${''.padStart(9)}   ${count(repeated.rate)}           ${repeated.cpu}; batch median ${ms(repeated.median)}`,
+)
+console.log(
+  `replay of ${replay.events.toLocaleString('en')} events: raw read ${count(replay.raw).trim()} events/s, orders projection rebuild ${count(replay.rebuild).trim()} events/s (${((replay.rebuild / replay.raw) * 100).toFixed(0)} % of the raw read)`,
+)
