@@ -53,9 +53,10 @@ export const metadataFor = (
 /**
  * Gives decided events their ids and metadata, checking each against its
  * schema, unless the caller says `prechecked`: its events are built only of
- * values a checker of its own already held to the schema's rules, which a test
- * holds it to (the pickup point import: zod's parse copies every event, more
- * than a third of what an import allocates).
+ * values its request schema or a checker of its own already held to the
+ * schema's rules, which a test holds it to (the pickup point import, tracker
+ * upserts and carrier events: zod's parse copies every event, a batch's
+ * thousands of them).
  */
 export function toNewEvents(
   events: readonly DomainEvent[],

@@ -20,7 +20,8 @@ export const MAX_EVENTS_PER_REQUEST = 1000
 
 const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish()
 
-const carrierEventSchema = z.object({
+/** One carrier event as the push API takes it; carrier polling holds what it fetches to the same rules. */
+export const carrierEventSchema = z.object({
   tracking_number: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   carrier_code: z.string().trim().min(1, 'must not be empty').max(50).nullish(),
   event_type_code: z
@@ -109,7 +110,8 @@ export function planTrackingEvents(
       appends: decided.map(({ stream, events, current }) => ({
         stream,
         expected: expectedAfter(current.revision),
-        events: toNewEvents(events, metadata),
+        // Validated once, by the request schema (tests/unit/decided-events.test.ts holds the decider to the event schemas).
+        events: toNewEvents(events, metadata, { prechecked: true }),
       })),
       status: 201,
       body: { events: results },

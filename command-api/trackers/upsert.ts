@@ -70,7 +70,8 @@ export function planTrackerUpserts(
         append: {
           stream: group.stream,
           expected: expectedAfter(current.revision),
-          events: toNewEvents(events, metadata),
+          // Validated once, by the request schema (tests/unit/decided-events.test.ts holds the decider to the event schemas).
+          events: toNewEvents(events, metadata, { prechecked: true }),
         },
       }
     })

@@ -12,7 +12,11 @@ import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
 import { collections } from '../../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../../shared/infra/runtime.ts'
 import { executeCommand, toNewEvents } from '../../../command-api/execute.ts'
-import { planTrackingEvents, type TrackingEventResult } from '../../../command-api/trackers/events.ts'
+import {
+  carrierEventSchema,
+  planTrackingEvents,
+  type TrackingEventResult,
+} from '../../../command-api/trackers/events.ts'
 import { createOrderStates } from '../../../command-api/trackers/upsert.ts'
 import type { AccountDoc } from '../../accounts/account.ts'
 import type { TrackerPollDoc } from '../../polls/tracker-poll.ts'
@@ -93,7 +97,13 @@ export async function startCarrierPolling(
   }
 
   /** Carrier events into the push API's command, as the account's own: true when one was new. */
-  const recordEvents = async (accountId: number, events: CarrierEventInput[], correlation: string) => {
+  const recordEvents = async (accountId: number, fetched: CarrierEventInput[], correlation: string) => {
+    // A carrier's answer is held to the push API's own rules: the command appends what they let through unchecked.
+    const events = fetched.flatMap((e) => {
+      const parsed = carrierEventSchema.safeParse(e)
+      if (!parsed.success) log.warn({ correlation, error: parsed.error.message }, 'carrier event refused')
+      return parsed.success ? [parsed.data] : []
+    })
     const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId)
     if (!account || account.doc.deleted || events.length === 0) return false
     const request = {
