@@ -93,9 +93,9 @@ export type TrackerEvent = Extract<OrderEvent, { type: (typeof trackerEventTypes
   data: { tracker_id: number }
 }
 
+const trackerEventTypeSet: ReadonlySet<string> = new Set(trackerEventTypes)
 export const isTrackerEvent = (event: { type: string; data: unknown }): event is TrackerEvent =>
-  (trackerEventTypes as readonly string[]).includes(event.type) &&
-  typeof (event.data as { tracker_id?: unknown }).tracker_id === 'number'
+  trackerEventTypeSet.has(event.type) && typeof (event.data as { tracker_id?: unknown }).tracker_id === 'number'
 
 /** Folds a tracker's own events: the trackers read model uses it alone, the order document through evolveOrder. */
 export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEvent): TrackerDoc {
