@@ -23,7 +23,7 @@ import { getSQLiteEventStore } from '@event-driven-io/emmett-sqlite'
 import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../shared/infra/event-store/sqlite.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import {
-  benchServer,
+  benchStores,
   benchServerProcess,
   conditions,
   cpuMeter,
@@ -43,7 +43,7 @@ const BATCH_SIZE = 1000
 const ROWS_PER_TRANSACTION = 1000
 const CONCURRENCY = 2
 
-const inProcess = await benchServer({ ROLES: 'command,query' })
+const inProcess = await benchStores()
 const folder = mkdtempSync(join(tmpdir(), 'shiplog-compare-'))
 // Every contender appends the same events: decided once by the service's own decider.
 const batches = Array.from({ length: WARMUP + BATCHES }, (_, b) =>

@@ -4,10 +4,10 @@
  * without projecting. Targets: ≥ 50,000 events/s, and at least a third of the
  * raw read rate. BENCH_EVENTS sets the size.
  */
-import { benchServer, conditions, decidedAppends, measureReplay, trackerBatch } from './support.ts'
+import { benchStores, conditions, decidedAppends, measureReplay, trackerBatch } from './support.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
-const server = await benchServer({ ROLES: 'command,query' }) // no live projector: the rebuild has the machine
+const server = await benchStores() // no live projector: the rebuild has the machine
 
 // The events of POST /v1/trackers batches on new orders, 1000 trackers a batch.
 for (let b = 0, written = 0; written < EVENTS; b++) {

@@ -7,7 +7,7 @@ import { createAccount } from '../command-api/accounts/account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { loadConfig } from '../shared/infra/config.ts'
-import type { Runtime } from '../shared/infra/runtime.ts'
+import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
 import { toNewEvents } from '../command-api/execute.ts'
@@ -37,6 +37,25 @@ export async function benchServer(env: Record<string, string> = {}) {
     accountId: account.id,
     async close() {
       await server.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * The embedded stores alone, in a temporary folder: no HTTP, no projector and
+ * no Redis, for the benchmarks that append and replay in their own process
+ * (a long synchronous append would otherwise stall a Redis client's connect).
+ */
+export async function benchStores() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
+  const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }))
+  return {
+    runtime,
+    /** Events need an account id; the stores do not check that it exists. */
+    accountId: 1,
+    async close() {
+      await runtime.close()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
