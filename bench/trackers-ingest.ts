@@ -57,7 +57,7 @@ if (MINUTES > 0) {
     }
     const memory = server.memoryMb()
     console.log(
-      `minute ${String(minute).padStart(2)}: ${Math.round(rates / runs)} trackers/s, ${next * BATCH_SIZE} trackers stored, server RSS ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB)`,
+      `minute ${String(minute).padStart(2)}: ${Math.round(rates / runs)} trackers/s, ${(next - BATCHES) * BATCH_SIZE} trackers stored, server RSS ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB)`,
     )
   }
   await server.close()
