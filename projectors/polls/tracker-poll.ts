@@ -23,14 +23,23 @@ export const trackerPollEventTypes = [
   'TrackerPolled',
 ] as const satisfies OrderEvent['type'][]
 export type TrackerPollEvent = Extract<OrderEvent, { type: (typeof trackerPollEventTypes)[number] }>
+type TrackerCreatedData = Extract<OrderEvent, { type: 'TrackerCreated' }>['data']
+
+/** The carrier a new tracker is created with, and its tracking API, when shiplog polls that carrier. */
+function polledCarrier(data: TrackerCreatedData): { carrier: string; api: TrackingApi } | undefined {
+  const carrier = data.changes.carrier?.code
+  const api = carrier ? trackingApiOf[carrier] : undefined
+  return carrier && api ? { carrier, api } : undefined
+}
 
 /**
- * The events that change a poll document: creations, polls, and a status
- * change only when it ends the tracker's story. The others (every scan of
- * every parcel) are not even read.
+ * The events that change a poll document: the creation of a tracker whose
+ * carrier has a tracking API, polls, and a status change only when it ends
+ * the tracker's story. The others (every scan of every parcel, every tracker
+ * of a carrier shiplog does not poll) are not even looked up.
  */
 export const changesPoll = (event: { type: string; data: unknown }) =>
-  event.type === 'TrackerCreated' ||
+  (event.type === 'TrackerCreated' && polledCarrier(event.data as TrackerCreatedData) !== undefined) ||
   event.type === 'TrackerPolled' ||
   (event.type === 'TrackerStatusChanged' && finalStatuses.has((event.data as { to: string }).to))
 
@@ -41,9 +50,9 @@ export function evolveTrackerPoll(
   stream: string,
 ): TrackerPollDoc | undefined {
   if (event.type === 'TrackerCreated') {
-    const carrier = event.data.changes.carrier?.code
-    const api = carrier ? trackingApiOf[carrier] : undefined
-    if (!carrier || !api) return undefined
+    const polled = polledCarrier(event.data)
+    if (!polled) return undefined
+    const { carrier, api } = polled
     const { tracker_id: id, tracking_number, at } = event.data
     return {
       id,
