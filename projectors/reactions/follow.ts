@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { sleep } from '../../shared/infra/event-store/subscribe.ts'
+import { waitForAppends } from '../../shared/infra/event-store/subscribe.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const BATCH_SIZE = 1000
@@ -41,8 +41,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   const controller = new AbortController()
   const { signal } = controller
   const log = rt.logger.child({ role: reaction.name })
-  let wake = new AbortController()
-  const stopListening = rt.eventStore.onAppend(() => wake.abort())
+  const appends = waitForAppends(rt.eventStore)
 
   const follow = async () => {
     let after = (await rt.readStore.checkpoint(reaction.name)) ?? 0n
@@ -76,8 +75,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
           else unsaved = after
           if (batch.length > 0) continue
         }
-        if (!wake.signal.aborted) await sleep(rt.config.POLL_INTERVAL_MS, AbortSignal.any([signal, wake.signal]))
-        wake = new AbortController()
+        await appends.next(rt.config.POLL_INTERVAL_MS, signal)
       }
     } finally {
       if (unsaved !== undefined) await save(unsaved)
@@ -96,9 +94,9 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   return {
     async stop() {
       controller.abort()
-      wake.abort()
+      appends.interrupt()
       await run
-      stopListening()
+      appends.close()
     },
   }
 }

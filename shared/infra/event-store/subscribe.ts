@@ -19,8 +19,7 @@ export interface SubscribeOptions {
 export async function* subscribeToAll(store: EventStore, options: SubscribeOptions): AsyncGenerator<RecordedEvent[]> {
   const { signal, pollMs, types, batchSize = 1000 } = options
   let after = options.after
-  let wake = new AbortController()
-  const stopListening = store.onAppend(() => wake.abort())
+  const appends = waitForAppends(store)
   try {
     while (!signal.aborted) {
       const batch = await store.readAll({ after, types, limit: batchSize })
@@ -29,11 +28,29 @@ export async function* subscribeToAll(store: EventStore, options: SubscribeOptio
         yield batch
         continue
       }
-      if (!wake.signal.aborted) await sleep(pollMs, AbortSignal.any([signal, wake.signal]))
-      wake = new AbortController()
+      await appends.next(pollMs, signal)
     }
   } finally {
-    stopListening()
+    appends.close()
+  }
+}
+
+/**
+ * How a follower of the log waits for more: at once when this process has
+ * appended since its last wait, else until it does or `pollMs` pass (the only
+ * way to see another process's appends).
+ */
+export function waitForAppends(store: EventStore) {
+  let wake = new AbortController()
+  const stopListening = store.onAppend(() => wake.abort())
+  return {
+    async next(pollMs: number, signal: AbortSignal) {
+      if (!wake.signal.aborted) await sleep(pollMs, AbortSignal.any([signal, wake.signal]))
+      wake = new AbortController()
+    },
+    /** Ends a wait in progress now (a follower stopping). */
+    interrupt: () => wake.abort(),
+    close: stopListening,
   }
 }
 
