@@ -203,7 +203,8 @@ export async function msUntil(server: { url: string; key: string }, path: string
 
 /**
  * Batch `b` of the ingest benchmarks' `POST /v1/trackers` items: two trackers
- * per order, each order a different customer (so no phone number is parsed twice).
+ * per order, each order a different customer whose phone number the server
+ * has not seen before, as a merchant's new orders are.
  */
 export const trackerBatch = (b: number, size = 1000) =>
   Array.from({ length: size }, (_, i) => {
