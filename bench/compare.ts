@@ -28,6 +28,7 @@ import {
   conditions,
   cpuMeter,
   decidedAppends,
+  eventsOf,
   measureBatches,
   measureReplay,
   ms,
@@ -46,11 +47,10 @@ const CONCURRENCY = 2
 const inProcess = await benchStores()
 const folder = mkdtempSync(join(tmpdir(), 'shiplog-compare-'))
 // Every contender appends the same events: decided once by the service's own decider.
-const batches = Array.from({ length: WARMUP + BATCHES }, (_, b) =>
-  decidedAppends(inProcess.runtime, inProcess.accountId, trackerBatch(b, BATCH_SIZE)),
-)
+const batches: AppendRequest[][] = []
+for (let b = 0; b < WARMUP + BATCHES; b++)
+  batches.push(await decidedAppends(inProcess.runtime, inProcess.accountId, trackerBatch(b, BATCH_SIZE)))
 const measured = batches.slice(WARMUP)
-const eventsOf = (appends: readonly AppendRequest[]) => appends.reduce((sum, a) => sum + a.events.length, 0)
 const events = measured.reduce((sum, b) => sum + eventsOf(b), 0)
 const eventBytes =
   measured[0]!

@@ -4,16 +4,16 @@
  * without projecting. Targets: ≥ 50,000 events/s, and at least a third of the
  * raw read rate. BENCH_EVENTS sets the size.
  */
-import { benchStores, conditions, decidedAppends, measureReplay, trackerBatch } from './support.ts'
+import { benchStores, conditions, decidedAppends, eventsOf, measureReplay, trackerBatch } from './support.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const server = await benchStores() // no live projector: the rebuild has the machine
 
 // The events of POST /v1/trackers batches on new orders, 1000 trackers a batch.
 for (let b = 0, written = 0; written < EVENTS; b++) {
-  const appends = decidedAppends(server.runtime, server.accountId, trackerBatch(b))
+  const appends = await decidedAppends(server.runtime, server.accountId, trackerBatch(b))
   await server.runtime.eventStore.append(appends)
-  written += appends.reduce((sum, a) => sum + a.events.length, 0)
+  written += eventsOf(appends)
 }
 
 const { events, raw, rebuild } = await measureReplay(server.runtime)

@@ -10,9 +10,8 @@ import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
-import { toNewEvents } from '../command-api/execute.ts'
-import { decideTrackerUpserts, type TrackerUpsert } from '../shared/domain/orders/upsert-trackers.ts'
-import { orderStream } from '../shared/domain/orders/state.ts'
+import { createOrderStates, planTrackerUpserts } from '../command-api/trackers/upsert.ts'
+import type { TrackerInput } from '../command-api/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
@@ -261,28 +260,34 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
 }
 
 /**
- * The appends `POST /v1/trackers` makes for these items on new orders, decided
- * by the service's own decider: one stream per order, ids and metadata as the
- * command API gives them. What the storage benchmarks write.
+ * The appends `POST /v1/trackers` makes for these items, planned by the
+ * command API itself (grouping by order, deciding, ids and metadata) on the
+ * given stores: what the storage benchmarks write.
  */
-export function decidedAppends(
-  runtime: Pick<Runtime, 'ids'>,
+export async function decidedAppends(
+  runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>,
   accountId: number,
-  items: readonly TrackerUpsert[],
-  now = Date.now(),
-): AppendRequest[] {
-  const byOrder = new Map<string, TrackerUpsert[]>()
-  for (const item of items) byOrder.set(item.order_number, [...(byOrder.get(item.order_number) ?? []), item])
-  const metadata = { accountId, correlationId: 'bench', recordedAt: now }
-  return [...byOrder].map(([orderNumber, orderItems]) => ({
-    stream: orderStream(accountId, orderNumber),
-    expected: 'no_stream',
-    events: toNewEvents(
-      decideTrackerUpserts(
-        { now: Math.floor(now / 1000), accountLanguage: 'en', ids: runtime.ids, items: orderItems },
-        undefined,
-      ).events,
-      metadata,
-    ),
-  }))
+  items: readonly TrackerInput[],
+): Promise<AppendRequest[]> {
+  const account = {
+    id: accountId,
+    name: 'Bench',
+    language_code: 'en',
+    created_at: 0,
+    updated_at: 0,
+    private_key_hash: '',
+    public_key_hash: '',
+    deleted: false,
+  }
+  const request = {
+    method: 'POST',
+    path: '/v1/trackers',
+    body: null,
+    caller: { account, keyKind: 'private' as const, keyId: 'bench' },
+    requestId: 'bench',
+  }
+  return (await planTrackerUpserts(runtime, createOrderStates(0), request, items)()).appends
 }
+
+/** How many events a set of appends writes. */
+export const eventsOf = (appends: readonly AppendRequest[]) => appends.reduce((sum, a) => sum + a.events.length, 0)

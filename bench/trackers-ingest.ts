@@ -27,14 +27,14 @@ const warmups = Array.from({ length: WARMUP }, (_, b) => body(BATCHES + b))
 
 /** Posts the bodies from the concurrent clients and prints the run's figures. */
 async function run(bodies: readonly string[], label: string) {
-  const run = await measureBatches(server, '/v1/trackers', bodies, {
+  const measured = await measureBatches(server, '/v1/trackers', bodies, {
     concurrency: CONCURRENCY,
     itemsPerBatch: BATCH_SIZE,
   })
   console.log(
-    `${label.padEnd(16)} ${String(Math.round(run.rate)).padStart(7)} trackers/s   batch median ${ms(run.median)}, p99 ${ms(run.p99)}   ${run.cpu}`,
+    `${label.padEnd(16)} ${String(Math.round(measured.rate)).padStart(7)} trackers/s   batch median ${ms(measured.median)}, p99 ${ms(measured.p99)}   ${measured.cpu}`,
   )
-  return run.lastPosition
+  return measured.lastPosition
 }
 
 console.log(

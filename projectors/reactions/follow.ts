@@ -93,8 +93,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   })()
   return {
     async stop() {
-      controller.abort()
-      appends.interrupt()
+      controller.abort() // also ends a wait for appends in progress
       await run
       appends.close()
     },

@@ -48,8 +48,6 @@ export function waitForAppends(store: EventStore) {
       if (!wake.signal.aborted) await sleep(pollMs, AbortSignal.any([signal, wake.signal]))
       wake = new AbortController()
     },
-    /** Ends a wait in progress now (a follower stopping). */
-    interrupt: () => wake.abort(),
     close: stopListening,
   }
 }
