@@ -243,7 +243,7 @@ export async function measureBatches(
  * event as a projector would, beside the rebuild of the orders projection
  * from it; both in events per second.
  */
-export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readStore'>) {
+export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>) {
   let t0 = performance.now()
   let read = 0
   for (let after: bigint | undefined; ; ) {

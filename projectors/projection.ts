@@ -9,6 +9,18 @@ export interface Projection {
   apply(events: readonly RecordedEvent[], store: ReadStore): Promise<DocumentWrite[]>
   /** The same projection writing elsewhere under another checkpoint (a rebuild's shadow). */
   retarget(name: string, collection: string): Projection
+  /**
+   * The same projection keeping only the documents of one of `count` parts,
+   * by a hash of their source key: a rebuild's threads each take a part.
+   */
+  part(index: number, count: number): Projection
+}
+
+/** FNV-1a: a cheap, stable spread of source keys over a rebuild's parts. */
+function hashOf(key: string) {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
+  return hash >>> 0
 }
 
 /**
@@ -28,16 +40,21 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   fields: (doc: D) => Record<string, FieldValue>
   /** The collection's pre-serialised views of a document. */
   views?: (doc: D) => Record<string, string>
+  /** Set by `part`: the only documents this copy keeps. */
+  part?: { index: number; count: number }
 }): Projection {
+  const { part } = spec
   return {
     name: spec.name,
     collection: spec.collection,
     retarget: (name, collection) => documentProjection({ ...spec, name, collection }),
+    part: (index, count) => documentProjection({ ...spec, part: { index, count } }),
     async apply(events, store) {
       const byKey = new Map<string, E[]>()
       for (const e of events) {
         if (!spec.handles(e)) continue
         const key = spec.keyOf ? spec.keyOf(e) : e.stream
+        if (part && hashOf(key) % part.count !== part.index) continue
         const list = byKey.get(key) ?? []
         list.push(e)
         byKey.set(key, list)

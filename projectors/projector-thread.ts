@@ -6,6 +6,7 @@ import type { ProjectorRunner } from './runner.ts'
 import type { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 
 export interface ProjectorThreadData {
+  main: 'projector-thread-main'
   config: Config
   walCheckpoints: WalCheckpoints
 }
@@ -17,9 +18,9 @@ export function startProjectorThread(
   logger: Logger,
   progress?: ProjectionProgress,
 ): Promise<ProjectorRunner> {
-  const data: ProjectorThreadData = { config, walCheckpoints }
+  const data: ProjectorThreadData = { main: 'projector-thread-main', config, walCheckpoints }
   return startSupervisedThread(
-    new URL('./projector-thread-entry.mjs', import.meta.url),
+    new URL('./thread-entry.mjs', import.meta.url),
     data,
     'projector thread',
     logger,

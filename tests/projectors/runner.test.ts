@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
-import { catchUp, runProjections } from '../../projectors/runner.ts'
+import { catchUp, replayPart, runProjections } from '../../projectors/runner.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { createIdGenerator } from '../../shared/infra/ids.ts'
@@ -14,10 +14,11 @@ import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
-t.test('a runner killed part-way through a backlog resumes to exactly a clean rebuild', async (t) => {
+/** A backlog: 300 orders of account 7, each written in three appends (create, then two updates). */
+async function backlog(t: Test) {
   const eventStore = createSqliteEventStore(join(tempDir(t, 'shiplog-runner-'), 'events.db'))
+  t.teardown(() => eventStore.close())
   const ids = createIdGenerator(0)
-  // A backlog: 300 orders, each written in three appends (create, then two updates).
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < 300; i++) {
       const stream = orderStream(7, `o-${i}`)
@@ -46,6 +47,13 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
       ])
     }
   }
+  return eventStore
+}
+
+const allOrders = (s: ReadStore) => s.find(collections.orders.name, { accountId: 7, limit: 1000, where: [] })
+
+t.test('a runner killed part-way through a backlog resumes to exactly a clean rebuild', async (t) => {
+  const eventStore = await backlog(t)
   const config = loadConfig({ POLL_INTERVAL_MS: '10' })
   const interrupted = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
   // Kill the runner after it has committed some batches: small batches make several commits.
@@ -70,16 +78,32 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
 
   const clean = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
   await catchUp({ eventStore, readStore: clean }, ordersProjection)
-  const all = (s: ReadStore) => s.find(collections.orders.name, { accountId: 7, limit: 100, where: [] })
-  const [a, b] = [await all(interrupted), await all(clean)]
-  t.equal(a.docs.length, 100)
+  const [a, b] = [await allOrders(interrupted), await allOrders(clean)]
+  t.equal(a.docs.length, 300)
   t.same(a.docs, b.docs, 'same documents, same revisions')
   t.ok(a.docs.every((d) => d.revision === (b.docs.find((x) => x.key === d.key)?.revision ?? -1)))
   t.ok(
     a.docs.every((d) => (d.doc as { email: string }).email === 'r2@x.io'),
     'no update missed',
   )
-  await eventStore.close()
+})
+
+t.test("a rebuild's parts share a projection's documents: each keeps its own, all of them together", async (t) => {
+  const eventStore = await backlog(t)
+  const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+  await catchUp({ eventStore, readStore: whole }, ordersProjection)
+  const parts = [0, 1, 2].map(() =>
+    createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections),
+  )
+  for (const [i, readStore] of parts.entries()) await replayPart({ eventStore, readStore }, ordersProjection, i, 3)
+  const kept = await Promise.all(parts.map(async (s) => (await allOrders(s)).docs))
+  t.ok(
+    kept.every((docs) => docs.length > 50),
+    `every part keeps some: ${kept.map((d) => d.length).join(', ')}`,
+  )
+  const together = kept.flat().sort((a, b) => b.id - a.id)
+  t.same(together, (await allOrders(whole)).docs, 'together, exactly the whole, each document once')
+  t.equal(await parts[0]!.checkpoint('orders'), undefined, 'a part moves no checkpoint')
 })
 
 /** The store read through pages of 100, as a slow consumer would. */

@@ -1,6 +1,7 @@
 import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Document } from 'mongodb'
 import {
   groupKeys,
+  shadowOf,
   viewBytesOf,
   type CollectionSpec,
   type FindQuery,
@@ -44,10 +45,12 @@ export async function createMongoReadStore(url: string, collections: readonly Co
   }
   for (const spec of collections) await createIndexes(spec)
   const checkpoints = db.collection<{ _id: string; position: Long }>('checkpoints')
-  const collection = (name: string) => {
-    if (!specs.has(name)) throw new Error(`unknown collection ${name}`)
-    return db.collection<Stored>(name)
+  const specOf = (name: string) => {
+    const spec = specs.get(name)
+    if (!spec) throw new Error(`unknown collection ${name}`)
+    return spec
   }
+  const collection = (name: string) => db.collection<Stored>(specOf(name).name)
 
   /** A page in descending id order, on the (account, field, id) indexes. */
   const pageRows = async (name: string, query: FindQuery, projection?: Document) => {
@@ -178,9 +181,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return found ? BigInt(found.position.toString()) : undefined
     },
     async prepareRebuild(name, shadowProjection) {
-      const spec = specs.get(name)
-      if (!spec) throw new Error(`unknown collection ${name}`)
-      const shadow = { name: `${name}__rebuild`, fields: spec.fields, views: spec.views }
+      const shadow = shadowOf(specOf(name))
       await db
         .collection(shadow.name)
         .drop()
@@ -197,10 +198,15 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       ])
       if (!rebuilt || live?.position.greaterThan(rebuilt.position)) return false
       // renameCollection with dropTarget replaces the live collection in one step.
-      await db.collection(`${name}__rebuild`).rename(name, { dropTarget: true })
+      await db.collection(shadowOf(specOf(name)).name).rename(name, { dropTarget: true })
       await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })
       await checkpoints.deleteOne({ _id: shadowProjection })
       return true
+    },
+    joinRebuild(name) {
+      const shadow = shadowOf(specOf(name))
+      specs.set(shadow.name, shadow)
+      return shadow.name
     },
     async reset(name, projection) {
       await collection(name).deleteMany({})

@@ -134,10 +134,18 @@ export interface ReadStore {
    * changed) when it has not yet.
    */
   completeRebuild(collection: string, projection: string, shadowProjection: string): Promise<boolean>
+  /**
+   * The shadow of a rebuild another connection prepared, for this one to write
+   * to as well (a rebuild's worker threads); returns its name.
+   */
+  joinRebuild(collection: string): string
   /** Empties a collection and forgets a projection's checkpoint (tests). */
   reset(collection: string, projection: string): Promise<void>
   close(): Promise<void>
 }
+
+/** A collection's rebuild shadow, as the stores name it. */
+export const shadowOf = (spec: CollectionSpec): CollectionSpec => ({ ...spec, name: `${spec.name}__rebuild` })
 
 /** Rows of (value, key) as keys by value, for the adapters' keysByField. */
 export function groupKeys(rows: readonly { value: string; key: string }[]): Map<string, string[]> {

@@ -3,6 +3,7 @@ import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.
 import { compress, compressedView, decompressText } from './lz4.ts'
 import {
   groupKeys,
+  shadowOf,
   viewBytesOf,
   type CollectionSpec,
   type DocumentWrite,
@@ -271,7 +272,7 @@ export function createSqliteReadStore(
     },
     async prepareRebuild(collection, shadowProjection) {
       const spec = specOf(collection)
-      const shadow: CollectionSpec = { ...spec, name: `${spec.name}__rebuild` }
+      const shadow = shadowOf(spec)
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
         createTable(shadow)
@@ -288,13 +289,18 @@ export function createSqliteReadStore(
           const live = BigInt(checkpointOf.get(projection)?.position ?? 0)
           const rebuilt = BigInt(checkpointOf.get(shadowProjection)?.position ?? -1)
           if (rebuilt < live) return false
-          db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${spec.name}__rebuild RENAME TO ${spec.name}`)
+          db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${shadowOf(spec).name} RENAME TO ${spec.name}`)
           saveCheckpoint.run(projection, rebuilt.toString())
           forgetCheckpoint.run(shadowProjection)
           statements.clear()
           return true
         })
         .immediate()
+    },
+    joinRebuild(collection) {
+      const shadow = shadowOf(specOf(collection))
+      specs.set(shadow.name, shadow)
+      return shadow.name
     },
     async reset(collection, projection) {
       db.transaction(() => {
