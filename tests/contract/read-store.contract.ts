@@ -224,4 +224,31 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     await store.commit(['contract-a', 'contract-b'], [], 12n)
     t.same([await store.checkpoint('contract-a'), await store.checkpoint('contract-b')], [12n, 12n])
   })
+
+  t.test(
+    'a rebuild prepared on one connection and joined by another takes what both write, then swaps in',
+    async (t) => {
+      await store.commit(['contract'], [write(1, 1)], 3n)
+      const shadow = await store.prepareRebuild(contractCollection.name, 'contract-shadow')
+      const other = await open()
+      t.teardown(() => other.close())
+      t.equal(other.joinRebuild(contractCollection.name), shadow, 'the same shadow')
+      await store.commit([], [{ ...write(1, 10), collection: shadow }], 5n)
+      await other.commit([], [{ ...write(1, 11), collection: shadow }], 5n)
+      t.equal(await store.checkpoint('contract-shadow'), undefined, 'a commit naming no projection moves no checkpoint')
+      t.notOk(
+        await store.completeRebuild(contractCollection.name, 'contract', 'contract-shadow'),
+        'not swapped in before it has a checkpoint',
+      )
+      await store.commit(['contract-shadow'], [], 5n)
+      t.ok(await store.completeRebuild(contractCollection.name, 'contract', 'contract-shadow'), 'swapped in')
+      const page = await store.find(contractCollection.name, { accountId: 1, limit: 10 })
+      t.same(
+        page.docs.map((d) => d.id),
+        [11, 10],
+        "both connections' documents, the live ones gone",
+      )
+      t.equal(await store.checkpoint('contract'), 5n)
+    },
+  )
 }

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import t from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
-import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { call, createAccountWithCli, serviceEnvironment, shiplogCli, spawnServer } from '../support/process.ts'
 
 t.test('the service built as JavaScript (npm run build) runs every role without TypeScript', async (t) => {
   // Without the loaders the test runner gives its child processes, as `npm run build` runs.
@@ -28,4 +28,10 @@ t.test('the service built as JavaScript (npm run build) runs every role without 
     status = ((await (await call(server.url, key, `/v2/jobs/${id}`)).json()) as { status: string }).status
   }
   t.equal(status, 'completed', 'the job worker runs')
+  // A rebuild's second thread starts from dist/ as well.
+  const rebuild = shiplogCli(['projections', 'rebuild', 'orders'], env)
+  t.equal(rebuild.status, 0, rebuild.stderr)
+  t.match(rebuild.stderr, /orders: rebuilt from \d+ events/)
+  const rebuilt = (await (await call(server.url, key, '/v2/orders?order_number=JS-1')).json()) as { data: unknown[] }
+  t.equal(rebuilt.data.length, 1, 'the rebuilt orders serve')
 })
