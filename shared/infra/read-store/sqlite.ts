@@ -44,6 +44,10 @@ const toStored = <D>(r: Row): StoredDocument<D> => ({
   doc: JSON.parse(textOf(r.doc)) as D,
 })
 
+/** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
+const DOCUMENT = 'account_id, id, key, revision, doc'
+const PAGE_DOCUMENT = 't.account_id, t.id, t.key, t.revision, t.doc'
+
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
 
@@ -205,31 +209,33 @@ export function createSqliteReadStore(
     kind: 'sqlite',
     async get<D>(collection: string, accountId: number, id: number) {
       const row = prepared<[number, number], Row>(
-        `SELECT * FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
+        `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
       ).get(accountId, id)
       return row && toStored<D>(row)
     },
     async getByKey<D>(collection: string, key: string) {
-      const row = prepared<[string], Row>(`SELECT * FROM ${specOf(collection).name} WHERE key = ?`).get(key)
+      const row = prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ?`).get(key)
       return row && toStored<D>(row)
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
       // The keys as one JSON parameter: one statement for a projector's whole batch.
       const rows = prepared<[string], Row>(
-        `SELECT * FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
+        `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
       ).all(JSON.stringify(keys))
       return new Map(rows.map((row) => [row.key, toStored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
       const row = prepared<[string], Row>(
-        `SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`,
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`,
       ).get(value)
       return row && toStored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
       const spec = specOf(collection)
-      return prepared<[string, number], Row>(`SELECT * FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`)
+      return prepared<[string, number], Row>(
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`,
+      )
         .all(value, limit)
         .map((r) => toStored<D>(r))
     },
@@ -237,7 +243,7 @@ export function createSqliteReadStore(
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)
       return prepared<[number, number], Row>(
-        `SELECT * FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
       )
         .all(upTo, limit)
         .map((r) => toStored<D>(r))
@@ -251,7 +257,7 @@ export function createSqliteReadStore(
       return groupKeys(rows)
     },
     async find<D>(collection: string, query: FindQuery) {
-      const { rows, hasMore } = pageRows<Row>(collection, query, 't.*')
+      const { rows, hasMore } = pageRows<Row>(collection, query, PAGE_DOCUMENT)
       return { docs: rows.map((r) => toStored<D>(r)), hasMore }
     },
     async findView(collection, query, view) {
