@@ -147,8 +147,9 @@ const shadowName = (projection: Projection) => `${projection.name}__rebuild`
  * Folding, rendering and serialising documents is single-threaded work, so
  * the log is first replayed in parts, a thread each, every part keeping the
  * documents whose key hashes to it; no checkpoint moves meanwhile (a rebuild
- * that stops starts over). The shadow then catches up as a whole from where
- * the earliest part stopped: a document skips the events it already holds.
+ * that stops starts over). The shadow gets its query indexes, then catches up
+ * as a whole from where the earliest part stopped: a document skips the
+ * events it already holds.
  */
 export async function rebuildProjection(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
@@ -165,6 +166,7 @@ export async function rebuildProjection(
   ])
   const earliest = reached.reduce((a, b) => (a === undefined || b === undefined ? undefined : a < b ? a : b))
   if (earliest !== undefined) await rt.readStore.commit([shadow.name], [], earliest)
+  await rt.readStore.indexRebuild(projection.collection)
   do await catchUp(rt, shadow, onBatch)
   while (!(await rt.readStore.completeRebuild(projection.collection, projection.name, shadow.name)))
 }

@@ -241,6 +241,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
         'not swapped in before it has a checkpoint',
       )
       await store.commit(['contract-shadow'], [], 5n)
+      await store.indexRebuild(contractCollection.name)
       t.ok(await store.completeRebuild(contractCollection.name, 'contract', 'contract-shadow'), 'swapped in')
       const page = await store.find(contractCollection.name, { accountId: 1, limit: 10 })
       t.same(

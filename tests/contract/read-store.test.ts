@@ -49,6 +49,33 @@ t.test('sqlite: a collection that becomes compressed still reads the rows writte
   db.close()
 })
 
+t.test("sqlite: a rebuild's shadow gets its query indexes once filled, and keeps them when swapped in", async (t) => {
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+  const store = createSqliteReadStore(file, [contractCollection])
+  t.teardown(() => store.close())
+  // A connection of its own each time: a PRAGMA answers from a connection's cached schema.
+  const indexes = (table: string) => {
+    const db = new Database(file, { readonly: true })
+    try {
+      return (db.prepare(`PRAGMA index_list(${table})`).all() as { name: string }[])
+        .map((i) => i.name.replace(/^.*_(by_\w+)$/, '$1'))
+        .filter((name) => name.startsWith('by_'))
+        .sort()
+    } finally {
+      db.close()
+    }
+  }
+  const queryIndexes = ['by_account_id', 'by_created_at', 'by_email']
+  t.same(indexes(contractCollection.name), queryIndexes)
+  const shadow = await store.prepareRebuild(contractCollection.name, 'contract-shadow')
+  t.same(indexes(shadow), [], 'filled without them')
+  await store.indexRebuild(contractCollection.name)
+  t.same(indexes(shadow), queryIndexes, 'built once filled')
+  await store.commit(['contract-shadow'], [], 1n)
+  t.ok(await store.completeRebuild(contractCollection.name, 'contract', 'contract-shadow'))
+  t.same(indexes(contractCollection.name), queryIndexes, 'swapped in with them')
+})
+
 const url = process.env.MONGODB_URL
 t.test(
   'mongodb read store',

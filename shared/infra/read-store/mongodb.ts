@@ -186,7 +186,6 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         .collection(shadow.name)
         .drop()
         .catch(() => undefined)
-      await createIndexes(shadow)
       await checkpoints.deleteOne({ _id: shadowProjection })
       specs.set(shadow.name, shadow)
       return shadow.name
@@ -202,6 +201,9 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })
       await checkpoints.deleteOne({ _id: shadowProjection })
       return true
+    },
+    async indexRebuild(name) {
+      await createIndexes(shadowOf(specOf(name)))
     },
     joinRebuild(name) {
       const shadow = shadowOf(specOf(name))

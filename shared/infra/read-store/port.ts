@@ -125,9 +125,13 @@ export interface ReadStore {
   /**
    * Starts a rebuild: an empty shadow of the collection, with its own
    * checkpoint, that a projection can fill from position 0 while the live
-   * collection keeps serving. Returns the shadow's name.
+   * collection keeps serving. Returns the shadow's name. The shadow has no
+   * query indexes until `indexRebuild`: building each once, after the bulk
+   * of its documents, is cheaper than keeping it up to date row by row.
    */
   prepareRebuild(collection: string, shadowProjection: string): Promise<string>
+  /** Builds the query indexes of a rebuild's shadow, before it catches up and is swapped in. */
+  indexRebuild(collection: string): Promise<void>
   /**
    * Swaps the shadow in, atomically, with its checkpoint as the projection's,
    * when the shadow has caught up with the live projection; false (nothing

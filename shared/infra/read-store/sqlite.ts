@@ -76,8 +76,12 @@ export function createSqliteReadStore(
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
 
   const specs = new Map(collections.map((c) => [c.name, c]))
-  /** Creates a collection's table and indexes. A rebuilt table keeps the index names it was built with, so an index is matched by its suffix. */
-  const createTable = (spec: CollectionSpec) => {
+  /**
+   * Creates a collection's table and its query indexes (`indexed`: a rebuild's
+   * shadow gets them once it is filled). A rebuilt table keeps the index names
+   * it was built with, so an index is matched by its suffix.
+   */
+  const createTable = (spec: CollectionSpec, indexed = true) => {
     for (const name of [spec.name, ...Object.keys(spec.fields)]) {
       if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
     }
@@ -103,6 +107,7 @@ export function createSqliteReadStore(
       if (!existing.some((name) => name.endsWith(suffix)))
         db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
     }
+    if (!indexed) return
     ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
     for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
   }
@@ -281,7 +286,7 @@ export function createSqliteReadStore(
       const shadow = shadowOf(spec)
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
-        createTable(shadow)
+        createTable(shadow, false)
         forgetCheckpoint.run(shadowProjection)
       }).immediate()
       specs.set(shadow.name, shadow)
@@ -302,6 +307,10 @@ export function createSqliteReadStore(
           return true
         })
         .immediate()
+    },
+    async indexRebuild(collection) {
+      // Each index in a statement of its own: a live projector waits for one at a time.
+      createTable(shadowOf(specOf(collection)))
     },
     joinRebuild(collection) {
       const shadow = shadowOf(specOf(collection))
