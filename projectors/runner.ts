@@ -110,26 +110,26 @@ export async function catchUp(
   projection: Projection,
   onBatch?: (events: number, position: bigint) => void,
 ) {
-  await applyLog(rt, projection, await rt.readStore.checkpoint(projection.name), onBatch)
+  const after = await rt.readStore.checkpoint(projection.name)
+  await applyLog(rt, projection, after, [projection.name], onBatch)
 }
 
 /**
- * Applies the log after `after` to a projection, moving its checkpoint with
- * each batch unless `uncheckpointed`; returns the last position applied.
+ * Applies the log after `after` to a projection, moving the named checkpoints
+ * (none for a rebuild's part) with each batch; returns the last position applied.
  */
 async function applyLog(
   rt: Pick<Runtime, 'eventStore' | 'readStore'>,
   projection: Projection,
   after: bigint | undefined,
+  checkpoints: readonly string[],
   onBatch?: (events: number, position: bigint) => void,
-  uncheckpointed = false,
 ) {
   for (;;) {
     const batch = await rt.eventStore.readAll({ after, limit: BATCH_SIZE })
     if (batch.length === 0) return after
     after = batch[batch.length - 1]!.position
-    const checkpointed = uncheckpointed ? [] : [projection.name]
-    await rt.readStore.commit(checkpointed, await projection.apply(batch, rt.readStore), after)
+    await rt.readStore.commit(checkpoints, await projection.apply(batch, rt.readStore), after)
     onBatch?.(batch.length, after)
   }
 }
@@ -178,7 +178,7 @@ export const replayPart = (
   part: number,
   parts: number,
   onBatch?: (events: number, position: bigint) => void,
-) => applyLog(rt, shadow.part(part, parts), undefined, onBatch, true)
+) => applyLog(rt, shadow.part(part, parts), undefined, [], onBatch)
 
 export interface RebuildPartData {
   main: 'rebuild-part-main'

@@ -51,6 +51,12 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     return spec
   }
   const collection = (name: string) => db.collection<Stored>(specOf(name).name)
+  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
+  const joinShadow = (name: string) => {
+    const shadow = shadowOf(specOf(name))
+    specs.set(shadow.name, shadow)
+    return shadow.name
+  }
 
   /** A page in descending id order, on the (account, field, id) indexes. */
   const pageRows = async (name: string, query: FindQuery, projection?: Document) => {
@@ -181,14 +187,12 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return found ? BigInt(found.position.toString()) : undefined
     },
     async prepareRebuild(name, shadowProjection) {
-      const shadow = shadowOf(specOf(name))
       await db
-        .collection(shadow.name)
+        .collection(shadowOf(specOf(name)).name)
         .drop()
         .catch(() => undefined)
       await checkpoints.deleteOne({ _id: shadowProjection })
-      specs.set(shadow.name, shadow)
-      return shadow.name
+      return joinShadow(name)
     },
     async completeRebuild(name, projection, shadowProjection) {
       const [live, rebuilt] = await Promise.all([
@@ -205,11 +209,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     async indexRebuild(name) {
       await createIndexes(shadowOf(specOf(name)))
     },
-    joinRebuild(name) {
-      const shadow = shadowOf(specOf(name))
-      specs.set(shadow.name, shadow)
-      return shadow.name
-    },
+    joinRebuild: joinShadow,
     async reset(name, projection) {
       await collection(name).deleteMany({})
       await checkpoints.deleteOne({ _id: projection })

@@ -45,8 +45,10 @@ const toStored = <D>(r: Row): StoredDocument<D> => ({
 })
 
 /** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
-const DOCUMENT = 'account_id, id, key, revision, doc'
-const PAGE_DOCUMENT = 't.account_id, t.id, t.key, t.revision, t.doc'
+const documentColumns = ['account_id', 'id', 'key', 'revision', 'doc']
+const DOCUMENT = documentColumns.join(', ')
+/** The same, in a page's query, where the table is `t`. */
+const PAGE_DOCUMENT = documentColumns.map((c) => `t.${c}`).join(', ')
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -116,6 +118,12 @@ export function createSqliteReadStore(
     const spec = specs.get(name)
     if (!spec) throw new Error(`unknown collection ${name}`)
     return spec
+  }
+  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
+  const joinShadow = (collection: string) => {
+    const shadow = shadowOf(specOf(collection))
+    specs.set(shadow.name, shadow)
+    return shadow.name
   }
   /** The column of an indexed field; a field without an index is a bug in the caller. */
   const fieldColumn = (spec: CollectionSpec, field: string) => {
@@ -282,15 +290,13 @@ export function createSqliteReadStore(
       return row ? BigInt(row.position) : undefined
     },
     async prepareRebuild(collection, shadowProjection) {
-      const spec = specOf(collection)
-      const shadow = shadowOf(spec)
+      const shadow = shadowOf(specOf(collection))
       db.transaction(() => {
         db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
         createTable(shadow, false)
         forgetCheckpoint.run(shadowProjection)
       }).immediate()
-      specs.set(shadow.name, shadow)
-      return shadow.name
+      return joinShadow(collection)
     },
     async completeRebuild(collection, projection, shadowProjection) {
       const spec = specOf(collection)
@@ -312,11 +318,7 @@ export function createSqliteReadStore(
       // Each index in a statement of its own: a live projector waits for one at a time.
       createTable(shadowOf(specOf(collection)))
     },
-    joinRebuild(collection) {
-      const shadow = shadowOf(specOf(collection))
-      specs.set(shadow.name, shadow)
-      return shadow.name
-    },
+    joinRebuild: joinShadow,
     async reset(collection, projection) {
       db.transaction(() => {
         db.prepare(`DELETE FROM ${specOf(collection).name}`).run()
