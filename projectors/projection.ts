@@ -23,6 +23,9 @@ function hashOf(key: string) {
   return hash >>> 0
 }
 
+const changedFields = (before: Record<string, FieldValue>, after: Record<string, FieldValue>) =>
+  Object.keys(after).filter((field) => before[field] !== after[field])
+
 /**
  * A projection where documents are built with a pure `evolve(doc, event) →
  * doc`: by default one document per stream; `keyOf` names another source key
@@ -74,15 +77,21 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
           accountId = e.metadata.accountId
         }
         if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
+        const id = spec.id(doc)
+        const fields = spec.fields(doc)
         writes.push({
           collection: spec.collection,
           key,
           accountId,
-          id: spec.id(doc),
+          id,
           revision,
           doc,
-          fields: spec.fields(doc),
+          fields,
           views: spec.views?.(doc),
+          replaces:
+            stored && stored.id === id && stored.accountId === accountId
+              ? { revision: stored.revision, changedFields: changedFields(spec.fields(stored.doc), fields) }
+              : undefined,
         })
       }
       return writes

@@ -215,6 +215,55 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     )
   })
 
+  t.test('a replacing write moves its changed fields, and writes it all where the row moved on', async (t) => {
+    const w = write(1, 1, { email: 'a@x.io', created_at: 100 }, 3)
+    await store.commit(['contract'], [w], 1n)
+    const replacing = (revision: number, base: number, email: string, changedFields: string[]): DocumentWrite => ({
+      ...w,
+      revision,
+      doc: { id: 1, email, revision },
+      fields: { email, created_at: 100 },
+      views: { card: `{"email":"${email}"}` },
+      replaces: { revision: base, changedFields },
+    })
+    await store.commit(['contract'], [replacing(4, 3, 'a@x.io', [])], 2n)
+    await store.commit(['contract'], [replacing(5, 4, 'b@x.io', ['email'])], 3n)
+    const byEmail = async (email: string) =>
+      (
+        await store.find(contractCollection.name, {
+          accountId: 1,
+          where: [{ field: 'email', op: 'eq', value: email }],
+          limit: 10,
+        })
+      ).docs.map((d) => d.doc)
+    t.same(await byEmail('b@x.io'), [{ id: 1, email: 'b@x.io', revision: 5 }], 'found by its new value')
+    t.same(await byEmail('a@x.io'), [], 'not by its old one')
+    t.same(
+      (
+        await store.find(contractCollection.name, {
+          accountId: 1,
+          where: [{ field: 'created_at', op: 'eq', value: 100 }],
+          limit: 10,
+        })
+      ).docs.length,
+      1,
+      'an unchanged field keeps its index entry',
+    )
+    const view = await store.findView(contractCollection.name, { accountId: 1, limit: 10 }, 'card')
+    t.same(view.views.map(textOfView), ['{"email":"b@x.io"}'], 'the views are replaced')
+
+    // Built from revision 3, but the stored row is at 5: a newer revision is written whole, an older one not at all.
+    await store.commit(['contract'], [replacing(4, 3, 'stale@x.io', [])], 4n)
+    t.same(await byEmail('b@x.io'), [{ id: 1, email: 'b@x.io', revision: 5 }], 'an older revision changes nothing')
+    await store.commit(['contract'], [replacing(6, 3, 'c@x.io', [])], 5n)
+    t.same(
+      await byEmail('c@x.io'),
+      [{ id: 1, email: 'c@x.io', revision: 6 }],
+      'a newer one is written with all its fields',
+    )
+    t.same(await byEmail('b@x.io'), [])
+  })
+
   t.test('one commit moves several projections’ checkpoints, each only forward', async (t) => {
     await store.commit(['contract-a'], [], 9n)
     await store.commit(['contract-a', 'contract-b'], [write(1, 50)], 8n)

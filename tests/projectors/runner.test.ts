@@ -86,6 +86,16 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
     a.docs.every((d) => (d.doc as { email: string }).email === 'r2@x.io'),
     'no update missed',
   )
+  // Each round changes the orders' e-mail, an indexed field, in documents already stored.
+  const byEmail = async (email: string) =>
+    (
+      await interrupted.find(collections.orders.name, {
+        accountId: 7,
+        limit: 1000,
+        where: [{ field: 'email', op: 'eq', value: email }],
+      })
+    ).docs.length
+  t.same([await byEmail('r2@x.io'), await byEmail('r0@x.io')], [300, 0], 'found by the latest e-mail only')
 })
 
 t.test("a rebuild's parts share a projection's documents: each keeps its own, all of them together", async (t) => {

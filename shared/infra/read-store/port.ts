@@ -40,6 +40,14 @@ export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
   fields: Record<string, FieldValue>
   /** The collection's views of this document, as JSON text. */
   views?: Record<string, string>
+  /**
+   * Set when the document replaces the stored one it was built from (same id
+   * and account): that one's revision, and the indexed fields whose values
+   * changed. A store may then update the row in place and leave the other
+   * fields' index entries untouched, provided the row is still at that
+   * revision; otherwise it writes the whole document.
+   */
+  replaces?: { revision: number; changedFields: readonly string[] }
 }
 
 export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'

@@ -194,21 +194,56 @@ export function createSqliteReadStore(
     return sql
   }
 
+  /**
+   * The update in place of the stored document a write replaces, if still at
+   * the revision it was built from, naming only the indexed fields that
+   * changed: SQLite rewrites an index's entry whenever an UPDATE names one of
+   * its columns, even with the value it holds (a carrier event changes an
+   * order's document and view, none of its fields).
+   */
+  const updates = new Map<string, string>()
+  const updateSql = (spec: CollectionSpec, changed: readonly string[]) => {
+    const name = `${spec.name} ${changed.join(' ')}`
+    let sql = updates.get(name)
+    if (sql !== undefined) return sql
+    const columns = [...changed.map((f) => fieldColumn(spec, f)), ...(spec.views ?? []).map((v) => `v_${v}`)]
+    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${columns.map((c) => `, ${c} = ?`).join('')}
+      WHERE key = ? AND revision = ?`
+    updates.set(name, sql)
+    return sql
+  }
+
   const commit = db.transaction(
     (projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
       for (const w of writes) {
         const spec = specOf(w.collection)
+        const doc = encode(spec, JSON.stringify(w.doc))
+        const views = (spec.views ?? []).map((v) => {
+          const view = w.views?.[v]
+          return view === undefined ? null : encode(spec, view)
+        })
+        if (w.replaces) {
+          const { revision, changedFields } = w.replaces
+          const changed = changedFields.map((f) => w.fields[f] ?? null)
+          const updated = prepared(updateSql(spec, changedFields)).run(
+            w.revision,
+            doc,
+            ...changed,
+            ...views,
+            w.key,
+            revision,
+          )
+          // Not at that revision any more (or gone): the upsert below writes it all, if newer.
+          if (updated.changes > 0) continue
+        }
         prepared(upsertSql(spec)).run(
           w.accountId,
           w.id,
           w.key,
           w.revision,
-          encode(spec, JSON.stringify(w.doc)),
+          doc,
           ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
-          ...(spec.views ?? []).map((v) => {
-            const view = w.views?.[v]
-            return view === undefined ? null : encode(spec, view)
-          }),
+          ...views,
         )
       }
       for (const projection of projections) {
