@@ -15,6 +15,17 @@ interface Row {
   metadata: string
 }
 
+/** The columns of a row read back: `recorded_at` repeats the metadata's `recordedAt` for SQL run on the file. */
+const ROW = 'position, id, stream, revision, type, data, metadata'
+
+/**
+ * A row of a stream read: its stream is the one asked for, not read back.
+ * Without that column and `recorded_at`, reading a thousand orders' events
+ * costs a quarter less.
+ */
+type StreamRow = Omit<Row, 'stream'>
+const STREAM_ROW = 'e.position, e.id, e.revision, e.type, e.data, e.metadata'
+
 /**
  * Data and metadata are parsed on first access: a projector skips most events
  * of the log by type alone and never pays for parsing them. A class, not an
@@ -32,9 +43,9 @@ class StoredEvent implements RecordedEvent {
   #data: unknown
   #metadata: EventMetadata | undefined
 
-  constructor(r: Row) {
+  constructor(r: StreamRow, stream: string) {
     this.id = r.id
-    this.stream = r.stream
+    this.stream = stream
     this.revision = r.revision
     this.position = BigInt(r.position)
     this.type = r.type
@@ -68,7 +79,7 @@ function parseMetadata(json: string): EventMetadata {
   return lastMetadata.parsed
 }
 
-const toEvent = (r: Row): RecordedEvent => new StoredEvent(r)
+const toEvent = (r: Row): RecordedEvent => new StoredEvent(r, r.stream)
 
 const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
@@ -121,14 +132,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     'SELECT stream, revision, position FROM events WHERE id = ?',
   )
   const insert = db.prepare(INSERT_EVENT)
-  const readStream = db.prepare<[string, number], Row>(
-    'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
+  const readStream = db.prepare<[string, number], StreamRow>(
+    `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
   )
   // The streams of a batch as one JSON parameter: one statement whatever their number.
   // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
   // index already yields each stream in revision order (checked as rows are grouped).
-  const readStreams = db.prepare<[string], Row & { request: number }>(`
-    SELECT r.key AS request, e.* FROM json_each(?) r
+  const readStreams = db.prepare<[string], StreamRow & { request: number }>(`
+    SELECT r.key AS request, ${STREAM_ROW} FROM json_each(?) r
     JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
@@ -146,7 +157,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     if (!statement) {
       const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
       statement = db.prepare<unknown[], Row>(
-        `SELECT * FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`,
+        `SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`,
       )
       readAllStatements.set(typeCount, statement)
     }
@@ -244,7 +255,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return result
     },
     async readStream(stream, fromRevision = 0) {
-      return readStream.all(stream, fromRevision).map(toEvent)
+      return readStream.all(stream, fromRevision).map((row) => new StoredEvent(row, stream))
     },
     async readStreams(reads) {
       const results: RecordedEvent[][] = reads.map(() => [])
@@ -252,7 +263,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       for (const row of readStreams.all(JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0])))) {
         const events = results[row.request]!
         if (events.length > 0 && events[events.length - 1]!.revision > row.revision) ordered = false
-        events.push(toEvent(row))
+        events.push(new StoredEvent(row, reads[row.request]!.stream))
       }
       if (!ordered) for (const events of results) events.sort((a, b) => a.revision - b.revision)
       return results
