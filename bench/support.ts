@@ -13,6 +13,8 @@ import { rebuildProjection } from '../projectors/runner.ts'
 import { createOrderStates, planTrackerUpserts } from '../command-api/trackers/upsert.ts'
 import type { TrackerInput } from '../command-api/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
+import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
+import type { CommandRequest } from '../command-api/execute.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
 export async function benchServer(env: Record<string, string> = {}) {
@@ -46,11 +48,12 @@ export async function benchServer(env: Record<string, string> = {}) {
  * no Redis, for the benchmarks that append and replay in their own process
  * (a long synchronous append would otherwise stall a Redis client's connect).
  */
-export async function benchStores() {
+export async function benchStores(options: { walCheckpoints?: WalCheckpoints } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
-  const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }))
+  const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), options)
   return {
     runtime,
+    dataDir,
     /** Events need an account id; the stores do not check that it exists. */
     accountId: 1,
     async close() {
@@ -269,6 +272,12 @@ export async function decidedAppends(
   accountId: number,
   items: readonly TrackerInput[],
 ): Promise<AppendRequest[]> {
+  const request = benchRequest(accountId, '/v1/trackers')
+  return (await planTrackerUpserts(runtime, createOrderStates(0), request, items)()).appends
+}
+
+/** A request of the benchmark's account with its private key, for the command API's planners. */
+export function benchRequest(accountId: number, path: string): CommandRequest {
   const account = {
     id: accountId,
     name: 'Bench',
@@ -279,14 +288,13 @@ export async function decidedAppends(
     public_key_hash: '',
     deleted: false,
   }
-  const request = {
+  return {
     method: 'POST',
-    path: '/v1/trackers',
+    path,
     body: null,
     caller: { account, keyKind: 'private' as const, keyId: 'bench' },
     requestId: 'bench',
   }
-  return (await planTrackerUpserts(runtime, createOrderStates(0), request, items)()).appends
 }
 
 /** How many events a set of appends writes. */
