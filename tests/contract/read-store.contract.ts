@@ -262,6 +262,12 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       'a newer one is written with all its fields',
     )
     t.same(await byEmail('b@x.io'), [])
+    await store.commit(['contract'], [replacing(6, 6, 'd@x.io', ['email'])], 6n)
+    t.same(
+      await byEmail('c@x.io'),
+      [{ id: 1, email: 'c@x.io', revision: 6 }],
+      'the same revision again changes nothing',
+    )
   })
 
   t.test('one commit moves several projections’ checkpoints, each only forward', async (t) => {

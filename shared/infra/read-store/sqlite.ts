@@ -222,7 +222,8 @@ export function createSqliteReadStore(
           const view = w.views?.[v]
           return view === undefined ? null : encode(spec, view)
         })
-        if (w.replaces) {
+        // In place only forward: a document never goes back to an older revision.
+        if (w.replaces && w.replaces.revision < w.revision) {
           const { revision, changedFields } = w.replaces
           const changed = changedFields.map((f) => w.fields[f] ?? null)
           const updated = prepared(updateSql(spec, changedFields)).run(
