@@ -41,15 +41,17 @@ for (let b = 0; b < TRACKER_BATCHES; b++)
   await runtime.eventStore.append(await decidedAppends(runtime, accountId, trackerBatch(b)))
 await projectAll(runtime)
 
+const trackingNumbers = Array.from({ length: TRACKER_BATCHES }, (_, b) =>
+  trackerBatch(b).map((t) => t.tracking_number),
+).flat()
 /** Batch n: the next step of 1000 trackers, round-robin over all of them. */
 const eventBatch = (n: number) =>
   trackingEventsBody.parse({
     events: Array.from({ length: BATCH_SIZE }, (_, i) => {
       const k = n * BATCH_SIZE + i
-      const tracker = k % TRACKERS
       const step = Math.floor(k / TRACKERS)
       return {
-        tracking_number: trackerBatch(Math.floor(tracker / BATCH_SIZE))[tracker % BATCH_SIZE]!.tracking_number,
+        tracking_number: trackingNumbers[k % TRACKERS]!,
         event_type_code: steps[step % steps.length],
         happened_at: T0 + step * 3600,
         message: `Scan ${step}`,

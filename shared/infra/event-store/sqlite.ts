@@ -15,16 +15,18 @@ interface Row {
   metadata: string
 }
 
-/** The columns of a row read back: `recorded_at` repeats the metadata's `recordedAt` for SQL run on the file. */
-const ROW = 'position, id, stream, revision, type, data, metadata'
-
 /**
  * A row of a stream read: its stream is the one asked for, not read back.
- * Without that column and `recorded_at`, reading a thousand orders' events
+ * Without that column and `recorded_at` (which repeats the metadata's
+ * `recordedAt`, for SQL run on the file), reading a thousand orders' events
  * costs a quarter less.
  */
 type StreamRow = Omit<Row, 'stream'>
-const STREAM_ROW = 'e.position, e.id, e.revision, e.type, e.data, e.metadata'
+const streamRowColumns = ['position', 'id', 'revision', 'type', 'data', 'metadata']
+/** The same, in a query where the events table is `e`. */
+const STREAM_ROW = streamRowColumns.map((c) => `e.${c}`).join(', ')
+/** The columns of a row read from the log at large. */
+const ROW = [...streamRowColumns, 'stream'].join(', ')
 
 /**
  * Data and metadata are parsed on first access: a projector skips most events

@@ -50,6 +50,9 @@ const DOCUMENT = documentColumns.join(', ')
 /** The same, in a page's query, where the table is `t`. */
 const PAGE_DOCUMENT = documentColumns.map((c) => `t.${c}`).join(', ')
 
+/** A collection's view columns, in the order its views are listed. */
+const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
+
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
 
@@ -184,7 +187,7 @@ export function createSqliteReadStore(
   const upsertSql = (spec: CollectionSpec) => {
     let sql = upserts.get(spec.name)
     if (sql !== undefined) return sql
-    const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...(spec.views ?? []).map((v) => `v_${v}`)]
+    const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...viewColumns(spec)]
     sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
@@ -206,7 +209,7 @@ export function createSqliteReadStore(
     const name = `${spec.name} ${changed.join(' ')}`
     let sql = updates.get(name)
     if (sql !== undefined) return sql
-    const columns = [...changed.map((f) => fieldColumn(spec, f)), ...(spec.views ?? []).map((v) => `v_${v}`)]
+    const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
     sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${columns.map((c) => `, ${c} = ?`).join('')}
       WHERE key = ? AND revision = ?`
     updates.set(name, sql)
