@@ -43,9 +43,19 @@ export function createStateCache<S>(evolve: (state: S | undefined, event: Record
         return loaded
       })
     },
-    /** After a successful append: the state the appended events led to. */
-    appended(request: AppendRequest, state: S, revision: number, position: Position) {
-      remember(request.stream, { state, revision, position })
+    /**
+     * After a successful append: each appended stream's state is the one its
+     * decider reached (a stream that appended nothing is left as it was).
+     */
+    appended(
+      decided: readonly { state: S | undefined; append: AppendRequest }[],
+      revisions: ReadonlyMap<string, number>,
+      position: Position,
+    ) {
+      for (const { state, append } of decided) {
+        const revision = revisions.get(append.stream)
+        if (state !== undefined && revision !== undefined) remember(append.stream, { state, revision, position })
+      }
     },
   }
 }

@@ -92,7 +92,7 @@ export function planTrackingEvents(
     const decided = streams.map((stream, s) => {
       const indexes = byOrder.get(stream)!
       const current = loaded[s]!
-      const { events, outcomes } = decideTrackingEvents(
+      const { events, outcomes, order } = decideTrackingEvents(
         {
           events: indexes.map((i) => inputs[i]!),
           eventIds: indexes.map((i) => eventIds[i]!),
@@ -104,18 +104,22 @@ export function planTrackingEvents(
         current.state,
       )
       for (const outcome of outcomes) merge(results[indexes[outcome.index]!]!, outcome)
-      return { stream, events, current }
+      return {
+        state: order,
+        append: {
+          stream,
+          expected: expectedAfter(current.revision),
+          // Validated once, by the request schema (tests/unit/decided-events.test.ts holds the decider to the event schemas).
+          events: toNewEvents(events, metadata, { prechecked: true }),
+        },
+      }
     })
     return {
-      appends: decided.map(({ stream, events, current }) => ({
-        stream,
-        expected: expectedAfter(current.revision),
-        // Validated once, by the request schema (tests/unit/decided-events.test.ts holds the decider to the event schemas).
-        events: toNewEvents(events, metadata, { prechecked: true }),
-      })),
+      appends: decided.map((d) => d.append),
       status: 201,
       body: { events: results },
       readPosition: loaded.reduce((max, l) => (l.position > max ? l.position : max), 0n),
+      onAppended: (revisions, position) => orders.appended(decided, revisions, position),
     }
   }
 }

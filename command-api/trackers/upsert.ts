@@ -66,7 +66,7 @@ export function planTrackerUpserts(
         outcomes[group.indexes[i]!] = o
       })
       return {
-        order,
+        state: order,
         append: {
           stream: group.stream,
           expected: expectedAfter(current.revision),
@@ -80,12 +80,7 @@ export function planTrackerUpserts(
       status: 201,
       body: { trackers: outcomes },
       readPosition: loaded.reduce((max, l) => (l.position > max ? l.position : max), 0n),
-      onAppended(revisions, position) {
-        for (const { order, append } of decided) {
-          const revision = revisions.get(append.stream)
-          if (order && revision !== undefined) orders.appended(append, order, revision, position)
-        }
-      },
+      onAppended: (revisions, position) => orders.appended(decided, revisions, position),
     }
   }
 }

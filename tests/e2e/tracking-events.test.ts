@@ -118,6 +118,26 @@ t.test('the same event sent twice is stored once: by carrier_event_id, or by wha
   t.equal(tracker.events.data.length, 2)
 })
 
+t.test('the write side remembers the order its events led to: the next batch reads nothing back', async (t) => {
+  const { server } = await setUp(t)
+  const store = server.runtime.eventStore
+  const readStreams = store.readStreams.bind(store)
+  let eventsRead = 0
+  store.readStreams = async (requests) => {
+    const read = await readStreams(requests)
+    eventsRead += read.reduce((sum, events) => sum + events.length, 0)
+    return read
+  }
+  await pushEvents(server, [{ tracking_number: 'TN-1', event_type_code: 'origin_scan', happened_at: T0 }])
+  eventsRead = 0
+  const next = await pushEvents(server, [
+    { tracking_number: 'TN-1', event_type_code: 'delivered', happened_at: T0 + 60 },
+  ])
+  t.equal(next.body.events[0].status, 'created')
+  t.equal(eventsRead, 0, 'the events the first batch appended are not read again')
+  t.equal((await trackerOf(server, 'TN-1', next.position)).delivery_status_code, 'delivered')
+})
+
 t.test('carrier_code narrows the match; an event applies to every tracker with the number', async (t) => {
   const server = await startTestServer(t)
   const created = await postTrackers(server, [

@@ -29,7 +29,17 @@ t.test('the state cache reads only what it has not folded, including other write
 
   // What this process appends it remembers without reading back.
   const ours = await store.append([{ stream: 'sum-1', expected: 1, events: [event(10)] }])
-  sums.appended({ stream: 'sum-1', expected: 1, events: [] }, 13, ours.revisions[0]!, ours.position)
+  const ourAppend = { stream: 'sum-1', expected: 1, events: [] }
+  const untouched = { stream: 'sum-2', expected: 'no_stream' as const, events: [] }
+  // A stream the append left out (nothing to append) is not remembered.
+  sums.appended(
+    [
+      { state: 13, append: ourAppend },
+      { state: 7, append: untouched },
+    ],
+    new Map([['sum-1', ours.revisions[0]!]]),
+    ours.position,
+  )
   // Another writer appends: only its event is read and folded on top.
   await store.append([{ stream: 'sum-1', expected: 2, events: [event(100)] }])
   await store.append([{ stream: 'sum-2', expected: 'no_stream', events: [event(5)] }])

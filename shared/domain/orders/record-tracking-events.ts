@@ -71,7 +71,7 @@ export interface TrackingEventOutcome {
 export function decideTrackingEvents(
   command: RecordTrackingEvents,
   current: OrderState | undefined,
-): { events: OrderEvent[]; outcomes: TrackingEventOutcome[] } {
+): { events: OrderEvent[]; outcomes: TrackingEventOutcome[]; order: OrderState | undefined } {
   const events: OrderEvent[] = []
   const outcomes: TrackingEventOutcome[] = []
   let order = current
@@ -128,7 +128,7 @@ export function decideTrackingEvents(
         : { index, status: 'duplicate', tracker_ids, event_id: existingId! },
     )
   })
-  return { events, outcomes }
+  return { events, outcomes, order }
 }
 
 /**
