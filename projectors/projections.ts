@@ -20,7 +20,8 @@ import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
 import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
-import type { OrderDoc, TrackerDoc } from './orders/document.ts'
+import type { OrderDoc } from './orders/document.ts'
+import { trackerIndexEntry, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
 import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -62,13 +63,26 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
   views: (doc) => ({ full: JSON.stringify(renderOrder(doc, fullOrder)) }),
 })
 
-/** One document per tracker (source key `<order stream>#<tracker id>`), for GET /v2/trackers. */
-export const trackersProjection = documentProjection<TrackerDoc, Recorded<TrackerEvent>>({
+/** The events that move a tracker's index entry: its creation, and its status. */
+type TrackerIndexEvent = Extract<TrackerEvent, { type: 'TrackerCreated' | 'TrackerUpdated' | 'TrackerStatusChanged' }>
+const movesTrackerIndex = (event: RecordedEvent): event is Recorded<TrackerIndexEvent> =>
+  isTrackerEvent(event) &&
+  (event.type === 'TrackerCreated' ||
+    event.type === 'TrackerStatusChanged' ||
+    (event.type === 'TrackerUpdated' && event.data.changes.delivery_status_code !== undefined))
+
+/** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers; each lives in its order's document. */
+export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<TrackerIndexEvent>>({
   name: 'trackers',
   collection: collections.trackers.name,
-  handles: (event): event is Recorded<TrackerEvent> => isTrackerEvent(event),
+  handles: movesTrackerIndex,
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
-  evolve: (doc, event) => evolveTracker(doc, event as TrackerEvent),
+  evolve: (doc, event) => {
+    if (event.type === 'TrackerCreated') return trackerIndexEntry(evolveTracker(undefined, event))
+    const delivery_status_code =
+      event.type === 'TrackerStatusChanged' ? event.data.to : event.data.changes.delivery_status_code
+    return doc && { ...trackerIndexEntry(doc), delivery_status_code: delivery_status_code ?? doc.delivery_status_code }
+  },
   id: (doc) => doc.id,
   fields: (doc) => ({
     tracking_number: doc.tracking_number,

@@ -12,6 +12,7 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
+import { orderKeyOf } from '../../projectors/orders/tracker-index.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import type { OrderStates } from './upsert.ts'
 
@@ -143,8 +144,7 @@ async function ordersOfTrackingNumbers(
   const lookUp = async (numbers: string[]) => {
     const keys = await rt.readStore.keysByField(TRACKERS, accountId, 'tracking_number', numbers)
     for (const number of numbers) {
-      // A tracker document's key is `<order stream>#<tracker id>`.
-      streamsOf.set(number, [...new Set((keys.get(number) ?? []).map((k) => k.slice(0, k.lastIndexOf('#'))))])
+      streamsOf.set(number, [...new Set((keys.get(number) ?? []).map(orderKeyOf))])
     }
   }
   await lookUp([...new Set(inputs.map((e) => e.tracking_number))])

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { TrackerDoc } from '../../projectors/orders/document.ts'
+import { trackerById } from '../../projectors/orders/tracker-index.ts'
 import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
 import type { PollQueues } from '../../projectors/reactions/polls/poller.ts'
 import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
@@ -50,9 +50,9 @@ export function trackerRoutes(app: App, rt: Runtime, polls: PollQueues) {
     async (request, reply) => {
       const { account } = callerOf(request)
       const { id } = request.params
-      const tracker = await rt.readStore.get<TrackerDoc>(collections.trackers.name, account.id, id)
+      const tracker = await trackerById(rt.readStore, account.id, id)
       if (!tracker) throw notFound('Tracker not found')
-      const carrier = tracker.doc.carrier?.code
+      const carrier = tracker.carrier?.code
       const api = carrier ? trackingApiOf[carrier] : undefined
       const queue = api && polls.get(api)
       if (!queue) {

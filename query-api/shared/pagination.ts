@@ -49,8 +49,18 @@ export async function listPage<D>(
   render: (doc: D) => unknown,
 ) {
   const page = await store.find<D>(collection, pageQuery(accountId, q, where))
-  return { object: 'list' as const, has_more: page.hasMore, data: page.docs.map((d) => render(d.doc)) }
+  return listEnvelope(
+    page.docs.map((d) => render(d.doc)),
+    page.hasMore,
+  )
 }
+
+/** The list envelope of index responses: `data` newest id first, `has_more` when the page is not the end. */
+export const listEnvelope = (data: unknown[], hasMore: boolean) => ({
+  object: 'list' as const,
+  has_more: hasMore,
+  data,
+})
 
 /**
  * The same pagination over a list already in memory (an order's history):

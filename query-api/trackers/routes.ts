@@ -2,11 +2,11 @@ import { z } from 'zod'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
-import type { TrackerDoc } from '../../projectors/orders/document.ts'
+import { trackersOf } from '../../projectors/orders/tracker-index.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { Expansion, trackerExpandPaths } from '../../projectors/resources/expansion.ts'
-import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
+import { listEnvelope, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { renderTracker } from '../../projectors/resources/render.ts'
 
 const listTrackersQuery = z.object({
@@ -24,9 +24,13 @@ export function trackerRoutes(app: App, rt: Runtime) {
     const q = request.query
     const expansion = Expansion.parse(q.expand, trackerExpandPaths)
     const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
-    await awaitPosition(request, rt, [TRACKERS])
-    return listPage<TrackerDoc>(rt.readStore, TRACKERS, account.id, q, where, (doc) =>
-      renderTracker(doc, expansion, ''),
+    await awaitPosition(request, rt, [TRACKERS, collections.orders.name])
+    // The index finds the page; each tracker is read from its order's document.
+    const page = await rt.readStore.find(TRACKERS, pageQuery(account.id, q, where))
+    const trackers = await trackersOf(rt.readStore, page.docs)
+    return listEnvelope(
+      trackers.map((t) => renderTracker(t, expansion, '')),
+      page.hasMore,
     )
   })
 }

@@ -20,7 +20,7 @@ import {
 import { createOrderStates } from '../../../command-api/trackers/upsert.ts'
 import type { AccountDoc } from '../../accounts/account.ts'
 import type { TrackerPollDoc } from '../../polls/tracker-poll.ts'
-import type { TrackerDoc } from '../../orders/document.ts'
+import { trackerByKey } from '../../orders/tracker-index.ts'
 
 /** One poll: the tracker's poll document, by its key. `refresh`: asked for now, due or not. */
 export interface QueuedPoll {
@@ -128,8 +128,8 @@ export async function startCarrierPolling(
     if (!job.data.refresh && doc.next_poll_at! > now) return // polled meanwhile
     const correlation = `poll_${doc.id}_${now}`
     // Any event of the tracker (a carrier's, pushed or polled) is news: its document's updated_at says when the last was.
-    const tracker = await rt.readStore.getByKey<TrackerDoc>(collections.trackers.name, job.data.key)
-    if (tracker && isStale(tracker.doc.updated_at, now)) {
+    const tracker = await trackerByKey(rt.readStore, job.data.key)
+    if (tracker && isStale(tracker.updated_at, now)) {
       const expired: CarrierEventInput = {
         tracking_number: doc.tracking_number,
         carrier_code: doc.carrier_code,

@@ -10,6 +10,7 @@ import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
 import { evolveJob, renderJob, type JobDoc } from '../../jobs/job.ts'
 import type { OrderDoc } from '../../orders/document.ts'
 import { evolveOrder } from '../../orders/evolve.ts'
+import { trackerOfOrder } from '../../orders/tracker-index.ts'
 import { renderNotification, renderOrder, renderTracker } from '../../resources/render.ts'
 import { findNotification } from '../emails/render.ts'
 import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../resources/expansion.ts'
@@ -158,7 +159,7 @@ function renderSubject(message: MessageOf, foldTo: FoldTo): unknown {
         const found = findNotification(order, subject.notificationId)
         return found && renderNotification(found.notification, fullNotification, '')
       }
-      const tracker = order.fulfillments.flatMap((f) => f.trackers).find((t) => t.id === subject.trackerId)
+      const tracker = trackerOfOrder(order, subject.trackerId)
       return tracker && renderTracker(tracker, fullTracker, '')
     }
     case 'job': {

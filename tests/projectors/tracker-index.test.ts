@@ -1,0 +1,108 @@
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import type { TrackerDoc } from '../../projectors/orders/document.ts'
+import { newTracker } from '../../projectors/orders/evolve.ts'
+import { trackersProjection } from '../../projectors/projections.ts'
+import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
+import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
+import { tempDir } from '../support/temp.ts'
+
+const STREAM = 'order-7_A-1'
+const KEY = `${STREAM}#11`
+const AT = 1_800_000_000
+const created = {
+  tracker_id: 11,
+  uuid: '00000000-0000-4000-8000-000000000011',
+  fulfillment_id: 10,
+  tracking_number: 'TN-1',
+}
+
+let position = 0n
+const recorded = (revision: number, type: string, data: object): RecordedEvent => ({
+  id: `e-${revision}`,
+  stream: STREAM,
+  revision,
+  position: ++position,
+  type,
+  data,
+  metadata: { accountId: 7, correlationId: 't', recordedAt: 0 },
+})
+
+function openStore(t: Test) {
+  const store = createSqliteReadStore(join(tempDir(t, 'shiplog-tracker-index-'), 'read.db'), allCollections)
+  t.teardown(() => store.close())
+  return store
+}
+
+t.test('the trackers index keeps what trackers are found by, and moves only with the status', async (t) => {
+  const store = openStore(t)
+  const apply = async (events: RecordedEvent[]) => {
+    const writes = await trackersProjection.apply(events, store)
+    await store.commit([trackersProjection.name], writes, position)
+    return writes
+  }
+
+  // Given a tracker created
+  const [creation] = await apply([recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })])
+  t.same(creation!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'pending', created_at: AT })
+  t.same(creation!.fields, { tracking_number: 'TN-1', delivery_status_code: 'pending', created_at: AT })
+
+  // When a carrier event is recorded and dates the tracker, without moving its status
+  const quiet = await apply([
+    recorded(3, 'TrackingEventRecorded', { tracker_id: 11, event: { id: 50 }, at: AT + 1 }),
+    recorded(4, 'TrackerUpdated', { tracker_id: 11, changes: { shipped_at: AT + 1 }, at: AT + 1 }),
+    recorded(5, 'NotificationBuilt', { tracker_id: 11, notification: { id: 60 }, at: AT + 1 }),
+  ])
+  // Then the index is not written
+  t.same(quiet, [])
+
+  // When the status moves
+  const [moved] = await apply([
+    recorded(6, 'TrackerStatusChanged', { tracker_id: 11, from: 'pending', to: 'in_transit', happened_at: AT, at: AT }),
+  ])
+  // Then only the status changes, in place
+  t.same(moved!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'in_transit', created_at: AT })
+  t.same(moved!.replaces, { revision: 2, changedFields: ['delivery_status_code'] })
+  const found = await store.keysByField(collections.trackers.name, 7, 'delivery_status_code', ['in_transit'])
+  t.same(found.get('in_transit'), [KEY])
+
+  // A status set by a tracker update moves it too
+  const [updated] = await apply([
+    recorded(7, 'TrackerUpdated', { tracker_id: 11, changes: { delivery_status_code: 'delivered' }, at: AT + 2 }),
+  ])
+  t.equal((updated!.doc as { delivery_status_code: string }).delivery_status_code, 'delivered')
+})
+
+t.test('a full tracker document stored before the index became an index is trimmed on its next move', async (t) => {
+  const store = openStore(t)
+  const full: TrackerDoc = { ...newTracker({ ...created, at: AT }), events: [], notifications: [] }
+  await store.commit(
+    [trackersProjection.name],
+    [
+      {
+        collection: collections.trackers.name,
+        key: KEY,
+        accountId: 7,
+        id: 11,
+        revision: 2,
+        doc: full,
+        fields: { tracking_number: 'TN-1', delivery_status_code: 'pending', created_at: AT },
+      },
+    ],
+    1n,
+  )
+  const [moved] = await trackersProjection.apply(
+    [
+      recorded(3, 'TrackerStatusChanged', {
+        tracker_id: 11,
+        from: 'pending',
+        to: 'delivered',
+        happened_at: AT,
+        at: AT,
+      }),
+    ],
+    store,
+  )
+  t.same(moved!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'delivered', created_at: AT })
+})
