@@ -1,4 +1,4 @@
-import type { AppendRequest, EventStore, Position, RecordedEvent } from '../shared/infra/event-store/port.ts'
+import type { AppendRequest, EventStore, EventToFold, Position } from '../shared/infra/event-store/port.ts'
 
 export interface LoadedState<S> {
   state: S | undefined
@@ -15,7 +15,7 @@ export interface LoadedState<S> {
  * time. Always correct: whatever another process appended is read and folded
  * on top, and an append that expected a stale revision fails as a conflict.
  */
-export function createStateCache<S>(evolve: (state: S | undefined, event: RecordedEvent) => S, max: number) {
+export function createStateCache<S>(evolve: (state: S | undefined, event: EventToFold) => S, max: number) {
   const cache = new Map<string, LoadedState<S>>()
   const remember = (stream: string, loaded: LoadedState<S>) => {
     if (max === 0) return
@@ -27,7 +27,7 @@ export function createStateCache<S>(evolve: (state: S | undefined, event: Record
     /** Each stream's state, reading only what was appended since it was last seen; one read for the lot. */
     async loadMany(store: EventStore, streams: readonly string[]): Promise<LoadedState<S>[]> {
       const known = streams.map((stream) => cache.get(stream) ?? { state: undefined, revision: -1, position: 0n })
-      const newer = await store.readStreams(
+      const newer = await store.readStreamsToFold(
         streams.map((stream, i) => ({ stream, fromRevision: known[i]!.revision + 1 })),
       )
       return streams.map((stream, i) => {

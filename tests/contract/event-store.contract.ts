@@ -76,6 +76,12 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     )
     t.same(read[2]![0]!.data, { n: 1 })
     t.same(await store.readStreams([]), [])
+    const toFold = await store.readStreamsToFold([{ stream: a, fromRevision: 1 }, { stream: missing }, { stream: b }])
+    t.same(
+      toFold.map((events) => events.map((e) => [e.type, e.revision, e.position, e.data])),
+      [read[2]!, [], read[0]!].map((events) => events.map((e) => [e.type, e.revision, e.position, e.data])),
+      'to fold: the same events, type, revision, position and data',
+    )
   })
 
   t.test('a concurrency conflict is reported and nothing is written', async (t) => {

@@ -121,10 +121,10 @@ t.test('the same event sent twice is stored once: by carrier_event_id, or by wha
 t.test('the write side remembers the order its events led to: the next batch reads nothing back', async (t) => {
   const { server } = await setUp(t)
   const store = server.runtime.eventStore
-  const readStreams = store.readStreams.bind(store)
+  const readStreamsToFold = store.readStreamsToFold.bind(store)
   let eventsRead = 0
-  store.readStreams = async (requests) => {
-    const read = await readStreams(requests)
+  store.readStreamsToFold = async (requests) => {
+    const read = await readStreamsToFold(requests)
     eventsRead += read.reduce((sum, events) => sum + events.length, 0)
     return read
   }

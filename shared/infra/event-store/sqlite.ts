@@ -3,7 +3,16 @@ import { BroadcastChannel } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { ConcurrencyError } from '../../domain/errors.ts'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
-import type { AppendRequest, AppendResult, EventMetadata, EventStore, ExpectedState, RecordedEvent } from './port.ts'
+import type {
+  AppendRequest,
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  EventToFold,
+  ExpectedState,
+  RecordedEvent,
+  StreamRead,
+} from './port.ts'
 
 interface Row {
   position: number | bigint
@@ -34,25 +43,18 @@ const ROW = [...streamRowColumns, 'stream'].join(', ')
  * object with getters, so thousands of events a batch share one shape and
  * allocate no closures.
  */
-class StoredEvent implements RecordedEvent {
-  readonly id: string
-  readonly stream: string
+class EventRow implements EventToFold {
   readonly revision: number
   readonly position: bigint
   readonly type: string
   #json: string
-  #metadataJson: string
   #data: unknown
-  #metadata: EventMetadata | undefined
 
-  constructor(r: StreamRow, stream: string) {
-    this.id = r.id
-    this.stream = stream
-    this.revision = r.revision
-    this.position = BigInt(r.position)
-    this.type = r.type
-    this.#json = r.data
-    this.#metadataJson = r.metadata
+  constructor(revision: number, position: number | bigint, type: string, json: string) {
+    this.revision = revision
+    this.position = BigInt(position)
+    this.type = type
+    this.#json = json
   }
 
   get data(): unknown {
@@ -63,11 +65,47 @@ class StoredEvent implements RecordedEvent {
     }
     return this.#data
   }
+}
+
+class StoredEvent extends EventRow implements RecordedEvent {
+  readonly id: string
+  readonly stream: string
+  #metadataJson: string
+  #metadata: EventMetadata | undefined
+
+  constructor(r: StreamRow, stream: string) {
+    super(r.revision, r.position, r.type, r.data)
+    this.id = r.id
+    this.stream = stream
+    this.#metadataJson = r.metadata
+  }
 
   get metadata(): EventMetadata {
     this.#metadata ??= parseMetadata(this.#metadataJson)
     return this.#metadata
   }
+}
+
+/**
+ * Rows of a several-stream read, grouped by the read they answer. Each
+ * stream's rows come in revision order from the index (checked; sorted if not).
+ */
+function byRead<R, E extends { revision: number }>(
+  count: number,
+  rows: readonly R[],
+  readOf: (row: R) => number,
+  eventOf: (row: R) => E,
+): E[][] {
+  const results: E[][] = Array.from({ length: count }, () => [])
+  let ordered = true
+  for (const row of rows) {
+    const events = results[readOf(row)]!
+    const event = eventOf(row)
+    if (events.length > 0 && events[events.length - 1]!.revision > event.revision) ordered = false
+    events.push(event)
+  }
+  if (!ordered) for (const events of results) events.sort((a, b) => a.revision - b.revision)
+  return results
 }
 
 /**
@@ -82,6 +120,12 @@ function parseMetadata(json: string): EventMetadata {
 }
 
 const toEvent = (r: Row): RecordedEvent => new StoredEvent(r, r.stream)
+
+/** A row of `readStreamsToFold`: the read it answers, then the event's revision, position, type and data. */
+type FoldRow = [number, number, number | bigint, string, string]
+
+/** Several stream reads as the one JSON parameter of a statement. */
+const streamReads = (reads: readonly StreamRead[]) => JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0]))
 
 const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
@@ -143,6 +187,12 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const readStreams = db.prepare<[string], StreamRow & { request: number }>(`
     SELECT r.key AS request, ${STREAM_ROW} FROM json_each(?) r
     JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
+  // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
+  const readStreamsToFold = db
+    .prepare<[string]>(`
+      SELECT r.key, e.revision, e.position, e.type, e.data FROM json_each(?) r
+      JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
+    .raw(true)
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
   // Appends wake subscribers in every thread of the process (the projector runs in its own).
@@ -260,15 +310,20 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return readStream.all(stream, fromRevision).map((row) => new StoredEvent(row, stream))
     },
     async readStreams(reads) {
-      const results: RecordedEvent[][] = reads.map(() => [])
-      let ordered = true
-      for (const row of readStreams.all(JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0])))) {
-        const events = results[row.request]!
-        if (events.length > 0 && events[events.length - 1]!.revision > row.revision) ordered = false
-        events.push(new StoredEvent(row, reads[row.request]!.stream))
-      }
-      if (!ordered) for (const events of results) events.sort((a, b) => a.revision - b.revision)
-      return results
+      return byRead(
+        reads.length,
+        readStreams.all(streamReads(reads)),
+        (row) => row.request,
+        (row) => new StoredEvent(row, reads[row.request]!.stream),
+      )
+    },
+    async readStreamsToFold(reads) {
+      return byRead(
+        reads.length,
+        readStreamsToFold.all(streamReads(reads)) as unknown as FoldRow[],
+        (row) => row[0],
+        ([, revision, position, type, data]) => new EventRow(revision, position, type, data),
+      )
     },
     async readAll({ after = 0n, types = [], limit }) {
       return readAllStatement(types.length)
