@@ -15,7 +15,7 @@ import { orderStream } from '../shared/domain/orders/state.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime } from '../shared/infra/runtime.ts'
-import { benchServerProcess, conditions, ms, percentile } from './support.ts'
+import { benchServerProcess, conditions, ms, percentile, timeGets } from './support.ts'
 
 const SIZES = (process.env.BENCH_ORDERS ?? '10000,1000000').split(',').map(Number)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
@@ -188,21 +188,7 @@ async function measure(size: number) {
   ]
   const results = new Map<string, { median: number; p99: number }>()
   for (const [name, query] of cases) {
-    const latencies: number[] = []
-    for (let n = 0; n < REQUESTS + 10; n++) {
-      const t = performance.now()
-      const response = await fetch(`${server.url}/v2/orders?limit=100&${expand}${query(n)}`, {
-        headers: { authorization: server.key },
-      })
-      // The latency is the server's answer, received in full; parsing it is the client's business.
-      const body = await response.arrayBuffer()
-      if (n === 0) {
-        const page = JSON.parse(Buffer.from(body).toString()) as { data: unknown[] }
-        if (response.status !== 200 || page.data.length === 0)
-          throw new Error(`${name}: ${response.status}, ${page.data?.length} orders`)
-      }
-      if (n >= 10) latencies.push(performance.now() - t) // the first ten warm caches
-    }
+    const latencies = await timeGets(server, (n) => `/v2/orders?limit=100&${expand}${query(n)}`, REQUESTS)
     results.set(name, { median: percentile(latencies, 50), p99: percentile(latencies, 99) })
   }
   await server.close()

@@ -193,6 +193,27 @@ export async function postBatches(
   return { latencies, seconds: (performance.now() - started) / 1000, lastPosition }
 }
 
+/**
+ * `requests` sequential GETs of `pathOf(n)` after ten that warm the caches;
+ * the milliseconds each took until its answer was received in full (parsing
+ * it is the client's business). The first answer must be a non-empty list.
+ */
+export async function timeGets(server: { url: string; key: string }, pathOf: (n: number) => string, requests: number) {
+  const latencies: number[] = []
+  for (let n = 0; n < requests + 10; n++) {
+    const t = performance.now()
+    const response = await fetch(`${server.url}${pathOf(n)}`, { headers: { authorization: server.key } })
+    const body = await response.arrayBuffer()
+    if (n === 0) {
+      const page = JSON.parse(Buffer.from(body).toString()) as { data?: unknown[] }
+      if (response.status !== 200 || !page.data?.length)
+        throw new Error(`${pathOf(n)}: ${response.status}, ${page.data?.length} items`)
+    }
+    if (n >= 10) latencies.push(performance.now() - t)
+  }
+  return latencies
+}
+
 /** Polls `path` until `done` holds of its JSON body; the milliseconds it took. */
 export async function msUntil(server: { url: string; key: string }, path: string, done: (body: any) => boolean) {
   const t0 = performance.now()
