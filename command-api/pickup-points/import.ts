@@ -135,7 +135,7 @@ async function importChunk(ctx: JobContext, rows: RowChecker, lines: Line[]) {
       : { line, check, merchantId: rows.merchantId(fields) }
   })
   const streams = [...new Set(checked.flatMap((c) => (c.stream === undefined ? [] : [c.stream])))]
-  const histories = await ctx.rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
+  const histories = await ctx.rt.eventStore.readStreamsToFold(streams.map((stream) => ({ stream })))
   const points = new Map<string, { state?: PickupPointState; revision: number; events: DomainEvent[] }>()
   streams.forEach((stream, i) => {
     const history = asDomainEvents<PickupPointImported>(histories[i]!)

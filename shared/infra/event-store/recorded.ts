@@ -1,5 +1,5 @@
 import type { DomainEvent, EventData, EventType } from '../../domain/events/index.ts'
-import type { RecordedEvent } from './port.ts'
+import type { EventToFold, RecordedEvent } from './port.ts'
 
 /** A stored event read back, typed by its `type` like the domain event it records. */
 export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData<T>> }[EventType]
@@ -9,4 +9,4 @@ export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData
  * are written only through `toNewEvents`, which checks each event against its
  * schema (or is told its caller's own checks did), so the category names the types.
  */
-export const asDomainEvents = <E extends DomainEvent>(events: readonly RecordedEvent[]): E[] => events as unknown as E[]
+export const asDomainEvents = <E extends DomainEvent>(events: readonly EventToFold[]): E[] => events as unknown as E[]
