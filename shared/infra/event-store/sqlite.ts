@@ -184,14 +184,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   // The streams of a batch as one JSON parameter: one statement whatever their number.
   // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
   // index already yields each stream in revision order (checked as rows are grouped).
-  const readStreams = db.prepare<[string], StreamRow & { request: number }>(`
-    SELECT r.key AS request, ${STREAM_ROW} FROM json_each(?) r
-    JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
+  const eventsOfReads = `json_each(?) r
+    JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`
+  const readStreams = db.prepare<[string], StreamRow & { request: number }>(
+    `SELECT r.key AS request, ${STREAM_ROW} FROM ${eventsOfReads}`,
+  )
   // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
   const readStreamsToFold = db
-    .prepare<[string]>(`
-      SELECT r.key, e.revision, e.position, e.type, e.data FROM json_each(?) r
-      JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`)
+    .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
     .raw(true)
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
