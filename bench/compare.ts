@@ -34,6 +34,7 @@ import {
   ms,
   msUntil,
   trackerBatch,
+  viewsRendered,
 } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60)
@@ -160,6 +161,7 @@ const visible = await msUntil(
   `/v2/orders?order_number=B${WARMUP + BATCHES - 1}-O${BATCH_SIZE / 2 - 1}`,
   (page) => page.data.length > 0,
 )
+const idle = await viewsRendered(server)
 const repeated = await measureBatches(server, '/v1/trackers', bodies, {
   concurrency: CONCURRENCY,
   itemsPerBatch: BATCH_SIZE,
@@ -189,5 +191,6 @@ console.log(
   `(d) repeated items             ${''.padStart(9)}   ${count(repeated.rate)}           ${repeated.cpu}; batch median ${ms(repeated.median)}`,
 )
 console.log(
-  `replay of ${replay.events.toLocaleString('en')} events: raw read ${count(replay.raw).trim()} events/s, orders projection rebuild ${count(replay.rebuild).trim()} events/s (${((replay.rebuild / replay.raw) * 100).toFixed(0)} % of the raw read)`,
+  `replay of ${replay.events.toLocaleString('en')} events: raw read ${count(replay.raw).trim()} events/s, orders projection rebuild ${count(replay.rebuild).trim()} events/s (${((replay.rebuild / replay.raw) * 100).toFixed(0)} % of the raw read); then the full views of ${replay.views.toLocaleString('en')} orders in ${replay.viewSeconds.toFixed(1)} s`,
 )
+console.log(`(d) after its last batch: ${idle}`)

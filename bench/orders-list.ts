@@ -164,7 +164,7 @@ async function measure(size: number) {
           created_at: doc.created_at,
           ordered_at: doc.ordered_at,
         },
-        views: { full: JSON.stringify(renderOrder(doc, full)) }, // as the orders projection writes it
+        views: { full: JSON.stringify(renderOrder(doc, full)) }, // as the projector renders it when idle
       }
     })
     await readStore.commit(['bench-load'], writes, BigInt(start + 1))

@@ -16,10 +16,13 @@ for (let b = 0, written = 0; written < EVENTS; b++) {
   written += eventsOf(appends)
 }
 
-const { events, raw, rebuild } = await measureReplay(server.runtime)
+const { events, raw, rebuild, views, viewSeconds } = await measureReplay(server.runtime)
 console.log(`replay: ${events.toLocaleString('en')} events; ${conditions()}`)
 console.log(`raw read (parse only)      ${Math.round(raw).toLocaleString('en').padStart(9)} events/s`)
 console.log(
   `orders projection rebuild  ${Math.round(rebuild).toLocaleString('en').padStart(9)} events/s  (${((rebuild / raw) * 100).toFixed(0)}% of raw)`,
+)
+console.log(
+  `then, as the live projector does when idle, the full views of ${views.toLocaleString('en')} orders in ${viewSeconds.toFixed(1)} s (${Math.round(views / viewSeconds).toLocaleString('en')} orders/s, one thread)`,
 )
 await server.close()

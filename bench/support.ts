@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -280,7 +281,29 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
   const raw = read / ((performance.now() - t0) / 1000)
   t0 = performance.now()
   await rebuildProjection(runtime, ordersProjection)
-  return { events: read, raw, rebuild: read / ((performance.now() - t0) / 1000) }
+  const rebuild = read / ((performance.now() - t0) / 1000)
+  // The orders' full views, which the live projector renders when idle, in its slices.
+  t0 = performance.now()
+  let views = 0
+  for (let n = -1; n !== 0; views += n) n = await ordersProjection.fillViews!(runtime.readStore, 100)
+  return { events: read, raw, rebuild, views, viewSeconds: (performance.now() - t0) / 1000 }
+}
+
+/**
+ * Waits until the server's projector has rendered the full view of every
+ * order (its idle work, after a burst of writes); gives the orders it had
+ * left, the time it took and the server's CPU meanwhile.
+ */
+export async function viewsRendered(server: BenchServerProcess) {
+  const db = new Database(join(server.dataDir, 'read.db'), { readonly: true })
+  const missing = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM orders WHERE v_full IS NULL')
+  const cpu = server.cpuMeter()
+  const t0 = performance.now()
+  const orders = missing.get()!.n
+  while (missing.get()!.n > 0) await new Promise((r) => setTimeout(r, 20))
+  const seconds = (performance.now() - t0) / 1000
+  db.close()
+  return `the full views of ${orders.toLocaleString('en')} orders rendered when idle in ${seconds.toFixed(1)} s (${cpu.per(Math.max(orders, 1) / 1000, '1000 orders')})`
 }
 
 /**

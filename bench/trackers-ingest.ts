@@ -11,7 +11,7 @@
  * BENCH_MINUTES=n keeps posting new batches for n minutes instead, printing
  * the rate and the server's resident memory each minute.
  */
-import { benchServerProcess, conditions, measureBatches, ms, msUntil, trackerBatch } from './support.ts'
+import { benchServerProcess, conditions, measureBatches, ms, msUntil, trackerBatch, viewsRendered } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 6)
@@ -64,6 +64,8 @@ if (MINUTES > 0) {
   process.exit(0)
 }
 await run(bodies, 'new items')
+if (!process.env.BENCH_ROLES || process.env.BENCH_ROLES.includes('projector'))
+  console.log(`then ${await viewsRendered(server)}`)
 const lastPosition = await run(bodies, 'repeated items')
 if (process.env.BENCH_ROLES && !process.env.BENCH_ROLES.includes('projector')) {
   await server.close()

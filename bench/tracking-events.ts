@@ -5,7 +5,16 @@
  * visible in GET /v2/trackers, and how long a page of 100 trackers takes.
  * Target: ≥ 10,000 events/s.
  */
-import { benchServerProcess, conditions, ms, msUntil, percentile, postBatches, timeGets } from './support.ts'
+import {
+  benchServerProcess,
+  conditions,
+  ms,
+  msUntil,
+  percentile,
+  postBatches,
+  timeGets,
+  viewsRendered,
+} from './support.ts'
 
 const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 20_000)
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40)
@@ -59,6 +68,7 @@ const { latencies, seconds } = await postBatches(server, '/v2/trackers/events', 
 console.log(
   `new events ${String(Math.round((BATCHES * BATCH_SIZE) / seconds)).padStart(7)} events/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}   ${cpu.per(BATCHES, 'batch')}`,
 )
+console.log(`then ${await viewsRendered(server)}`)
 const repeat = await postBatches(server, '/v2/trackers/events', bodies.slice(-10), CONCURRENCY)
 console.log(
   `repeated events ${String(Math.round((10 * BATCH_SIZE) / repeat.seconds)).padStart(7)} events/s (all duplicates)   batch median ${ms(percentile(repeat.latencies, 50))}`,

@@ -14,6 +14,12 @@ export interface Projection {
    * by a hash of their source key: a rebuild's threads each take a part.
    */
   part(index: number, count: number): Projection
+  /**
+   * Renders up to `limit` documents' views left out of their writes (the
+   * collection's `viewsWhenIdle`), newest first; returns how many documents
+   * it looked at (0: none left). The runner calls it when idle.
+   */
+  fillViews?(store: ReadStore, limit: number): Promise<number>
 }
 
 /** FNV-1a: a cheap, stable spread of source keys over a rebuild's parts. */
@@ -43,10 +49,13 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   fields: (doc: D) => Record<string, FieldValue>
   /** The collection's pre-serialised views of a document. */
   views?: (doc: D) => Record<string, string>
+  /** Views are left out of the writes and rendered by `fillViews` (the collection's `viewsWhenIdle`). */
+  viewsWhenIdle?: boolean
   /** Set by `part`: the only documents this copy keeps. */
   part?: { index: number; count: number }
 }): Projection {
-  const { part } = spec
+  const { part, views } = spec
+  const viewsOnWrite = spec.viewsWhenIdle ? undefined : views
   return {
     name: spec.name,
     collection: spec.collection,
@@ -87,7 +96,7 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
           revision,
           doc,
           fields,
-          views: spec.views?.(doc),
+          views: viewsOnWrite?.(doc),
           replaces:
             stored && stored.id === id && stored.accountId === accountId
               ? { revision: stored.revision, changedFields: changedFields(spec.fields(stored.doc), fields) }
@@ -96,5 +105,16 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
       }
       return writes
     },
+    fillViews:
+      spec.viewsWhenIdle && views
+        ? async (store, limit) => {
+            const missing = await store.missingViews<D>(spec.collection, limit)
+            await store.fillViews(
+              spec.collection,
+              missing.map((d) => ({ key: d.key, revision: d.revision, views: views(d.doc) })),
+            )
+            return missing.length
+          }
+        : undefined,
   }
 }

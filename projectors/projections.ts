@@ -61,6 +61,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
     ordered_at: doc.ordered_at,
   }),
   views: (doc) => ({ full: JSON.stringify(renderOrder(doc, fullOrder)) }),
+  viewsWhenIdle: collections.orders.viewsWhenIdle,
 })
 
 /** The events that move a tracker's index entry: its creation, and its status. */

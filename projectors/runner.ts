@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Config } from '../shared/infra/config.ts'
 import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
-import type { DocumentWrite } from '../shared/infra/read-store/port.ts'
+import type { DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Projection } from './projection.ts'
 import { projections as allProjections } from './projections.ts'
@@ -63,6 +63,56 @@ async function keepRunning(
   }
 }
 
+/** Documents a slice of idle work renders views for (a few milliseconds): new events wait for one slice at most. */
+const VIEWS_PER_SLICE = 100
+/** The span over which the projector's share of time spent on batches is measured. */
+const BUSY_WINDOW_MS = 1000
+/**
+ * Busier than this share of the window, the projector is under a bulk load:
+ * views wait for a pause, so the load's next batch does not find it rendering.
+ */
+const BULK_LOAD_SHARE = 0.5
+/** A pause: no batch for this long. */
+const QUIET_MS = 250
+/** Under a bulk load, one slice this often all the same, so views are filled in the end. */
+const SLICE_AT_LEAST_EVERY_MS = 2000
+
+/**
+ * The projector's idle work: the views of the read models that render them
+ * when idle (the orders' full view, which each carrier event would otherwise
+ * re-render), one slice at a time, whenever the log has nothing new and the
+ * projector is not under a bulk load. `batchDone` tells it how long a batch
+ * took and that views may be missing.
+ */
+export function viewFiller(projections: readonly Projection[], store: ReadStore, now = () => performance.now()) {
+  const filling = projections.filter((p) => p.fillViews !== undefined)
+  let missing = filling.length > 0
+  /** The batches of the last window: when each ended and how long it took. */
+  const batches: { endedAt: number; ms: number }[] = []
+  let lastSliceAt = now()
+  const underBulkLoad = (at: number) => {
+    while (batches.length > 0 && batches[0]!.endedAt < at - BUSY_WINDOW_MS) batches.shift()
+    const last = batches[batches.length - 1]
+    if (!last || at - last.endedAt >= QUIET_MS) return false
+    return batches.reduce((sum, b) => sum + b.ms, 0) > BULK_LOAD_SHARE * BUSY_WINDOW_MS
+  }
+  return {
+    batchDone(ms: number) {
+      batches.push({ endedAt: now(), ms })
+      missing = filling.length > 0
+    },
+    async fill(): Promise<boolean> {
+      const at = now()
+      if (!missing || (underBulkLoad(at) && at - lastSliceAt < SLICE_AT_LEAST_EVERY_MS)) return false
+      lastSliceAt = at
+      let more = false
+      for (const p of filling) if ((await p.fillViews!(store, VIEWS_PER_SLICE)) === VIEWS_PER_SLICE) more = true
+      missing = more
+      return more
+    },
+  }
+}
+
 export async function runProjections(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
   projections: readonly Projection[],
@@ -72,6 +122,7 @@ export async function runProjections(
   const checkpoints = new Map<Projection, bigint>()
   for (const p of projections) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
   const after = [...checkpoints.values()].reduce((a, b) => (a < b ? a : b))
+  const views = viewFiller(projections, rt.readStore)
   // Unfiltered on purpose: every checkpoint must pass every event, so a reader
   // waiting for a position never waits on events a projection ignores.
   for await (const batch of subscribeToAll(rt.eventStore, {
@@ -79,7 +130,9 @@ export async function runProjections(
     batchSize: BATCH_SIZE,
     pollMs: rt.config.POLL_INTERVAL_MS,
     signal,
+    whenCaughtUp: views.fill,
   })) {
+    const startedAt = performance.now()
     const last = batch[batch.length - 1]!.position
     // Every read model's share of the batch goes in one commit: each read
     // model reads only its own collection, and an index page that several
@@ -99,6 +152,7 @@ export async function runProjections(
         last,
       )
       for (const projection of advanced) checkpoints.set(projection, last)
+      views.batchDone(performance.now() - startedAt)
     }
     onCommitted?.(last)
   }

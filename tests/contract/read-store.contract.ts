@@ -15,8 +15,15 @@ export const contractCompressed = {
   compressed: true,
 } as const satisfies CollectionSpec
 
+/** The same, its views rendered when the projector is idle. */
+export const contractViewsWhenIdle = {
+  ...contractCompressed,
+  name: 'contract_idle_views',
+  viewsWhenIdle: true,
+} as const satisfies CollectionSpec
+
 /** Every collection the contract uses. */
-export const contractCollections: CollectionSpec[] = [contractCollection, contractCompressed]
+export const contractCollections: CollectionSpec[] = [contractCollection, contractCompressed, contractViewsWhenIdle]
 
 /** A view's text, as it would be copied into an answer: at an offset inside a larger buffer. */
 export function textOfView(view: ViewBytes | null) {
@@ -55,6 +62,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     store = await open()
     await store.reset(contractCollection.name, 'contract')
     await store.reset(contractCompressed.name, 'contract-large')
+    await store.reset(contractViewsWhenIdle.name, 'contract-idle')
   })
   t.afterEach(async () => store.close())
 
@@ -154,6 +162,34 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     const rest = await store.findView(contractCollection.name, { accountId: 1, limit: 5, endingBefore: 3 }, 'card')
     t.same(rest.views.map(textOfView), ['{"card":2}', '{"card":1}'])
     t.equal(rest.hasMore, false)
+  })
+
+  t.test('views left out of writes are missing, newest first, until filled at their revision', async (t) => {
+    const C = contractViewsWhenIdle.name
+    const writes = [1, 2, 3].map((id) => ({ ...write(1, id), collection: C }))
+    await store.commit(['contract-idle'], [...writes, { ...write(2, 4), collection: C, views: { card: '"4"' } }], 1n)
+    const missing = async (limit = 10) => (await store.missingViews<{ id: number }>(C, limit)).map((d) => d.id)
+    t.same(await missing(), [3, 2, 1], 'every account, newest id first')
+    t.same(await missing(1), [3])
+    const [one, two] = writes
+    const filled = await store.fillViews(C, [
+      { key: one!.key, revision: 0, views: { card: '"1"' } },
+      { key: two!.key, revision: 7, views: { card: '"stale"' } },
+    ])
+    t.equal(filled, 1, 'only a view rendered from the stored revision')
+    t.same(await missing(), [3, 2])
+    const page = await store.findView(C, { accountId: 1, limit: 5 }, 'card')
+    t.same(page.views.map(textOfView), [null, null, '"1"'])
+    t.same(textOfView((await store.findView(C, { accountId: 2, limit: 5 }, 'card')).views[0]!), '"4"')
+
+    await store.commit(
+      ['contract-idle'],
+      [{ ...one!, revision: 1, doc: { id: 1, moved: true }, replaces: { revision: 0, changedFields: [] } }],
+      2n,
+    )
+    t.same(await missing(), [3, 2, 1], "a new revision's write leaves its view missing again")
+    t.same((await store.findView(C, { accountId: 1, limit: 5 }, 'card')).views.map(textOfView), [null, null, null])
+    t.equal(await store.fillViews(C, [{ key: one!.key, revision: 0, views: { card: '"old"' } }]), 0)
   })
 
   t.test('a compressed collection gives back its documents and views as written', async (t) => {

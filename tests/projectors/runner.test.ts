@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
-import { catchUp, replayPart, runProjections } from '../../projectors/runner.ts'
+import { catchUp, replayPart, runProjections, viewFiller } from '../../projectors/runner.ts'
+import type { Projection } from '../../projectors/projection.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { createIdGenerator } from '../../shared/infra/ids.ts'
@@ -13,6 +14,10 @@ import { allCollections, collections } from '../../shared/infra/read-store/colle
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
+import { textOfView } from '../contract/read-store.contract.ts'
+import { renderOrder } from '../../projectors/resources/render.ts'
+import { Expansion, orderExpandPaths } from '../../projectors/resources/expansion.ts'
+import type { OrderDoc } from '../../projectors/orders/document.ts'
 
 /** A backlog: 300 orders of account 7, each written in three appends (create, then two updates). */
 async function backlog(t: Test) {
@@ -115,6 +120,112 @@ t.test("a rebuild's parts share a projection's documents: each keeps its own, al
   t.same(together, (await allOrders(whole)).docs, 'together, exactly the whole, each document once')
   t.equal(await parts[0]!.checkpoint('orders'), undefined, 'a part moves no checkpoint')
 })
+
+t.test('the orders full view is left out of the writes and rendered once the projector is idle', async (t) => {
+  const eventStore = await backlog(t)
+  const readStore = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+  t.teardown(() => readStore.close())
+  const config = loadConfig({ POLL_INTERVAL_MS: '10' })
+  const head = await eventStore.head()
+  const fills: number[] = []
+  const writtenViews: unknown[] = []
+  // Filling waits until the views have been seen missing.
+  let openGate = () => {}
+  const gate = new Promise<void>((resolve) => {
+    openGate = resolve
+  })
+  const observed: ReadStore = {
+    ...readStore,
+    commit: async (projections, writes, checkpoint) => {
+      writtenViews.push(...writes.map((w) => w.views))
+      return readStore.commit(projections, writes, checkpoint)
+    },
+    fillViews: async (collection, views) => {
+      await gate
+      fills.push(views.length)
+      return readStore.fillViews(collection, views)
+    },
+  }
+  const controller = new AbortController()
+  const caughtUp = new Promise<void>((resolve) =>
+    runProjections({ eventStore, readStore: observed, config }, [ordersProjection], controller.signal, (p) => {
+      if (p >= head) resolve()
+    }),
+  )
+  await caughtUp
+  t.ok(writtenViews.length >= 300, 'every order was written')
+  t.ok(
+    writtenViews.every((v) => v === undefined),
+    'no order is written with its view',
+  )
+  const page = () => readStore.findView(collections.orders.name, { accountId: 7, limit: 1000 }, 'full')
+  const before = await page()
+  t.ok(before.views.length >= 300 && before.views.every((v) => v === null), 'meanwhile every view is missing')
+  openGate()
+  while ((await readStore.missingViews(collections.orders.name, 1)).length > 0)
+    await new Promise((r) => setTimeout(r, 20))
+  controller.abort()
+  t.same(
+    fills.filter((n) => n > 0),
+    [100, 100, 100],
+    'in slices of 100',
+  )
+  const filled = await page()
+  const rendered = (await allOrders(readStore)).docs.map((d) =>
+    JSON.stringify(renderOrder(d.doc as OrderDoc, Expansion.full(orderExpandPaths))),
+  )
+  t.same(filled.views.map(textOfView), rendered, 'each view as the order renders fully expanded')
+})
+
+t.test(
+  'views are filled whenever the projector has spare time, and under a bulk load only after a pause or every 2 s',
+  async (t) => {
+    let clock = 0
+    let missing = 2000
+    const slices: number[] = []
+    const projection = {
+      fillViews: async (_store: ReadStore, limit: number) => {
+        slices.push(clock)
+        const filled = Math.min(limit, missing)
+        missing -= filled
+        return filled
+      },
+    } as unknown as Projection
+    const filler = viewFiller([projection], {} as ReadStore, () => clock)
+    const batch = (ms: number) => {
+      clock += ms
+      filler.batchDone(ms)
+    }
+
+    // A trickle: a 5 ms batch every 50 ms leaves the projector idle nine tenths of the time.
+    for (let i = 0; i < 5; i++) {
+      batch(5)
+      t.equal(await filler.fill(), true, 'a slice after each small batch, more to come')
+      clock += 45
+    }
+    t.same(slices.length, 5, 'one slice each time the log has nothing new')
+
+    // A bulk load: 60 ms batches back to back, the projector busy all the time.
+    slices.length = 0
+    for (let i = 0; i < 50; i++) {
+      batch(60)
+      await filler.fill()
+    }
+    t.same(
+      slices.map((at) => at - slices[0]!),
+      [0, 60, 120, 180, 240, 300, 360, 2400],
+      'slices until half of the last second went to batches; then one every 2 s',
+    )
+
+    // The load stops: a pause of 250 ms, and slices follow one another until none is missing.
+    slices.length = 0
+    clock += 250
+    while (await filler.fill()) {}
+    t.equal(missing, 0, 'every view filled after the pause')
+    t.equal(await filler.fill(), false, 'nothing to do once none is missing')
+    t.equal(slices.length, 8, 'seven slices of 100 and one that found none; no slice looks again')
+  },
+)
 
 /** The store read through pages of 100, as a slow consumer would. */
 const smallPages = (store: ReturnType<typeof createSqliteEventStore>) => ({

@@ -8,6 +8,11 @@ export interface SubscribeOptions {
   /** How often to look for events appended by other processes. */
   pollMs: number
   signal: AbortSignal
+  /**
+   * Idle work, called each time the log has nothing more: true when it did
+   * some and wants to be called again, after the log is looked at once more.
+   */
+  whenCaughtUp?: () => Promise<boolean>
 }
 
 /**
@@ -28,6 +33,7 @@ export async function* subscribeToAll(store: EventStore, options: SubscribeOptio
         yield batch
         continue
       }
+      if (await options.whenCaughtUp?.()) continue
       await appends.next(pollMs, signal)
     }
   } finally {

@@ -8,6 +8,13 @@ export const collections = {
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
     /** `full`: the order rendered with every expansion, the answer dashboards and syncs ask for most. */
     views: ['full'],
+    /**
+     * An order changes with every carrier event, and rendering its full view
+     * costs as much as the rest of its write: the view is rendered once the
+     * projector is idle, not at every change, and an order read before then is
+     * rendered by its reader.
+     */
+    viewsWhenIdle: true,
     compressed: true,
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },

@@ -42,6 +42,8 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     const c = db.collection<Stored>(spec.name)
     await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
     for (const field of Object.keys(spec.fields)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
+    if (spec.viewsWhenIdle)
+      await c.createIndex({ id: -1 }, { partialFilterExpression: { missingViews: true }, name: 'missing_views' })
   }
   for (const spec of collections) await createIndexes(spec)
   const checkpoints = db.collection<{ _id: string; position: Long }>('checkpoints')
@@ -135,6 +137,24 @@ export async function createMongoReadStore(url: string, collections: readonly Co
         hasMore,
       }
     },
+    async missingViews<D>(name: string, limit: number) {
+      if (!specOf(name).viewsWhenIdle) throw new Error(`${name} does not fill its views when idle`)
+      const found = await collection(name).find({ missingViews: true }).sort({ id: -1 }).limit(limit).toArray()
+      return found.map((s) => toStored<D>(s))
+    },
+    async fillViews(name, views) {
+      if (views.length === 0) return 0
+      const filled = await collection(name).bulkWrite(
+        views.map((item) => ({
+          updateOne: {
+            filter: { _id: item.key, revision: item.revision },
+            update: { $set: { v: item.views, missingViews: false } },
+          },
+        })),
+        { ordered: false },
+      )
+      return filled.modifiedCount
+    },
     async commit(projections, writes, checkpoint) {
       const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
       for (const w of writes) {
@@ -152,6 +172,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
                 doc: w.doc,
                 f: w.fields,
                 v: w.views ?? {},
+                ...(specOf(w.collection).viewsWhenIdle ? { missingViews: w.views === undefined } : {}),
               },
             },
             upsert: true,

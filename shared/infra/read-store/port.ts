@@ -14,6 +14,13 @@ export interface CollectionSpec {
   /** Pre-serialised renderings kept beside each document, served without parsing it. */
   views?: readonly string[]
   /**
+   * Views left out of the projector's writes (stored as missing, the
+   * document's older view dropped) and filled in later by `fillViews`, when
+   * the projector is idle; the collection keeps an index of the documents
+   * missing them.
+   */
+  viewsWhenIdle?: boolean
+  /**
    * Documents of several kilobytes, to be stored compressed by a store that
    * does not compress on its own (the embedded SQLite store).
    */
@@ -38,7 +45,7 @@ export interface StoredDocument<D = unknown> {
 export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
   collection: string
   fields: Record<string, FieldValue>
-  /** The collection's views of this document, as JSON text. */
+  /** The collection's views of this document, as JSON text; missing (to be filled) where left out. */
   views?: Record<string, string>
   /**
    * Set when the document replaces the stored one it was built from (same id
@@ -48,6 +55,13 @@ export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
    * revision; otherwise it writes the whole document.
    */
   replaces?: { revision: number; changedFields: readonly string[] }
+}
+
+/** A document's views, rendered from the document at `revision`. */
+export interface DocumentViews {
+  key: string
+  revision: number
+  views: Record<string, string>
 }
 
 export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'
@@ -122,6 +136,17 @@ export interface ReadStore {
     query: FindQuery,
     view: string,
   ): Promise<{ views: (ViewBytes | null)[]; ids: number[]; hasMore: boolean }>
+  /**
+   * Documents of a `viewsWhenIdle` collection whose views are missing, newest
+   * id first (the likeliest to be read): the projector's idle work.
+   */
+  missingViews<D>(collection: string, limit: number): Promise<StoredDocument<D>[]>
+  /**
+   * Stores documents' views, each only if its document is still at the
+   * revision the views were rendered from (a newer one waits for its own);
+   * returns how many were stored.
+   */
+  fillViews(collection: string, views: readonly DocumentViews[]): Promise<number>
   /**
    * Writes documents and moves each named projection's checkpoint to
    * `checkpoint`: the runner commits every read model's share of a batch at

@@ -6,6 +6,7 @@ import {
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentViews,
   type DocumentWrite,
   type FindQuery,
   type ReadStore,
@@ -52,6 +53,9 @@ const PAGE_DOCUMENT = documentColumns.map((c) => `t.${c}`).join(', ')
 
 /** A collection's view columns, in the order its views are listed. */
 const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
+
+/** The column whose NULL marks a document of a `viewsWhenIdle` collection as missing its views (they are filled together). */
+const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ? viewColumns(spec)[0] : undefined)
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -115,6 +119,8 @@ export function createSqliteReadStore(
     if (!indexed) return
     ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
     for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+    const marker = missingViewColumn(spec)
+    if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
   }
   for (const spec of collections) createTable(spec)
   const specOf = (name: string) => {
@@ -215,6 +221,19 @@ export function createSqliteReadStore(
     updates.set(name, sql)
     return sql
   }
+
+  const fillViews = db.transaction((spec: CollectionSpec, items: readonly DocumentViews[]) => {
+    const columns = viewColumns(spec)
+    const fill = prepared(
+      `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
+    )
+    let filled = 0
+    for (const item of items) {
+      const views = (spec.views ?? []).map((v) => (item.views[v] === undefined ? null : encode(spec, item.views[v])))
+      filled += fill.run(...views, item.key, item.revision).changes
+    }
+    return filled
+  })
 
   const commit = db.transaction(
     (projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
@@ -320,6 +339,19 @@ export function createSqliteReadStore(
         `t.id AS id, t.v_${view} AS v`,
       )
       return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), ids: rows.map((r) => r.id), hasMore }
+    },
+    async missingViews<D>(collection: string, limit: number) {
+      const spec = specOf(collection)
+      const marker = missingViewColumn(spec)
+      if (!marker) throw new Error(`${collection} does not fill its views when idle`)
+      return prepared<[number], Row>(
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT ?`,
+      )
+        .all(limit)
+        .map((r) => toStored<D>(r))
+    },
+    async fillViews(collection, views) {
+      return fillViews.immediate(specOf(collection), views)
     },
     async commit(projections, writes, checkpoint) {
       commit.immediate(projections, writes, checkpoint)
