@@ -285,7 +285,11 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
   // The orders' full views, which the live projector renders when idle, in its slices.
   t0 = performance.now()
   let views = 0
-  for (let n = -1; n !== 0; views += n) n = await ordersProjection.fillViews!(runtime.readStore, 100)
+  for (;;) {
+    const slice = await ordersProjection.fillViews!(runtime.readStore, 100)
+    if (slice === 0) break
+    views += slice
+  }
   return { events: read, raw, rebuild, views, viewSeconds: (performance.now() - t0) / 1000 }
 }
 
