@@ -76,6 +76,12 @@ const BULK_LOAD_SHARE = 0.5
 const QUIET_MS = 250
 /** Under a bulk load, one slice this often all the same, so views are filled in the end. */
 const SLICE_AT_LEAST_EVERY_MS = 2000
+/**
+ * Idle with none missing, the projector looks again this often: a rebuild run
+ * by another process (`shiplog projections rebuild`) swaps in documents
+ * without their views, and no batch of this projector's says so.
+ */
+export const LOOK_AGAIN_MS = 30_000
 
 /**
  * The projector's idle work: the views of the read models that render them
@@ -103,6 +109,7 @@ export function viewFiller(projections: readonly Projection[], store: ReadStore,
     },
     async fill(): Promise<boolean> {
       const at = now()
+      if (!missing && at - lastSliceAt >= LOOK_AGAIN_MS) missing = filling.length > 0
       if (!missing || (underBulkLoad(at) && at - lastSliceAt < SLICE_AT_LEAST_EVERY_MS)) return false
       lastSliceAt = at
       let more = false

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
-import { catchUp, replayPart, runProjections, viewFiller } from '../../projectors/runner.ts'
+import { catchUp, LOOK_AGAIN_MS, replayPart, runProjections, viewFiller } from '../../projectors/runner.ts'
 import type { Projection } from '../../projectors/projection.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
@@ -224,6 +224,16 @@ t.test(
     t.equal(missing, 0, 'every view filled after the pause')
     t.equal(await filler.fill(), false, 'nothing to do once none is missing')
     t.equal(slices.length, 8, 'seven slices of 100 and one that found none; no slice looks again')
+
+    // Another process rebuilds the orders: its documents come without views, and no batch of ours says so.
+    missing = 300
+    clock += LOOK_AGAIN_MS - 1
+    t.equal(await filler.fill(), false, 'idle and told of nothing, the projector does not look at once')
+    t.equal(slices.length, 8)
+    clock += 1
+    while (await filler.fill()) {}
+    t.equal(missing, 0, `it looks again after ${LOOK_AGAIN_MS / 1000} s idle, and fills what it finds`)
+    t.equal(slices.length, 12, 'three slices of 100 and one that found none')
   },
 )
 
