@@ -92,7 +92,9 @@ export const LOOK_AGAIN_MS = 30_000
  */
 export function viewFiller(projections: readonly Projection[], store: ReadStore, now = () => performance.now()) {
   const filling = projections.filter((p) => p.fillViews !== undefined)
-  let missing = filling.length > 0
+  /** Whether any read model renders views when idle: only then can one be missing. */
+  const renders = filling.length > 0
+  let missing = renders
   /** The batches of the last window: when each ended and how long it took. */
   const batches: { endedAt: number; ms: number }[] = []
   let lastSliceAt = now()
@@ -105,11 +107,11 @@ export function viewFiller(projections: readonly Projection[], store: ReadStore,
   return {
     batchDone(ms: number) {
       batches.push({ endedAt: now(), ms })
-      missing = filling.length > 0
+      missing = renders
     },
     async fill(): Promise<boolean> {
       const at = now()
-      if (!missing && at - lastSliceAt >= LOOK_AGAIN_MS) missing = filling.length > 0
+      if (!missing && at - lastSliceAt >= LOOK_AGAIN_MS) missing = renders
       if (!missing || (underBulkLoad(at) && at - lastSliceAt < SLICE_AT_LEAST_EVERY_MS)) return false
       lastSliceAt = at
       let more = false
