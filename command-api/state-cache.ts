@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { AppendRequest, EventStore, EventToFold, Position } from '../shared/infra/event-store/port.ts'
 
 export interface LoadedState<S> {
@@ -14,19 +15,16 @@ export interface LoadedState<S> {
  * every few minutes is not re-read and re-folded from its first event each
  * time. Always correct: whatever another process appended is read and folded
  * on top, and an append that expected a stale revision fails as a conflict.
+ * The least recently used stream is forgotten first (`max` 0: none is kept).
  */
 export function createStateCache<S>(evolve: (state: S | undefined, event: EventToFold) => S, max: number) {
-  const cache = new Map<string, LoadedState<S>>()
-  const remember = (stream: string, loaded: LoadedState<S>) => {
-    if (max === 0) return
-    cache.delete(stream)
-    if (cache.size >= max) cache.delete(cache.keys().next().value!)
-    cache.set(stream, loaded)
-  }
+  // lru-cache, not a Map: a Map dropping its oldest key scans past every key deleted before it.
+  const cache = max > 0 ? new LRUCache<string, LoadedState<S>>({ max }) : undefined
+  const remember = (stream: string, loaded: LoadedState<S>) => cache?.set(stream, loaded)
   return {
     /** Each stream's state, reading only what was appended since it was last seen; one read for the lot. */
     async loadMany(store: EventStore, streams: readonly string[]): Promise<LoadedState<S>[]> {
-      const known = streams.map((stream) => cache.get(stream) ?? { state: undefined, revision: -1, position: 0n })
+      const known = streams.map((stream) => cache?.get(stream) ?? { state: undefined, revision: -1, position: 0n })
       const newer = await store.readStreamsToFold(
         streams.map((stream, i) => ({ stream, fromRevision: known[i]!.revision + 1 })),
       )

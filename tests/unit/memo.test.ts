@@ -17,6 +17,18 @@ t.test('memoize keeps the last results and forgets the oldest', async (t) => {
   t.equal(calls, 4)
 })
 
+t.test('memoize remembers a result of undefined or null like any other', async (t) => {
+  let calls = 0
+  const nothing = memoize((k: string) => {
+    calls++
+    return k === 'none' ? undefined : null
+  })
+  for (const key of ['none', 'none', 'null', 'null']) nothing(key)
+  t.equal(nothing('none'), undefined)
+  t.equal(nothing('null'), null)
+  t.equal(calls, 2)
+})
+
 t.test('phone numbers are read in the country given with them', async (t) => {
   t.equal(normalizePhone('06 12 34 56 78', 'FR'), '+33612345678')
   t.equal(normalizePhone('06 12 34 56 78', 'US'), '06 12 34 56 78', 'the same digits are not a US number')

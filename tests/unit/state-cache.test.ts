@@ -78,3 +78,24 @@ t.test(
     }
   },
 )
+
+t.test('the state cache forgets the stream least recently loaded, not the one remembered first', async (t) => {
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
+  t.teardown(() => store.close())
+  await store.append(['a', 'b', 'c'].map((stream) => ({ stream, expected: 'no_stream' as const, events: [event(1)] })))
+  const folds: string[] = []
+  let stream = ''
+  const sums = createStateCache<number>((sum, e) => {
+    folds.push(stream)
+    return (sum ?? 0) + (e.data as { n: number }).n
+  }, 2)
+  const load = async (s: string) => {
+    stream = s
+    await sums.loadMany(store, [s])
+  }
+  for (const s of ['a', 'b', 'a', 'c']) await load(s)
+  t.same(folds, ['a', 'b', 'c'], "'a' loaded again is remembered")
+  await load('a')
+  await load('b')
+  t.same(folds, ['a', 'b', 'c', 'b'], "'b', least recently loaded, made room for 'c'")
+})
