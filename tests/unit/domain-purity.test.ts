@@ -12,6 +12,7 @@ const allowedPackages = new Set([
   'date-holidays',
   'i18n-iso-countries',
   'libphonenumber-js',
+  'lru-cache',
   'ts-tracking-number',
 ])
 
