@@ -2,7 +2,7 @@ import t from 'tap'
 import { memoize } from '../../shared/domain/memo.ts'
 import { normalizePhone } from '../../shared/domain/contacts/contacts.ts'
 
-t.test('memoize keeps the last results and forgets the oldest', async (t) => {
+t.test('memoize keeps the last results and forgets the least recently used', async (t) => {
   let calls = 0
   const double = memoize((k: string) => {
     calls++
