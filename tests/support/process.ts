@@ -43,7 +43,13 @@ export async function spawnServer(
     env,
     stdio: options.stdio ?? 'ignore',
   })
-  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string)
+  // A test or benchmark that throws must not leave its server running (and holding the terminal's output).
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    process.off('exit', killOnExit)
+    return (code ?? signal) as number | string
+  })
   const url = `http://127.0.0.1:${env.PORT}`
   for (let i = 0; ; i++) {
     const up = await fetch(`${url}/healthz`).then(
