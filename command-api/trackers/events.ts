@@ -107,12 +107,12 @@ export function planTrackingEvents(
       for (const outcome of outcomes) merge(results[indexes[outcome.index]!]!, outcome)
       return {
         state: order,
-        append: {
+        append: orders.appendOf(current, order, {
           stream,
           expected: expectedAfter(current.revision),
           // Validated once, by the request schema (tests/unit/decided-events.test.ts holds the decider to the event schemas).
           events: toNewEvents(events, metadata, { prechecked: true }),
-        },
+        }),
       }
     })
     return {

@@ -84,6 +84,52 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     )
   })
 
+  t.test('a snapshot rides on its append: the latest of a version, where the store keeps them', async (t) => {
+    const [s, other] = [uniqueStream('thing'), uniqueStream('thing')]
+    const first = await store.append([
+      {
+        stream: s,
+        expected: 'no_stream',
+        events: [event('A'), event('B')],
+        snapshot: { version: 'v1', state: { n: 2 } },
+      },
+      { stream: other, expected: 'any', events: [event('A')], snapshot: { version: 'v1', state: { n: 1 } } },
+    ])
+    const stored = await store.readStream(s)
+    t.same(
+      stored.map((e) => e.type),
+      ['A', 'B'],
+      'the events are appended as without a snapshot',
+    )
+    t.ok(first.position > stored[1]!.position)
+    if (!store.readSnapshots) {
+      t.pass(`${store.kind} keeps no snapshots: a fold reads each stream from its start`)
+      return
+    }
+    const missing = uniqueStream('missing')
+    t.same(
+      await store.readSnapshots([missing, s, other], 'v1'),
+      [undefined, { revision: 1, position: stored[1]!.position, state: { n: 2 } }, undefined],
+      "a stream's snapshot is at its last event; none with expected `any`, which the state may not match",
+    )
+    t.same(await store.readSnapshots([s], 'v2'), [undefined], 'another version is not this one')
+    await store.append([{ stream: s, expected: 1, events: [event('C')] }])
+    const later = await store.append([
+      { stream: s, expected: 2, events: [event('D')], snapshot: { version: 'v1', state: { n: 4 } } },
+    ])
+    t.same(await store.readSnapshots([s], 'v1'), [{ revision: 3, position: later.position, state: { n: 4 } }])
+    await t.rejects(
+      store.append([{ stream: s, expected: 1, events: [event('E')], snapshot: { version: 'v1', state: { n: 9 } } }]),
+      ConcurrencyError,
+    )
+    t.same(
+      await store.readSnapshots([s], 'v1'),
+      [{ revision: 3, position: later.position, state: { n: 4 } }],
+      'a conflicting append leaves the snapshot as it was',
+    )
+    t.same(await store.readSnapshots([], 'v1'), [])
+  })
+
   t.test('a concurrency conflict is reported and nothing is written', async (t) => {
     const s = uniqueStream('thing')
     const other = uniqueStream('thing')

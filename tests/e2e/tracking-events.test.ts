@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
+import { ORDER_STATE_VERSION, orderStream } from '../../shared/domain/orders/state.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 const T0 = 1_795_000_000
@@ -136,6 +137,45 @@ t.test('the write side remembers the order its events led to: the next batch rea
   t.equal(next.body.events[0].status, 'created')
   t.equal(eventsRead, 0, 'the events the first batch appended are not read again')
   t.equal((await trackerOf(server, 'TN-1', next.position)).delivery_status_code, 'delivered')
+})
+
+t.test('an order the write side does not remember is read back from its latest snapshot', async (t) => {
+  // Remembering no order: every batch loads its orders from the store, as for orders beyond the cache.
+  const server = await startTestServer(t, { env: { ORDER_CACHE_SIZE: '0' } })
+  await postTrackers(server, [
+    { order_number: 'L-1', tracking_number: 'LONG', carrier_code: 'colissimo', email: 'c@example.com' },
+  ])
+  const store = server.runtime.eventStore
+  const stream = orderStream(server.accountId, 'L-1')
+  const readStreamsToFold = store.readStreamsToFold.bind(store)
+  let eventsRead = 0
+  store.readStreamsToFold = async (requests) => {
+    const read = await readStreamsToFold(requests)
+    eventsRead += read.reduce((sum, events) => sum + events.length, 0)
+    return read
+  }
+  const steps = ['label_created', 'origin_scan', 'transit', 'out_for_delivery'] as const
+  for (const [i, code] of steps.entries()) {
+    await pushEvents(server, [{ tracking_number: 'LONG', event_type_code: code, happened_at: T0 + i * 3600 }])
+  }
+  const [snapshot] = await store.readSnapshots!([stream], ORDER_STATE_VERSION)
+  t.ok(snapshot, 'a load that read many events back left a snapshot')
+
+  eventsRead = 0
+  const again = await pushEvents(server, [
+    { tracking_number: 'LONG', event_type_code: 'origin_scan', happened_at: T0 + 3600 },
+  ])
+  const history = await store.readStream(stream)
+  t.equal(again.body.events[0].status, 'duplicate', 'an event recorded before the snapshot is still known')
+  t.equal(eventsRead, history.length - 1 - snapshot!.revision, 'only the events after the snapshot are read back')
+
+  const delivered = await pushEvents(server, [
+    { tracking_number: 'LONG', event_type_code: 'delivered', happened_at: T0 + 5 * 3600 },
+  ])
+  t.equal(delivered.body.events[0].status, 'created')
+  const tracker = await trackerOf(server, 'LONG', delivered.position)
+  t.equal(tracker.delivery_status_code, 'delivered')
+  t.equal(tracker.events.data.length, 5)
 })
 
 t.test('carrier_code narrows the match; an event applies to every tracker with the number', async (t) => {

@@ -21,7 +21,7 @@ t.test('the state cache reads only what it has not folded, including other write
     folded++
     return (sum ?? 0) + (e.data as { n: number }).n
   }, 10)
-  t.same(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1, position: 0n }])
+  t.same(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1, position: 0n, readBack: 0 }])
 
   const first = await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
   t.match(await sums.loadMany(store, ['sum-1']), [{ state: 3, revision: 1 }])
@@ -99,3 +99,47 @@ t.test('the state cache forgets the stream least recently loaded, not the one re
   await load('b')
   t.same(folds, ['a', 'b', 'c', 'b'], "'b', least recently loaded, made room for 'c'")
 })
+
+t.test(
+  'a load that read many events back has the next append keep a snapshot, which later loads start from',
+  async (t) => {
+    const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
+    t.teardown(() => store.close())
+    let folded = 0
+    const add = (sum: number | undefined, e: { data: unknown }) => {
+      folded++
+      return (sum ?? 0) + (e.data as { n: number }).n
+    }
+    // Remembering nothing, as after a restart or for orders beyond the cache's size.
+    const sums = createStateCache<number>(add, 0, { version: 's1', readBack: 3 })
+    await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
+
+    const [short] = await sums.loadMany(store, ['sum-1'])
+    const shortAppend = { stream: 'sum-1', expected: 1, events: [event(3)] }
+    t.equal(sums.appendOf(short!, 6, shortAppend), shortAppend, 'two events read back: no snapshot')
+    await store.append([shortAppend])
+
+    const [long] = await sums.loadMany(store, ['sum-1'])
+    t.match(long, { state: 6, revision: 2, readBack: 3 })
+    const append = sums.appendOf(long!, 10, { stream: 'sum-1', expected: 2, events: [event(4)] })
+    t.same(append.snapshot, { version: 's1', state: 10 }, 'three read back: the append carries the state it leads to')
+    t.equal(
+      sums.appendOf(long!, 10, { stream: 'sum-1', expected: 2, events: [] }).snapshot,
+      undefined,
+      'nothing to append',
+    )
+    await store.append([append])
+
+    folded = 0
+    t.match(await sums.loadMany(store, ['sum-1']), [{ state: 10, revision: 3, readBack: 0 }])
+    t.equal(folded, 0, 'loaded from the snapshot, nothing folded')
+    await store.append([{ stream: 'sum-1', expected: 3, events: [event(100)] }])
+    t.match(await sums.loadMany(store, ['sum-1']), [{ state: 110, revision: 4, readBack: 1 }])
+    t.equal(folded, 1, 'only the event after the snapshot')
+
+    folded = 0
+    const otherVersion = createStateCache<number>(add, 0, { version: 's2', readBack: 3 })
+    t.match(await otherVersion.loadMany(store, ['sum-1']), [{ state: 110, revision: 4 }])
+    t.equal(folded, 5, "another version's snapshot is ignored: the stream is folded from its start")
+  },
+)

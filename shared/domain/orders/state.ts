@@ -43,6 +43,13 @@ export interface OrderState {
   notified: string[]
 }
 
+/**
+ * The version of the state's shape and fold, kept with each snapshot of it:
+ * bump it whenever either changes, so snapshots folded by the old code are
+ * ignored (tests/unit/order-state.test.ts pins the shape).
+ */
+export const ORDER_STATE_VERSION = 'order-state-1'
+
 /** Order numbers are merchant strings: escaped so any of them is a safe stream name. */
 export const orderStream = (accountId: number, orderNumber: string) =>
   `order-${accountId}_${encodeURIComponent(orderNumber)}`

@@ -40,6 +40,19 @@ export interface AppendRequest {
   stream: string
   events: NewEvent[]
   expected: ExpectedState
+  /**
+   * The stream's folded state after these events, kept where the store keeps
+   * snapshots (`readSnapshots`); only with an exact expected state (a revision
+   * or `no_stream`), the one the state was folded from.
+   */
+  snapshot?: { version: string; state: unknown }
+}
+
+/** A stream's state as a fold left it after its event at `revision` (and `position`). */
+export interface Snapshot {
+  revision: number
+  position: Position
+  state: unknown
 }
 
 export interface AppendResult {
@@ -87,6 +100,12 @@ export interface EventStore {
    * the store would read back for nothing.
    */
   readStreamsToFold(reads: readonly StreamRead[]): Promise<EventToFold[][]>
+  /**
+   * Each stream's latest snapshot of this version, in request order
+   * (undefined: none). A store that keeps none leaves this out and ignores
+   * the snapshots appends carry: a fold then reads the stream from its start.
+   */
+  readSnapshots?(streams: readonly string[], version: string): Promise<(Snapshot | undefined)[]>
   /** A page of the global log in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>
   /** Position of the newest event in the store, 0n when empty. */

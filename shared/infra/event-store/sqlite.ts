@@ -11,6 +11,7 @@ import type {
   EventToFold,
   ExpectedState,
   RecordedEvent,
+  Snapshot,
   StreamRead,
 } from './port.ts'
 
@@ -145,6 +146,20 @@ export const EVENTS_TABLE = `
 export const INSERT_EVENT =
   'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'
 
+/**
+ * The latest snapshot of each stream that has one: a cache of folds beside the
+ * log, written in the append that reaches it, never a source of truth (a
+ * version the code no longer reads is ignored, and the log is all there is).
+ */
+const SNAPSHOTS_TABLE = `
+  CREATE TABLE IF NOT EXISTS snapshots (
+    stream   TEXT    PRIMARY KEY,
+    version  TEXT    NOT NULL,
+    revision INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    state    TEXT    NOT NULL
+  ) WITHOUT ROWID`
+
 /** A new file's settings, before the table exists: see createSqliteEventStore. */
 export function openEventsFile(file: string) {
   const db = new Database(file)
@@ -169,6 +184,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   // No memory map: appends touch index pages all over the file, and mapped pages
   // would count in the process's memory for no faster replay.
   db.exec(EVENTS_TABLE)
+  db.exec(SNAPSHOTS_TABLE)
   // The streams of an append as one JSON parameter: an import chunk writes a
   // stream per row, and one statement is cheaper than a statement per stream.
   const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
@@ -192,6 +208,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
   const readStreamsToFold = db
     .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
+    .raw(true)
+  const saveSnapshot = db.prepare(
+    'INSERT OR REPLACE INTO snapshots (stream, version, revision, position, state) VALUES (?, ?, ?, ?, ?)',
+  )
+  const snapshotsOf = db
+    .prepare<[string, string]>(
+      'SELECT s.key, n.revision, n.position, n.state FROM json_each(?) s JOIN snapshots n ON n.stream = s.value AND n.version = ?',
+    )
     .raw(true)
   const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
   const listeners = new Set<() => void>()
@@ -294,6 +318,10 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       }
       last.set(req.stream, revision)
       revisions.push(revision)
+      // Only a state folded from exactly the revision the append expected is the stream's state after it.
+      const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
+      if (req.snapshot && exact && req.events.length > 0)
+        saveSnapshot.run(req.stream, req.snapshot.version, revision, position, JSON.stringify(req.snapshot.state))
     }
     return { position, revisions }
   })
@@ -324,6 +352,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
         (row) => row[0],
         ([, revision, position, type, data]) => new EventRow(revision, position, type, data),
       )
+    },
+    async readSnapshots(streams, version) {
+      const found: (Snapshot | undefined)[] = new Array(streams.length).fill(undefined)
+      const rows = snapshotsOf.all(JSON.stringify(streams), version) as [number, number, number | bigint, string][]
+      for (const [i, revision, position, state] of rows) {
+        found[i] = { revision, position: BigInt(position), state: JSON.parse(state) }
+      }
+      return found
     },
     async readAll({ after = 0n, types = [], limit }) {
       return readAllStatement(types.length)
