@@ -13,19 +13,28 @@ const event = (n: number): NewEvent => ({
   metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
 })
 
+/** A fold summing the events' `n`, and how many events it has folded (reset by setting `folded`). */
+function summing() {
+  const sum = {
+    folded: 0,
+    add: (total: number | undefined, e: { data: unknown }) => {
+      sum.folded++
+      return (total ?? 0) + (e.data as { n: number }).n
+    },
+  }
+  return sum
+}
+
 t.test('the state cache reads only what it has not folded, including other writers’ events', async (t) => {
   const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
   t.teardown(() => store.close())
-  let folded = 0
-  const sums = createStateCache<number>((sum, e) => {
-    folded++
-    return (sum ?? 0) + (e.data as { n: number }).n
-  }, 10)
+  const sum = summing()
+  const sums = createStateCache<number>(sum.add, 10)
   t.same(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1, position: 0n, readBack: 0 }])
 
   const first = await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
   t.match(await sums.loadMany(store, ['sum-1']), [{ state: 3, revision: 1 }])
-  t.equal(folded, 2)
+  t.equal(sum.folded, 2)
 
   // What this process appends it remembers without reading back.
   const ours = await store.append([{ stream: 'sum-1', expected: 1, events: [event(10)] }])
@@ -48,7 +57,7 @@ t.test('the state cache reads only what it has not folded, including other write
     { state: 113, revision: 3 },
     { state: undefined, revision: -1 },
   ])
-  t.equal(folded, 4, 'one more event folded on sum-1, not four, and the one of sum-2')
+  t.equal(sum.folded, 4, 'one more event folded on sum-1, not four, and the one of sum-2')
   t.ok(first.position > 0n)
 })
 
@@ -65,16 +74,13 @@ t.test(
       [1, 2],
       [0, 2],
     ] as const) {
-      let folded = 0
-      const sums = createStateCache<number>((sum, e) => {
-        folded++
-        return (sum ?? 0) + (e.data as { n: number }).n
-      }, size)
+      const sum = summing()
+      const sums = createStateCache<number>(sum.add, size)
       await sums.loadMany(store, ['a'])
       await sums.loadMany(store, ['b'])
-      folded = 0
+      sum.folded = 0
       t.match(await sums.loadMany(store, ['a']), [{ state: 3, revision: 1 }])
-      t.equal(folded, refolded, `size ${size}: 'a' ${refolded ? 'read and folded again' : 'remembered'}`)
+      t.equal(sum.folded, refolded, `size ${size}: 'a' ${refolded ? 'read and folded again' : 'remembered'}`)
     }
   },
 )
@@ -105,13 +111,9 @@ t.test(
   async (t) => {
     const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
     t.teardown(() => store.close())
-    let folded = 0
-    const add = (sum: number | undefined, e: { data: unknown }) => {
-      folded++
-      return (sum ?? 0) + (e.data as { n: number }).n
-    }
+    const sum = summing()
     // Remembering nothing, as after a restart or for orders beyond the cache's size.
-    const sums = createStateCache<number>(add, 0, { version: 's1', readBack: 3 })
+    const sums = createStateCache<number>(sum.add, 0, { version: 's1', readBack: 3 })
     await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
 
     const [short] = await sums.loadMany(store, ['sum-1'])
@@ -130,16 +132,16 @@ t.test(
     )
     await store.append([append])
 
-    folded = 0
+    sum.folded = 0
     t.match(await sums.loadMany(store, ['sum-1']), [{ state: 10, revision: 3, readBack: 0 }])
-    t.equal(folded, 0, 'loaded from the snapshot, nothing folded')
+    t.equal(sum.folded, 0, 'loaded from the snapshot, nothing folded')
     await store.append([{ stream: 'sum-1', expected: 3, events: [event(100)] }])
     t.match(await sums.loadMany(store, ['sum-1']), [{ state: 110, revision: 4, readBack: 1 }])
-    t.equal(folded, 1, 'only the event after the snapshot')
+    t.equal(sum.folded, 1, 'only the event after the snapshot')
 
-    folded = 0
-    const otherVersion = createStateCache<number>(add, 0, { version: 's2', readBack: 3 })
+    sum.folded = 0
+    const otherVersion = createStateCache<number>(sum.add, 0, { version: 's2', readBack: 3 })
     t.match(await otherVersion.loadMany(store, ['sum-1']), [{ state: 110, revision: 4 }])
-    t.equal(folded, 5, "another version's snapshot is ignored: the stream is folded from its start")
+    t.equal(sum.folded, 5, "another version's snapshot is ignored: the stream is folded from its start")
   },
 )
