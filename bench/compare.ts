@@ -172,7 +172,7 @@ figures.push({
   label: '(d) service over HTTP',
   eventsPerSecond: (serviceEvents / (BATCHES * BATCH_SIZE)) * fresh.rate,
   trackersPerSecond: fresh.rate,
-  cpu: fresh.cpu,
+  cpu: `${fresh.cpu}; ${fresh.clientCpu}`,
   note: `batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}; visible ${ms(visible)} after the last answer`,
 })
 

@@ -253,12 +253,14 @@ export async function measureBatches(
   { concurrency, itemsPerBatch, expected }: { concurrency: number; itemsPerBatch: number; expected?: number },
 ) {
   const cpu = server.cpuMeter()
+  const clientCpu = cpuMeter(process.pid, 'client CPU')
   const { latencies, seconds, lastPosition } = await postBatches(server, path, bodies, concurrency, expected)
   return {
     rate: (bodies.length * itemsPerBatch) / seconds,
     median: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     cpu: cpu.per(bodies.length, 'batch'),
+    clientCpu: clientCpu.per(bodies.length, 'batch'),
     lastPosition,
   }
 }

@@ -32,7 +32,7 @@ async function run(bodies: readonly string[], label: string) {
     itemsPerBatch: BATCH_SIZE,
   })
   console.log(
-    `${label.padEnd(16)} ${String(Math.round(measured.rate)).padStart(7)} trackers/s   batch median ${ms(measured.median)}, p99 ${ms(measured.p99)}   ${measured.cpu}`,
+    `${label.padEnd(16)} ${String(Math.round(measured.rate)).padStart(7)} trackers/s   batch median ${ms(measured.median)}, p99 ${ms(measured.p99)}   ${measured.cpu}; ${measured.clientCpu}`,
   )
   return measured.lastPosition
 }

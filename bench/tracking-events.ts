@@ -9,6 +9,7 @@ import {
   benchServerProcess,
   conditions,
   ms,
+  measureBatches,
   msUntil,
   percentile,
   postBatches,
@@ -63,11 +64,13 @@ await postBatches(
   Array.from({ length: WARMUP }, (_, n) => eventBatch(n)),
   CONCURRENCY,
 )
-const cpu = server.cpuMeter()
 const bodies = Array.from({ length: BATCHES }, (_, n) => eventBatch(WARMUP + n))
-const { latencies, seconds } = await postBatches(server, '/v2/trackers/events', bodies, CONCURRENCY)
+const fresh = await measureBatches(server, '/v2/trackers/events', bodies, {
+  concurrency: CONCURRENCY,
+  itemsPerBatch: BATCH_SIZE,
+})
 console.log(
-  `new events ${String(Math.round((BATCHES * BATCH_SIZE) / seconds)).padStart(7)} events/s   batch median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}   ${cpu.per(BATCHES, 'batch')}`,
+  `new events ${String(Math.round(fresh.rate)).padStart(7)} events/s   batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}   ${fresh.cpu}; ${fresh.clientCpu}`,
 )
 console.log(`then ${await viewsRendered(server)}`)
 const repeat = await postBatches(server, '/v2/trackers/events', bodies.slice(-10), CONCURRENCY)
