@@ -187,6 +187,10 @@ for (const f of figures) {
     `${f.label.padEnd(30)} ${count(f.eventsPerSecond)}   ${count(f.trackersPerSecond)}  ${`${((f.eventsPerSecond / raw) * 100).toFixed(1)} %`.padStart(6)}   ${f.cpu}${f.note ? `; ${f.note}` : ''}`,
   )
 }
+// The ratio the ingest target is stated in: new trackers a second against raw rows a second, though a tracker is several rows.
+console.log(
+  `(d) new trackers/s against (a) rows/s: ${((fresh.rate / raw) * 100).toFixed(1)} % (${(events / (BATCHES * BATCH_SIZE)).toFixed(1)} rows a tracker)`,
+)
 console.log(
   `(d) repeated items             ${''.padStart(9)}   ${count(repeated.rate)}           ${repeated.cpu}; batch median ${ms(repeated.median)}`,
 )
