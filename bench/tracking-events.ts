@@ -73,9 +73,12 @@ console.log(
   `new events ${String(Math.round(fresh.rate)).padStart(7)} events/s   batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}   ${fresh.cpu}; ${fresh.clientCpu}`,
 )
 console.log(`then ${await viewsRendered(server)}`)
-const repeat = await postBatches(server, '/v2/trackers/events', bodies.slice(-10), CONCURRENCY)
+const repeat = await measureBatches(server, '/v2/trackers/events', bodies.slice(-10), {
+  concurrency: CONCURRENCY,
+  itemsPerBatch: BATCH_SIZE,
+})
 console.log(
-  `repeated events ${String(Math.round((10 * BATCH_SIZE) / repeat.seconds)).padStart(7)} events/s (all duplicates)   batch median ${ms(percentile(repeat.latencies, 50))}`,
+  `repeated events ${String(Math.round(repeat.rate)).padStart(7)} events/s (all duplicates)   batch median ${ms(repeat.median)}   ${repeat.cpu}`,
 )
 const lastEvent = JSON.parse(bodies.at(-1)!).events.at(-1)
 const visible = await msUntil(
