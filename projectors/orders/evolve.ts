@@ -19,16 +19,17 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
   switch (event.type) {
     case 'OrderUpdated':
       return { ...order, updated_at: at, ...event.data.changes }
-    case 'FulfillmentCreated': {
-      const fulfillment = { ...newFulfillment(event.data), ...event.data.changes }
-      return { ...order, updated_at: at, fulfillments: [...order.fulfillments, fulfillment] }
-    }
+    case 'FulfillmentCreated':
+      return withFulfillment(order, event.data, [])
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes } = event.data
       return mapFulfillments(order, at, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
     }
     case 'TrackerCreated': {
       const tracker = evolveTracker(undefined, event)
+      const { fulfillment } = event.data
+      if (fulfillment)
+        return withFulfillment(order, { ...fulfillment, fulfillment_id: tracker.fulfillment_id, at }, [tracker])
       return mapFulfillments(order, at, (f) =>
         f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f,
       )
@@ -157,6 +158,11 @@ export const newOrder = (d: Omit<EventData<'OrderCreated'>, 'changes'>): OrderDo
   line_items: [],
   notifications: [],
 })
+
+function withFulfillment(order: OrderDoc, created: EventData<'FulfillmentCreated'>, trackers: TrackerDoc[]): OrderDoc {
+  const fulfillment = { ...newFulfillment(created), ...created.changes, trackers }
+  return { ...order, updated_at: created.at, fulfillments: [...order.fulfillments, fulfillment] }
+}
 
 export const newFulfillment = (d: Omit<EventData<'FulfillmentCreated'>, 'changes'>): FulfillmentDoc => ({
   id: d.fulfillment_id,

@@ -9,6 +9,16 @@ import { fulfillmentChanges, notification, orderChanges, trackerChanges, trackin
  */
 const at = z.number().int()
 
+/** A new fulfillment's identity and first details. */
+const fulfillmentCreated = z.object({
+  fulfillment_id: z.number().int(),
+  uuid: z.uuid(),
+  fulfillment_number: z.string(),
+  merchant_id: z.string(),
+  status_code: z.string(),
+  changes: fulfillmentChanges,
+})
+
 export const orderEvents = {
   OrderCreated: z.object({
     order_id: z.number().int(),
@@ -19,15 +29,7 @@ export const orderEvents = {
     at,
   }),
   OrderUpdated: z.object({ changes: orderChanges, at }),
-  FulfillmentCreated: z.object({
-    fulfillment_id: z.number().int(),
-    uuid: z.uuid(),
-    fulfillment_number: z.string(),
-    merchant_id: z.string(),
-    status_code: z.string(),
-    changes: fulfillmentChanges,
-    at,
-  }),
+  FulfillmentCreated: fulfillmentCreated.extend({ at }),
   FulfillmentUpdated: z.object({ fulfillment_id: z.number().int(), changes: fulfillmentChanges, at }),
   TrackerCreated: z.object({
     tracker_id: z.number().int(),
@@ -35,6 +37,12 @@ export const orderEvents = {
     fulfillment_id: z.number().int(),
     tracking_number: z.string(),
     changes: trackerChanges,
+    /**
+     * The fulfillment made for the tracker, when both are created with their
+     * order: it needs no event of its own (`order.created` tells of it), and a
+     * new tracker costs one event fewer. Its id is the tracker's `fulfillment_id`.
+     */
+    fulfillment: fulfillmentCreated.omit({ fulfillment_id: true }).optional(),
     at,
   }),
   TrackerUpdated: z.object({ tracker_id: z.number().int(), changes: trackerChanges, at }),

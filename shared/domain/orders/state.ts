@@ -105,11 +105,8 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
   switch (event.type) {
     case 'OrderUpdated':
       return { ...state, fields: { ...state.fields, ...event.data.changes } }
-    case 'FulfillmentCreated': {
-      const { fulfillment_id: id, merchant_id, status_code, changes } = event.data
-      const fulfillment = { id, merchant_id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
-      return { ...state, fulfillments: [...state.fulfillments, fulfillment] }
-    }
+    case 'FulfillmentCreated':
+      return withFulfillment(state, event.data)
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes } = event.data
       const fulfillments = state.fulfillments.map((f) =>
@@ -121,7 +118,9 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
       const fields = { ...initialTrackerFields, ...changes }
       const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {}, notified: [] }
-      return { ...state, trackers: [...state.trackers, tracker] }
+      const { fulfillment } = event.data
+      const withItsFulfillment = fulfillment ? withFulfillment(state, { ...fulfillment, fulfillment_id }) : state
+      return { ...withItsFulfillment, trackers: [...state.trackers, tracker] }
     }
     case 'TrackerUpdated': {
       const { changes } = event.data
@@ -154,6 +153,12 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     default:
       return assertNever(event)
   }
+}
+
+function withFulfillment(state: OrderState, created: Omit<EventData<'FulfillmentCreated'>, 'at'>): OrderState {
+  const { fulfillment_id: id, merchant_id, status_code, changes } = created
+  const fulfillment = { id, merchant_id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
+  return { ...state, fulfillments: [...state.fulfillments, fulfillment] }
 }
 
 const mapTracker = (state: OrderState, id: number, change: (t: TrackerState) => TrackerState): OrderState => ({

@@ -131,18 +131,16 @@ export function decideTrackerUpserts(
       }
       const fulfillment_id = ids.next()
       const shipping_address = mergeAddress(null, item, ids)
-      emit({
-        type: 'FulfillmentCreated',
-        data: {
-          fulfillment_id,
-          uuid: ids.uuid(),
-          fulfillment_number: item.tracking_number,
-          merchant_id: item.tracking_number,
-          status_code: 'shipped',
-          changes: changed(initialFulfillmentFields('shipped'), { shipping_address }) ?? {},
-          at,
-        },
-      })
+      const fulfillment = {
+        uuid: ids.uuid(),
+        fulfillment_number: item.tracking_number,
+        merchant_id: item.tracking_number,
+        status_code: 'shipped',
+        changes: changed(initialFulfillmentFields('shipped'), { shipping_address }) ?? {},
+      }
+      // A new order's fulfillment rides on its tracker's event; on an existing
+      // order it is a change of the order, with its own event (`order.updated`).
+      if (current) emit({ type: 'FulfillmentCreated', data: { fulfillment_id, ...fulfillment, at } })
       emit({
         type: 'TrackerCreated',
         data: {
@@ -151,6 +149,7 @@ export function decideTrackerUpserts(
           fulfillment_id,
           tracking_number: item.tracking_number,
           changes: changed(initialTrackerFields, proposedTracker) ?? {},
+          ...(current ? {} : { fulfillment }),
           at,
         },
       })
