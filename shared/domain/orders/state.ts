@@ -106,7 +106,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'OrderUpdated':
       return { ...state, fields: { ...state.fields, ...event.data.changes } }
     case 'FulfillmentCreated':
-      return withFulfillment(state, event.data)
+      return { ...state, fulfillments: [...state.fulfillments, createdFulfillment(event.data)] }
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes } = event.data
       const fulfillments = state.fulfillments.map((f) =>
@@ -119,8 +119,10 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       const fields = { ...initialTrackerFields, ...changes }
       const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {}, notified: [] }
       const { fulfillment } = event.data
-      const withItsFulfillment = fulfillment ? withFulfillment(state, { ...fulfillment, fulfillment_id }) : state
-      return { ...withItsFulfillment, trackers: [...state.trackers, tracker] }
+      const fulfillments = fulfillment
+        ? [...state.fulfillments, createdFulfillment({ ...fulfillment, fulfillment_id })]
+        : state.fulfillments
+      return { ...state, fulfillments, trackers: [...state.trackers, tracker] }
     }
     case 'TrackerUpdated': {
       const { changes } = event.data
@@ -155,11 +157,11 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
   }
 }
 
-function withFulfillment(state: OrderState, created: Omit<EventData<'FulfillmentCreated'>, 'at'>): OrderState {
-  const { fulfillment_id: id, merchant_id, status_code, changes } = created
-  const fulfillment = { id, merchant_id, fields: { ...initialFulfillmentFields(status_code), ...changes } }
-  return { ...state, fulfillments: [...state.fulfillments, fulfillment] }
-}
+const createdFulfillment = (created: Omit<EventData<'FulfillmentCreated'>, 'at'>): FulfillmentState => ({
+  id: created.fulfillment_id,
+  merchant_id: created.merchant_id,
+  fields: { ...initialFulfillmentFields(created.status_code), ...created.changes },
+})
 
 const mapTracker = (state: OrderState, id: number, change: (t: TrackerState) => TrackerState): OrderState => ({
   ...state,
