@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseDateTime } from './time.ts'
-import { countryName } from './contacts/contacts.ts'
+import { countryName } from './contacts/countries.ts'
 
 /*
  * The kinds of value the API accepts in several places (JSON bodies, query

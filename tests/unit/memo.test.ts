@@ -1,6 +1,6 @@
 import t from 'tap'
 import { memoize } from '../../shared/domain/memo.ts'
-import { normalizePhone } from '../../shared/domain/contacts/contacts.ts'
+import { normalizePhone } from '../../shared/domain/contacts/phones.ts'
 
 t.test('memoize keeps the last results and forgets the least recently used', async (t) => {
   let calls = 0

@@ -1,4 +1,4 @@
-import { countryName } from '../contacts/contacts.ts'
+import { countryName } from '../contacts/countries.ts'
 import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'

@@ -1,4 +1,5 @@
-import { countryName, normalizePhone } from '../contacts/contacts.ts'
+import { countryName } from '../contacts/countries.ts'
+import { normalizePhone } from '../contacts/phones.ts'
 import type { ConfiguredService } from '../delivery/estimate.ts'
 import { validationError } from '../errors.ts'
 import type { Address, FulfillmentChanges, LineItem, OrderChanges, TrackerChanges } from '../events/resources.ts'

@@ -1,5 +1,6 @@
 import { carrierByCode, detectCarrier } from '../carriers/carriers.ts'
-import { countryName, normalizePhone } from '../contacts/contacts.ts'
+import { countryName } from '../contacts/countries.ts'
+import { normalizePhone } from '../contacts/phones.ts'
 import type { ConfiguredService } from '../delivery/estimate.ts'
 import { type Address, emptyAddress, type OrderChanges, type TrackerChanges } from '../events/resources.ts'
 import { validationError } from '../errors.ts'

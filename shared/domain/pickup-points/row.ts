@@ -1,4 +1,4 @@
-import { countryName } from '../contacts/contacts.ts'
+import { countryName } from '../contacts/countries.ts'
 import { COUNTRY_CODE_MESSAGE, LIMITS, TIME_OF_DAY, TIME_OF_DAY_MESSAGE } from '../fields.ts'
 import { weekdays, type OpeningHours, type PickupPointFields, type Weekday } from '../events/pickup-point-events.ts'
 
