@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { setImmediate } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Config } from '../shared/infra/config.ts'
@@ -179,7 +180,9 @@ export async function catchUp(
 
 /**
  * Applies the log after `after` to a projection, moving the named checkpoints
- * (none for a rebuild's part) with each batch; returns the last position applied.
+ * (none for a rebuild's part) with each batch; returns the last position
+ * applied. With `until`, it also returns between batches once that holds,
+ * letting other work (a thread's message) run before each look.
  */
 async function applyLog(
   rt: Pick<Runtime, 'eventStore' | 'readStore'>,
@@ -187,8 +190,14 @@ async function applyLog(
   after: bigint | undefined,
   checkpoints: readonly string[],
   onBatch?: (events: number, position: bigint) => void,
+  until?: () => boolean,
 ) {
   for (;;) {
+    if (until) {
+      // The store's calls settle as microtasks: without this, no message would be read until the log ends.
+      await setImmediate()
+      if (until()) return after
+    }
     const batch = await rt.eventStore.readAll({ after, limit: BATCH_SIZE })
     if (batch.length === 0) return after
     after = batch[batch.length - 1]!.position
@@ -208,11 +217,10 @@ const shadowName = (projection: Projection) => `${projection.name}__rebuild`
  * with the live projection.
  *
  * Folding, rendering and serialising documents is single-threaded work, so
- * the log is first replayed in parts, a thread each, every part keeping the
- * documents whose key hashes to it; no checkpoint moves meanwhile (a rebuild
- * that stops starts over). The shadow gets its query indexes, then catches up
- * as a whole from where the earliest part stopped: a document skips the
- * events it already holds.
+ * the log is first replayed in parts, a thread each (replayInParts); no
+ * checkpoint moves meanwhile (a rebuild that stops starts over). The shadow
+ * gets its query indexes, then catches up as a whole from where the earliest
+ * part stopped: a document skips the events it already holds.
  */
 export async function rebuildProjection(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
@@ -223,10 +231,10 @@ export async function rebuildProjection(
     shadowName(projection),
     await rt.readStore.prepareRebuild(projection.collection, shadowName(projection)),
   )
-  const reached = await Promise.all([
-    replayPart(rt, shadow, 0, REBUILD_PARTS, onBatch),
-    ...Array.from({ length: REBUILD_PARTS - 1 }, (_, i) => replayPartInThread(rt.config, projection, i + 1)),
-  ])
+  const helpers = Array.from({ length: REBUILD_PARTS - 1 }, (_, i) =>
+    partThread(rt.config, projection, i + 1, REBUILD_PARTS),
+  )
+  const reached = await replayInParts(rt, shadow, helpers, onBatch)
   const earliest = reached.reduce((a, b) => (a === undefined || b === undefined ? undefined : a < b ? a : b))
   if (earliest !== undefined) await rt.readStore.commit([shadow.name], [], earliest)
   await rt.readStore.indexRebuild(projection.collection)
@@ -234,14 +242,52 @@ export async function rebuildProjection(
   while (!(await rt.readStore.completeRebuild(projection.collection, projection.name, shadow.name)))
 }
 
-/** One part of a rebuild's first replay (see rebuildProjection); returns the last position it applied. */
+/** Another thread's part of a rebuild's first replay, as the calling thread drives it. */
+export interface PartHelper {
+  /** Started up and waiting to be told where to start. */
+  readonly ready: boolean
+  /** Replays its part of the log after `after` (undefined: from the start); resolves with the last position it applied. */
+  replayAfter(after: bigint | undefined): Promise<bigint | undefined>
+  /** Not needed after all: stops it before it has written anything. */
+  cancel(): Promise<void>
+}
+
+/**
+ * A rebuild's first replay: the calling thread replays the whole log until
+ * every helper has started up (loading a thread's modules takes a few hundred
+ * milliseconds, which would otherwise be its part's delay), then its own part
+ * of the rest while each helper replays its own from the same position: the
+ * documents of a helper's part written so far are in the shadow, and it
+ * folds the events after them. A log that ends first is all this thread's.
+ * Returns the last position each part applied.
+ */
+export async function replayInParts(
+  rt: Pick<Runtime, 'eventStore' | 'readStore'>,
+  shadow: Projection,
+  helpers: readonly PartHelper[],
+  onBatch?: (events: number, position: bigint) => void,
+): Promise<(bigint | undefined)[]> {
+  const allReady = () => helpers.every((h) => h.ready)
+  const handOver = await applyLog(rt, shadow, undefined, [], onBatch, allReady)
+  if (!allReady()) {
+    await Promise.all(helpers.map((h) => h.cancel()))
+    return [handOver]
+  }
+  return Promise.all([
+    replayPart(rt, shadow, 0, helpers.length + 1, handOver, onBatch),
+    ...helpers.map((h) => h.replayAfter(handOver)),
+  ])
+}
+
+/** One part of a rebuild's first replay, after `after` (see replayInParts); returns the last position it applied. */
 export const replayPart = (
   rt: Pick<Runtime, 'eventStore' | 'readStore'>,
   shadow: Projection,
   part: number,
   parts: number,
+  after?: bigint,
   onBatch?: (events: number, position: bigint) => void,
-) => applyLog(rt, shadow.part(part, parts), undefined, [], onBatch)
+) => applyLog(rt, shadow.part(part, parts), after, [], onBatch)
 
 export interface RebuildPartData {
   main: 'rebuild-part-main'
@@ -251,27 +297,45 @@ export interface RebuildPartData {
   parts: number
 }
 
+/** What a part's thread says: that it has started up, then how far it got. */
+export type PartMessage = { ready: true } | { reached: string | null }
+
 /** A part of a rebuild in a worker thread of its own, on its own connections to the stores. */
-async function replayPartInThread(config: Config, projection: Projection, part: number) {
-  const data: RebuildPartData = {
-    main: 'rebuild-part-main',
-    config,
-    projection: projection.name,
-    part,
-    parts: REBUILD_PARTS,
-  }
+function partThread(config: Config, projection: Projection, part: number, parts: number): PartHelper {
+  const data: RebuildPartData = { main: 'rebuild-part-main', config, projection: projection.name, part, parts }
   const worker = new Worker(new URL('./thread-entry.mjs', import.meta.url), { workerData: data })
-  return new Promise<bigint | undefined>((resolve, reject) => {
-    worker.once('message', (message: { reached: string | null }) =>
-      resolve(message.reached === null ? undefined : BigInt(message.reached)),
-    )
+  let ready = false
+  let cancelled = false
+  const ended = new Promise<never>((_, reject) => {
     worker.once('error', reject)
     worker.once('exit', (code) =>
       reject(new Error(`rebuild part ${part} ended (exit code ${code}) before it finished`)),
     )
   })
+  // Seen by replayAfter; a thread that fails before it is ready leaves its part to the calling thread.
+  ended.catch(() => {})
+  worker.once('message', () => {
+    ready = !cancelled
+  })
+  return {
+    get ready() {
+      return ready
+    },
+    replayAfter(after) {
+      const reached = new Promise<bigint | undefined>((resolve) =>
+        worker.once('message', (message: PartMessage) => {
+          if ('reached' in message) resolve(message.reached === null ? undefined : BigInt(message.reached))
+        }),
+      )
+      worker.postMessage({ after: after?.toString() ?? null })
+      return Promise.race([reached, ended])
+    },
+    async cancel() {
+      cancelled = true
+      await worker.terminate()
+    },
+  }
 }
-
 /** The shadow of a rebuild the calling thread prepared, as a part's thread writes to it. */
 export const joinedShadow = (rt: Pick<Runtime, 'readStore'>, projection: Projection) =>
   projection.retarget(shadowName(projection), rt.readStore.joinRebuild(projection.collection))

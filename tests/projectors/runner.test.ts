@@ -3,7 +3,15 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
-import { catchUp, LOOK_AGAIN_MS, replayPart, runProjections, viewFiller } from '../../projectors/runner.ts'
+import {
+  catchUp,
+  LOOK_AGAIN_MS,
+  replayInParts,
+  replayPart,
+  runProjections,
+  viewFiller,
+  type PartHelper,
+} from '../../projectors/runner.ts'
 import type { Projection } from '../../projectors/projection.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
@@ -120,6 +128,71 @@ t.test("a rebuild's parts share a projection's documents: each keeps its own, al
   t.same(together, (await allOrders(whole)).docs, 'together, exactly the whole, each document once')
   t.equal(await parts[0]!.checkpoint('orders'), undefined, 'a part moves no checkpoint')
 })
+
+t.test(
+  "a rebuild's first replay: the whole log on this thread until its helper is ready, then a part each from there",
+  async (t) => {
+    const eventStore = await backlog(t)
+    const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    await catchUp({ eventStore, readStore: whole }, ordersProjection)
+    const head = await eventStore.head()
+
+    const readStore = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    let commits = 0
+    const counting: ReadStore = {
+      ...readStore,
+      commit: async (...args) => {
+        await readStore.commit(...args)
+        commits++
+      },
+    }
+    const rt = { eventStore: smallPages(eventStore), readStore: counting }
+    // A helper that starts up while this thread commits its third batch, and replays part 1 of 2 on the same store.
+    const toldAfter: (bigint | undefined)[] = []
+    const helper: PartHelper = {
+      get ready() {
+        return commits >= 3
+      },
+      replayAfter: (after) => {
+        toldAfter.push(after)
+        return replayPart(rt, ordersProjection, 1, 2, after)
+      },
+      cancel: async () => {
+        t.fail('a helper that became ready is not cancelled')
+      },
+    }
+    const reached = await replayInParts(rt, ordersProjection, [helper])
+    t.equal(toldAfter.length, 1, 'the helper is told once where to start')
+    t.ok(toldAfter[0]! > 0n && toldAfter[0]! < head, `handed over part-way: at ${toldAfter[0]} of ${head}`)
+    t.same(reached, [head, head], 'both parts reach the end of the log')
+    t.same((await allOrders(readStore)).docs, (await allOrders(whole)).docs, 'together, exactly the whole')
+  },
+)
+
+t.test(
+  "a rebuild's log that ends before its helper is ready is all this thread's: the helper is cancelled",
+  async (t) => {
+    const eventStore = await backlog(t)
+    const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    await catchUp({ eventStore, readStore: whole }, ordersProjection)
+    const readStore = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    let cancelled = 0
+    const helper: PartHelper = {
+      ready: false,
+      replayAfter: async () => {
+        t.fail('a helper never ready replays nothing')
+        return undefined
+      },
+      cancel: async () => {
+        cancelled++
+      },
+    }
+    const reached = await replayInParts({ eventStore, readStore }, ordersProjection, [helper])
+    t.equal(cancelled, 1)
+    t.same(reached, [await eventStore.head()])
+    t.same((await allOrders(readStore)).docs, (await allOrders(whole)).docs)
+  },
+)
 
 t.test('the orders full view is left out of the writes and rendered once the projector is idle', async (t) => {
   const eventStore = await backlog(t)

@@ -235,15 +235,29 @@ export function createSqliteReadStore(
     return filled
   })
 
+  /** A write with its document and views serialised and encoded as stored. */
+  interface EncodedWrite {
+    write: DocumentWrite
+    spec: CollectionSpec
+    doc: Stored
+    views: (Stored | null)[]
+  }
+  const encodeWrite = (w: DocumentWrite): EncodedWrite => {
+    const spec = specOf(w.collection)
+    return {
+      write: w,
+      spec,
+      doc: encode(spec, JSON.stringify(w.doc)),
+      views: (spec.views ?? []).map((v) => {
+        const view = w.views?.[v]
+        return view === undefined ? null : encode(spec, view)
+      }),
+    }
+  }
+
   const commit = db.transaction(
-    (projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: bigint) => {
-      for (const w of writes) {
-        const spec = specOf(w.collection)
-        const doc = encode(spec, JSON.stringify(w.doc))
-        const views = (spec.views ?? []).map((v) => {
-          const view = w.views?.[v]
-          return view === undefined ? null : encode(spec, view)
-        })
+    (projections: readonly string[], writes: readonly EncodedWrite[], checkpoint: bigint) => {
+      for (const { write: w, spec, doc, views } of writes) {
         // In place only forward: a document never goes back to an older revision.
         if (w.replaces && w.replaces.revision < w.revision) {
           const { revision, changedFields } = w.replaces
@@ -354,7 +368,10 @@ export function createSqliteReadStore(
       return fillViews.immediate(specOf(collection), views)
     },
     async commit(projections, writes, checkpoint) {
-      commit.immediate(projections, writes, checkpoint)
+      // Serialised and compressed before the write lock is taken: another
+      // writer of the file (a rebuild's other part, the live projector) waits
+      // only for the rows.
+      commit.immediate(projections, writes.map(encodeWrite), checkpoint)
     },
     async checkpoint(projection) {
       const row = checkpointOf.get(projection)
