@@ -65,6 +65,18 @@ async function backlog(t: Test) {
 
 const allOrders = (s: ReadStore) => s.find(collections.orders.name, { accountId: 7, limit: 1000, where: [] })
 
+/** A fresh read store in a folder of its own. */
+const freshReadStore = (t: Test) =>
+  createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+
+/** The backlog, and its orders as one catch-up over the whole log makes them: what every rebuild must equal. */
+async function backlogAndWhole(t: Test) {
+  const eventStore = await backlog(t)
+  const whole = freshReadStore(t)
+  await catchUp({ eventStore, readStore: whole }, ordersProjection)
+  return { eventStore, wholeOrders: (await allOrders(whole)).docs }
+}
+
 t.test('a runner killed part-way through a backlog resumes to exactly a clean rebuild', async (t) => {
   const eventStore = await backlog(t)
   const config = loadConfig({ POLL_INTERVAL_MS: '10' })
@@ -112,12 +124,8 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
 })
 
 t.test("a rebuild's parts share a projection's documents: each keeps its own, all of them together", async (t) => {
-  const eventStore = await backlog(t)
-  const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
-  await catchUp({ eventStore, readStore: whole }, ordersProjection)
-  const parts = [0, 1, 2].map(() =>
-    createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections),
-  )
+  const { eventStore, wholeOrders } = await backlogAndWhole(t)
+  const parts = [0, 1, 2].map(() => freshReadStore(t))
   for (const [i, readStore] of parts.entries()) await replayPart({ eventStore, readStore }, ordersProjection, i, 3)
   const kept = await Promise.all(parts.map(async (s) => (await allOrders(s)).docs))
   t.ok(
@@ -125,19 +133,17 @@ t.test("a rebuild's parts share a projection's documents: each keeps its own, al
     `every part keeps some: ${kept.map((d) => d.length).join(', ')}`,
   )
   const together = kept.flat().sort((a, b) => b.id - a.id)
-  t.same(together, (await allOrders(whole)).docs, 'together, exactly the whole, each document once')
+  t.same(together, wholeOrders, 'together, exactly the whole, each document once')
   t.equal(await parts[0]!.checkpoint('orders'), undefined, 'a part moves no checkpoint')
 })
 
 t.test(
   "a rebuild's first replay: the whole log on this thread until its helper is ready, then a part each from there",
   async (t) => {
-    const eventStore = await backlog(t)
-    const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
-    await catchUp({ eventStore, readStore: whole }, ordersProjection)
+    const { eventStore, wholeOrders } = await backlogAndWhole(t)
     const head = await eventStore.head()
 
-    const readStore = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    const readStore = freshReadStore(t)
     let commits = 0
     const counting: ReadStore = {
       ...readStore,
@@ -165,17 +171,15 @@ t.test(
     t.equal(toldAfter.length, 1, 'the helper is told once where to start')
     t.ok(toldAfter[0]! > 0n && toldAfter[0]! < head, `handed over part-way: at ${toldAfter[0]} of ${head}`)
     t.same(reached, [head, head], 'both parts reach the end of the log')
-    t.same((await allOrders(readStore)).docs, (await allOrders(whole)).docs, 'together, exactly the whole')
+    t.same((await allOrders(readStore)).docs, wholeOrders, 'together, exactly the whole')
   },
 )
 
 t.test(
   "a rebuild's log that ends before its helper is ready is all this thread's: the helper is cancelled",
   async (t) => {
-    const eventStore = await backlog(t)
-    const whole = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
-    await catchUp({ eventStore, readStore: whole }, ordersProjection)
-    const readStore = createSqliteReadStore(join(tempDir(t, 'shiplog-runner-'), 'read.db'), allCollections)
+    const { eventStore, wholeOrders } = await backlogAndWhole(t)
+    const readStore = freshReadStore(t)
     let cancelled = 0
     const helper: PartHelper = {
       ready: false,
@@ -190,7 +194,7 @@ t.test(
     const reached = await replayInParts({ eventStore, readStore }, ordersProjection, [helper])
     t.equal(cancelled, 1)
     t.same(reached, [await eventStore.head()])
-    t.same((await allOrders(readStore)).docs, (await allOrders(whole)).docs)
+    t.same((await allOrders(readStore)).docs, wholeOrders)
   },
 )
 
