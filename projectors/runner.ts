@@ -305,7 +305,6 @@ function partThread(config: Config, projection: Projection, part: number, parts:
   const data: RebuildPartData = { main: 'rebuild-part-main', config, projection: projection.name, part, parts }
   const worker = new Worker(new URL('./thread-entry.mjs', import.meta.url), { workerData: data })
   let ready = false
-  let cancelled = false
   const ended = new Promise<never>((_, reject) => {
     worker.once('error', reject)
     worker.once('exit', (code) =>
@@ -315,7 +314,7 @@ function partThread(config: Config, projection: Projection, part: number, parts:
   // Seen by replayAfter; a thread that fails before it is ready leaves its part to the calling thread.
   ended.catch(() => {})
   worker.once('message', () => {
-    ready = !cancelled
+    ready = true
   })
   return {
     get ready() {
@@ -331,7 +330,6 @@ function partThread(config: Config, projection: Projection, part: number, parts:
       return Promise.race([reached, ended])
     },
     async cancel() {
-      cancelled = true
       await worker.terminate()
     },
   }

@@ -6,7 +6,6 @@ import {
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
-  type DocumentViews,
   type DocumentWrite,
   type FindQuery,
   type ReadStore,
@@ -222,18 +221,24 @@ export function createSqliteReadStore(
     return sql
   }
 
-  const fillViews = db.transaction((spec: CollectionSpec, items: readonly DocumentViews[]) => {
-    const columns = viewColumns(spec)
-    const fill = prepared(
-      `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
-    )
-    let filled = 0
-    for (const item of items) {
-      const views = (spec.views ?? []).map((v) => (item.views[v] === undefined ? null : encode(spec, item.views[v])))
-      filled += fill.run(...views, item.key, item.revision).changes
-    }
-    return filled
-  })
+  /** A document's views in the collection's view order, encoded as stored; null for a view not given. */
+  const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) =>
+    (spec.views ?? []).map((v) => {
+      const view = views?.[v]
+      return view === undefined ? null : encode(spec, view)
+    })
+
+  const fillViews = db.transaction(
+    (spec: CollectionSpec, items: readonly { key: string; revision: number; views: (Stored | null)[] }[]) => {
+      const columns = viewColumns(spec)
+      const fill = prepared(
+        `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
+      )
+      let filled = 0
+      for (const item of items) filled += fill.run(...item.views, item.key, item.revision).changes
+      return filled
+    },
+  )
 
   /** A write with its document and views serialised and encoded as stored. */
   interface EncodedWrite {
@@ -248,10 +253,7 @@ export function createSqliteReadStore(
       write: w,
       spec,
       doc: encode(spec, JSON.stringify(w.doc)),
-      views: (spec.views ?? []).map((v) => {
-        const view = w.views?.[v]
-        return view === undefined ? null : encode(spec, view)
-      }),
+      views: encodeViews(spec, w.views),
     }
   }
 
@@ -365,7 +367,12 @@ export function createSqliteReadStore(
         .map((r) => toStored<D>(r))
     },
     async fillViews(collection, views) {
-      return fillViews.immediate(specOf(collection), views)
+      const spec = specOf(collection)
+      // Encoded before the write lock is taken, as a commit's documents are.
+      return fillViews.immediate(
+        spec,
+        views.map((item) => ({ key: item.key, revision: item.revision, views: encodeViews(spec, item.views) })),
+      )
     },
     async commit(projections, writes, checkpoint) {
       // Serialised and compressed before the write lock is taken: another
