@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createIdGenerator, eventId, idTime } from '../../shared/infra/ids.ts'
+import { createIdGenerator, eventId, idTime, randomUuid } from '../../shared/infra/ids.ts'
 
 t.test('a burst of 100,000 ids is unique, increasing and below 2^53', async (t) => {
   const ids = createIdGenerator(3, () => Date.UTC(2026, 10, 22))
@@ -53,4 +53,11 @@ t.test('event ids are RFC 9562 UUIDv7, ordered by time', async (t) => {
   t.ok(a < b)
   t.equal(parseInt(a.replaceAll('-', '').slice(0, 12), 16), Date.UTC(2026, 0, 1))
   t.not(eventId(1), eventId(1), 'random below the millisecond')
+})
+
+t.test('resource UUIDs are random RFC 9562 version 4 UUIDs, each new', async (t) => {
+  const uuids = Array.from({ length: 600 }, () => createIdGenerator(0).uuid())
+  for (const uuid of uuids) t.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  t.equal(new Set(uuids).size, uuids.length, 'no repeats across refills of the random pool')
+  t.not(randomUuid(), randomUuid())
 })

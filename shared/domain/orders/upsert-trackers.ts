@@ -259,7 +259,7 @@ export function mergedAddress(current: Address | null, sent: Partial<Address>, i
   for (const key in sent) {
     const value = sent[key as keyof Address]
     if (value === undefined) continue
-    merged ??= Object.assign({}, current ?? emptyAddress(ids.next()))
+    merged ??= current ? { ...current } : emptyAddress(ids.next())
     merged[key] = value
   }
   return merged as Address | undefined
