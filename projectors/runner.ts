@@ -334,6 +334,7 @@ function partThread(config: Config, projection: Projection, part: number, parts:
     },
   }
 }
+
 /** The shadow of a rebuild the calling thread prepared, as a part's thread writes to it. */
 export const joinedShadow = (rt: Pick<Runtime, 'readStore'>, projection: Projection) =>
   projection.retarget(shadowName(projection), rt.readStore.joinRebuild(projection.collection))

@@ -56,7 +56,8 @@ t.test('event ids are RFC 9562 UUIDv7, ordered by time', async (t) => {
 })
 
 t.test('resource UUIDs are random RFC 9562 version 4 UUIDs, each new', async (t) => {
-  const uuids = Array.from({ length: 600 }, () => createIdGenerator(0).uuid())
+  const ids = createIdGenerator(0)
+  const uuids = Array.from({ length: 600 }, () => ids.uuid())
   for (const uuid of uuids) t.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   t.equal(new Set(uuids).size, uuids.length, 'no repeats across refills of the random pool')
   t.not(randomUuid(), randomUuid())
