@@ -88,6 +88,15 @@ if (run('node_modules/.bin/tap', ['build'], { stdio: ['ignore', 'ignore', 'inher
 }
 
 const redis = await startRedis()
+// Redis and the tests go with the runner however it ends: interrupted,
+// terminated, or its output closed (an EPIPE when piped into `head`).
+let tap
+process.on('exit', () => {
+  tap?.kill('SIGTERM')
+  redis.stop()
+})
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130))
+process.stdout.on('error', () => process.exit(1))
 console.log(`# redis-server for the tests at ${redis.url}`)
 for (const [name, url] of [
   ['KurrentDB', 'EVENTSTORE_URL'],
@@ -100,7 +109,7 @@ for (const [name, url] of [
 let passed = 0
 let failed = 0
 let skipped = 0
-const tap = spawn('node_modules/.bin/tap', ['--reporter=tap', ...process.argv.slice(2)], {
+tap = spawn('node_modules/.bin/tap', ['--reporter=tap', ...process.argv.slice(2)], {
   env: { ...process.env, REDIS_URL: redis.url, REDIS_SERVER_BIN: redis.bin },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
@@ -120,7 +129,6 @@ tap.stdout.on('data', (chunk) => {
   }
 })
 const code = await new Promise((resolve) => tap.on('close', (c) => resolve(c ?? 1)))
-redis.stop()
 if (code !== 0 && failed === 0) failed = 1 // a file that crashed before reporting
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
 process.exit(code)
