@@ -28,6 +28,11 @@ const nothing = { state: undefined, revision: -1, position: 0n, readBack: 0 }
  * time. Always correct: whatever another process appended is read and folded
  * on top, and an append that expected a stale revision fails as a conflict.
  * The least recently used stream is forgotten first (`max` 0: none is kept).
+ * A stream is remembered from its second command on, not at its creation:
+ * a bulk import creates thousands of orders a second, most not touched again
+ * for hours, and remembering each would push out the orders being worked on
+ * (and keep every new order alive long enough to burden the heap's old
+ * generation). Its next load reads back the few events it has.
  *
  * With a snapshot policy, a stream not in memory is folded from its latest
  * snapshot where the store keeps them, and when a load had to read many
@@ -89,7 +94,8 @@ export function createStateCache<S>(
     },
     /**
      * After a successful append: each appended stream's state is the one its
-     * decider reached (a stream that appended nothing is left as it was).
+     * decider reached (a stream that appended nothing is left as it was, and
+     * one this append created is not remembered yet).
      */
     appended(
       decided: readonly { state: S | undefined; append: AppendRequest }[],
@@ -98,7 +104,7 @@ export function createStateCache<S>(
     ) {
       for (const { state, append } of decided) {
         const revision = revisions.get(append.stream)
-        if (state !== undefined && revision !== undefined)
+        if (state !== undefined && revision !== undefined && append.expected !== 'no_stream')
           remember(append.stream, { state, revision, position, readBack: 0 })
       }
     },

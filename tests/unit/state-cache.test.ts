@@ -61,6 +61,28 @@ t.test('the state cache reads only what it has not folded, including other write
   t.ok(first.position > 0n)
 })
 
+t.test('a stream is remembered from its second command on, not when an append creates it', async (t) => {
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
+  t.teardown(() => store.close())
+  const sum = summing()
+  const sums = createStateCache<number>(sum.add, 10)
+  const [fresh] = await sums.loadMany(store, ['sum-1'])
+  const created = { stream: 'sum-1', expected: 'no_stream' as const, events: [event(1), event(2)] }
+  const first = await store.append([created])
+  sums.appended([{ state: 3, append: created }], new Map([['sum-1', first.revisions[0]!]]), first.position)
+  t.equal(fresh!.revision, -1)
+
+  t.match(await sums.loadMany(store, ['sum-1']), [{ state: 3, revision: 1, readBack: 2 }])
+  t.equal(sum.folded, 2, 'the created stream was read back: a bulk import leaves the cache to the streams in use')
+
+  const updated = { stream: 'sum-1', expected: 1, events: [event(10)] }
+  const second = await store.append([updated])
+  sums.appended([{ state: 13, append: updated }], new Map([['sum-1', second.revisions[0]!]]), second.position)
+  sum.folded = 0
+  t.match(await sums.loadMany(store, ['sum-1']), [{ state: 13, revision: 2, readBack: 0 }])
+  t.equal(sum.folded, 0, 'from its second command on, what this process appends it remembers')
+})
+
 t.test(
   'the state cache remembers at most its size, the most recently loaded first; size 0 remembers nothing',
   async (t) => {
