@@ -66,11 +66,10 @@ t.test('a stream is remembered from its second command on, not when an append cr
   t.teardown(() => store.close())
   const sum = summing()
   const sums = createStateCache<number>(sum.add, 10)
-  const [fresh] = await sums.loadMany(store, ['sum-1'])
+  t.match(await sums.loadMany(store, ['sum-1']), [{ state: undefined, revision: -1 }])
   const created = { stream: 'sum-1', expected: 'no_stream' as const, events: [event(1), event(2)] }
   const first = await store.append([created])
   sums.appended([{ state: 3, append: created }], new Map([['sum-1', first.revisions[0]!]]), first.position)
-  t.equal(fresh!.revision, -1)
 
   t.match(await sums.loadMany(store, ['sum-1']), [{ state: 3, revision: 1, readBack: 2 }])
   t.equal(sum.folded, 2, 'the created stream was read back: a bulk import leaves the cache to the streams in use')
