@@ -1,4 +1,3 @@
-import { safeParse } from 'zod/v4/core'
 import { foldOrder } from '../../projectors/orders/evolve.ts'
 import { Expansion, orderExpandPaths } from '../../projectors/resources/expansion.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
@@ -10,7 +9,7 @@ import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { type AppendRequest, type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { errorBody, toShiplogError } from '../../shared/infra/http/errors.ts'
-import { RequestValidationError } from '../../shared/infra/http/validation.ts'
+import { parseRequestPart, RequestValidationError } from '../../shared/infra/http/validation.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import { toNewEvents } from '../execute.ts'
@@ -93,7 +92,7 @@ export async function runBatchCreate(ctx: JobContext, account: OrderAccount) {
     const at = () => toUnixSeconds(ctx.rt.clock.now())
     const record = (result: JobResult, appends: AppendRequest[] = []) =>
       ctx.appendWithProgress(appends, { type: 'RecordItems', chunk_id: ctx.rt.ids.next(), results: [result], at: at() })
-    const parsed = safeParse(orderBody, orders[i], { reportInput: true })
+    const parsed = parseRequestPart(orderBody, orders[i])
     if (!parsed.success) {
       await record(refused(new RequestValidationError(parsed.error.issues, 'body', orders[i]), requestId))
       continue
