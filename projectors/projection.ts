@@ -43,6 +43,14 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   collection: string
   handles: (event: RecordedEvent) => event is E
   keyOf?: (event: E) => string
+  /**
+   * Whether an event starts its document from nothing (by default, for a
+   * document per stream, the stream's first event). A document whose first
+   * event in a batch starts it is not looked up: there is nothing before it to
+   * fold, and a replay that meets it stored already writes nothing, its
+   * revision being no newer. A bulk load creates most of what it writes.
+   */
+  startsDocument?: (event: E) => boolean
   /** Undefined: no document (an event about something this read model does not keep). */
   evolve: (doc: D | undefined, event: E) => D | undefined
   id: (doc: D) => number
@@ -55,6 +63,7 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   part?: { index: number; count: number }
 }): Projection {
   const { part, views } = spec
+  const startsDocument = spec.startsDocument ?? ((event: E) => !spec.keyOf && event.revision === 0)
   const viewsOnWrite = spec.viewsWhenIdle ? undefined : views
   return {
     name: spec.name,
@@ -72,7 +81,12 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
         byKey.set(key, list)
       }
       if (byKey.size === 0) return []
-      const current = await store.getManyByKey<D>(spec.collection, [...byKey.keys()])
+      const existing: string[] = []
+      for (const [key, keyEvents] of byKey) if (!startsDocument(keyEvents[0]!)) existing.push(key)
+      const current =
+        existing.length > 0
+          ? await store.getManyByKey<D>(spec.collection, existing)
+          : new Map<string, StoredDocument<D>>()
       const writes: DocumentWrite[] = []
       for (const [key, keyEvents] of byKey) {
         const stored: StoredDocument<D> | undefined = current.get(key)

@@ -78,6 +78,7 @@ export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<T
   collection: collections.trackers.name,
   handles: movesTrackerIndex,
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
+  startsDocument: (event) => event.type === 'TrackerCreated',
   evolve: (doc, event) => {
     if (event.type === 'TrackerCreated') return trackerIndexEntry(evolveTracker(undefined, event))
     const delivery_status_code =
@@ -107,6 +108,7 @@ export const jobResultsProjection = documentProjection<JobResultsDoc, Recorded<{
   collection: collections.job_results.name,
   handles: isOneOf(['JobItemsProcessed']),
   keyOf: (event) => `${event.stream}#${event.data.chunk_id}`,
+  startsDocument: () => true,
   evolve: (_doc, event) => ({ id: event.data.chunk_id, job_id: jobIdOf(event.stream), results: event.data.results }),
   id: (doc) => doc.id,
   fields: (doc) => ({ job_id: doc.job_id }),
@@ -140,6 +142,7 @@ export const trackerPollsProjection = documentProjection<TrackerPollDoc, Recorde
   collection: collections.tracker_polls.name,
   handles: (event): event is Recorded<TrackerPollEvent> => changesPoll(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
+  startsDocument: (event) => event.type === 'TrackerCreated',
   evolve: (doc, event) => evolveTrackerPoll(doc, event as TrackerPollEvent, event.stream),
   id: (doc) => doc.id,
   fields: (doc) => ({ next_poll_at: doc.next_poll_at }),
@@ -160,6 +163,7 @@ export const notificationsProjection = documentProjection<
   collection: collections.notifications.name,
   handles: isOneOf(['NotificationBuilt']),
   keyOf: (event) => `${event.stream}#${event.data.notification.id}`,
+  startsDocument: () => true,
   evolve: (_doc, event) => ({
     id: event.data.notification.id,
     order_key: event.stream,

@@ -106,3 +106,43 @@ t.test('a full tracker document stored before the index became an index is trimm
   )
   t.same(moved!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'delivered', created_at: AT })
 })
+
+t.test(
+  'a tracker is not looked up where its creation is in the batch, and a replay of it leaves a newer entry',
+  async (t) => {
+    const store = openStore(t)
+    const lookedUp: string[][] = []
+    const watched = {
+      ...store,
+      getManyByKey: <D>(collection: string, keys: readonly string[]) => {
+        lookedUp.push([...keys])
+        return store.getManyByKey<D>(collection, keys)
+      },
+    }
+    const apply = async (events: RecordedEvent[]) =>
+      store.commit([trackersProjection.name], await trackersProjection.apply(events, watched), position)
+    const creation = recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })
+
+    // Given a tracker created, then moved on
+    await apply([creation])
+    t.same(lookedUp, [], 'a new tracker is not looked up')
+    await apply([
+      recorded(3, 'TrackerStatusChanged', {
+        tracker_id: 11,
+        from: 'pending',
+        to: 'in_transit',
+        happened_at: AT,
+        at: AT,
+      }),
+    ])
+    t.same(lookedUp, [[KEY]], 'a tracker that exists is')
+
+    // When its creation is applied again (a replay from before it)
+    await apply([creation])
+
+    // Then the stored entry is the newer one
+    const stored = await store.getByKey<{ delivery_status_code: string }>(collections.trackers.name, KEY)
+    t.equal(stored?.revision, 3)
+    t.equal(stored?.doc.delivery_status_code, 'in_transit')
+  },
+)

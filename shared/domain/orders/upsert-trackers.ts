@@ -89,20 +89,9 @@ export function decideTrackerUpserts(
   }
   for (const item of command.items) {
     const at = now
-    const proposedOrder = (current: OrderState | undefined): OrderChanges => ({
-      email: item.email,
-      first_name: item.first_name,
-      last_name: item.last_name,
-      phone:
-        item.phone &&
-        normalizePhone(item.phone, item.address_country ?? current?.fields.shipping_address?.country_code),
-      language_code: item.language_code ?? (current ? undefined : command.accountLanguage),
-      ordered_at: item.order_date,
-      shipping_address: mergeAddress(current?.fields.shipping_address ?? null, item, ids),
-    })
     if (!order) {
       const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
-      const changes = changed(initialOrderFields, proposedOrder(undefined)) ?? {}
+      const changes = changed(initialOrderFields, proposedOrder(item, undefined, command)) ?? {}
       emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
       if (shouldBuildOrderPlaced(order!, now, command.disabledNotifications ?? [])) {
         emit({
@@ -111,7 +100,7 @@ export function decideTrackerUpserts(
         })
       }
     } else {
-      const changes = changed(order.fields, proposedOrder(order))
+      const changes = changed(order.fields, proposedOrder(item, order, command))
       if (changes) emit({ type: 'OrderUpdated', data: { changes, at } })
     }
 
@@ -177,6 +166,20 @@ export function decideTrackerUpserts(
     })
   }
   return { events, outcomes, order }
+}
+
+/** The order's fields as the item sends them, on top of the order as it stands (undefined: a new order). */
+function proposedOrder(item: TrackerUpsert, current: OrderState | undefined, command: UpsertTrackers): OrderChanges {
+  return {
+    email: item.email,
+    first_name: item.first_name,
+    last_name: item.last_name,
+    phone:
+      item.phone && normalizePhone(item.phone, item.address_country ?? current?.fields.shipping_address?.country_code),
+    language_code: item.language_code ?? (current ? undefined : command.accountLanguage),
+    ordered_at: item.order_date,
+    shipping_address: mergeAddress(current?.fields.shipping_address ?? null, item, command.ids),
+  }
 }
 
 /**
