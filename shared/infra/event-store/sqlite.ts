@@ -15,24 +15,20 @@ import type {
   StreamRead,
 } from './port.ts'
 
-interface Row {
-  position: number | bigint
-  id: string
-  stream: string
-  revision: number
-  type: string
-  data: string
-  metadata: string
-}
-
 /**
  * A row of a stream read: its stream is the one asked for, not read back.
  * Without that column and `recorded_at` (which repeats the metadata's
  * `recordedAt`, for SQL run on the file), reading a thousand orders' events
- * costs a quarter less.
+ * costs a quarter less. Rows are read as arrays (better-sqlite3's raw mode):
+ * it makes an array of a row in about half the time an object takes.
+ * A read of several streams or of the log adds a column after these.
  */
-type StreamRow = Omit<Row, 'stream'>
+type StreamRow = [position: number | bigint, id: string, revision: number, type: string, data: string, metadata: string]
 const streamRowColumns = ['position', 'id', 'revision', 'type', 'data', 'metadata']
+/** A row of the log at large: its stream is the last column. */
+type LogRow = [...StreamRow, stream: string]
+/** A row of a several-stream read: the read it answers is the last column. */
+type ReadsRow = [...StreamRow, request: number]
 /** The same, in a query where the events table is `e`. */
 const STREAM_ROW = streamRowColumns.map((c) => `e.${c}`).join(', ')
 /** The columns of a row read from the log at large. */
@@ -74,11 +70,11 @@ class StoredEvent extends EventRow implements RecordedEvent {
   #metadataJson: string
   #metadata: EventMetadata | undefined
 
-  constructor(r: StreamRow, stream: string) {
-    super(r.revision, r.position, r.type, r.data)
-    this.id = r.id
+  constructor([position, id, revision, type, data, metadata]: StreamRow | LogRow | ReadsRow, stream: string) {
+    super(revision, position, type, data)
+    this.id = id
     this.stream = stream
-    this.#metadataJson = r.metadata
+    this.#metadataJson = metadata
   }
 
   get metadata(): EventMetadata {
@@ -120,7 +116,7 @@ function parseMetadata(json: string): EventMetadata {
   return lastMetadata.parsed
 }
 
-const toEvent = (r: Row): RecordedEvent => new StoredEvent(r, r.stream)
+const toEvent = (r: LogRow): RecordedEvent => new StoredEvent(r, r[6])
 
 /** A row of `readStreamsToFold`: the read it answers, then the event's revision, position, type and data. */
 type FoldRow = [number, number, number | bigint, string, string]
@@ -194,17 +190,18 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     'SELECT stream, revision, position FROM events WHERE id = ?',
   )
   const insert = db.prepare(INSERT_EVENT)
-  const readStream = db.prepare<[string, number], StreamRow>(
-    `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
-  )
+  const readStream = db
+    .prepare<[string, number]>(
+      `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
+    )
+    .raw(true)
   // The streams of a batch as one JSON parameter: one statement whatever their number.
   // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
   // index already yields each stream in revision order (checked as rows are grouped).
   const eventsOfReads = `json_each(?) r
     JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`
-  const readStreams = db.prepare<[string], StreamRow & { request: number }>(
-    `SELECT r.key AS request, ${STREAM_ROW} FROM ${eventsOfReads}`,
-  )
+  // The read each row answers comes last, where a stream would be.
+  const readStreams = db.prepare<[string]>(`SELECT ${STREAM_ROW}, r.key FROM ${eventsOfReads}`).raw(true)
   // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
   const readStreamsToFold = db
     .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
@@ -226,15 +223,15 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     for (const l of listeners) l()
   }
   channel.onmessage = wake
-  const readAllStatements = new Map<number, Database.Statement<unknown[], Row>>()
+  const readAllStatements = new Map<number, Database.Statement<unknown[]>>()
   /** One prepared statement per number of filtered types (0 = no filter). */
   const readAllStatement = (typeCount: number) => {
     let statement = readAllStatements.get(typeCount)
     if (!statement) {
       const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
-      statement = db.prepare<unknown[], Row>(
-        `SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`,
-      )
+      statement = db
+        .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
+        .raw(true)
       readAllStatements.set(typeCount, statement)
     }
     return statement
@@ -335,14 +332,14 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return result
     },
     async readStream(stream, fromRevision = 0) {
-      return readStream.all(stream, fromRevision).map((row) => new StoredEvent(row, stream))
+      return (readStream.all(stream, fromRevision) as StreamRow[]).map((row) => new StoredEvent(row, stream))
     },
     async readStreams(reads) {
       return byRead(
         reads.length,
-        readStreams.all(streamReads(reads)),
-        (row) => row.request,
-        (row) => new StoredEvent(row, reads[row.request]!.stream),
+        readStreams.all(streamReads(reads)) as ReadsRow[],
+        (row) => row[6],
+        (row) => new StoredEvent(row, reads[row[6]]!.stream),
       )
     },
     async readStreamsToFold(reads) {
@@ -362,9 +359,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return found
     },
     async readAll({ after = 0n, types = [], limit }) {
-      return readAllStatement(types.length)
-        .all(after, ...types, limit)
-        .map(toEvent)
+      return (readAllStatement(types.length).all(after, ...types, limit) as LogRow[]).map(toEvent)
     },
     async head() {
       return BigInt(head.get()?.p ?? 0)
