@@ -89,33 +89,9 @@ export async function executeCommand(
       const previous = await replay(rt, record)
       if (previous) return previous
     }
-    const decided = await plan()
-    const appends = decided.appends.filter((a) => a.events.length > 0)
-    const now = rt.clock.now().getTime()
-    if (record) {
-      const completed: DomainEvent = {
-        type: 'IdempotentRequestCompleted',
-        data: {
-          method: request.method,
-          path: request.path,
-          body_hash: record.bodyHash,
-          status: decided.status,
-          body: decided.body,
-          at: Math.floor(now / 1000),
-        },
-      }
-      appends.push({
-        stream: record.stream,
-        expected: 'no_stream',
-        events: toNewEvents([completed], metadataFor(request, now)),
-      })
-    }
-    if (appends.length === 0) return { status: decided.status, body: decided.body, position: decided.readPosition }
+    let answer: CommandResponse & { appended: boolean }
     try {
-      const { position, revisions } = await rt.eventStore.append(appends)
-      decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
-      await untilVisible(rt, position)
-      return { status: decided.status, body: decided.body, position }
+      answer = await decideAndAppend(rt, request, record, plan)
     } catch (error) {
       if (!isConcurrencyError(error)) throw error
       if (attempt >= MAX_ATTEMPTS) {
@@ -124,8 +100,52 @@ export async function executeCommand(
           'Too many concurrent changes to the same records; retry the request',
         )
       }
+      continue
     }
+    if (answer.appended) await untilVisible(rt, answer.position)
+    return { status: answer.status, body: answer.body, position: answer.position }
   }
+}
+
+/**
+ * One attempt: plan, then append what it decided (with the idempotency
+ * record), giving the answer it earns. A function of its own so that the
+ * plan, its events and the states it decided are garbage once it returns: a
+ * batch waiting for its projection holds only its answer, and a
+ * young-generation collection during the wait has that much less to copy.
+ */
+async function decideAndAppend(
+  rt: Pick<Runtime, 'eventStore' | 'clock'>,
+  request: CommandRequest,
+  record: IdempotencyRecord | undefined,
+  plan: () => Promise<CommandPlan>,
+): Promise<CommandResponse & { appended: boolean }> {
+  const decided = await plan()
+  const appends = decided.appends.filter((a) => a.events.length > 0)
+  const now = rt.clock.now().getTime()
+  if (record) {
+    const completed: DomainEvent = {
+      type: 'IdempotentRequestCompleted',
+      data: {
+        method: request.method,
+        path: request.path,
+        body_hash: record.bodyHash,
+        status: decided.status,
+        body: decided.body,
+        at: Math.floor(now / 1000),
+      },
+    }
+    appends.push({
+      stream: record.stream,
+      expected: 'no_stream',
+      events: toNewEvents([completed], metadataFor(request, now)),
+    })
+  }
+  if (appends.length === 0)
+    return { status: decided.status, body: decided.body, position: decided.readPosition, appended: false }
+  const { position, revisions } = await rt.eventStore.append(appends)
+  decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
+  return { status: decided.status, body: decided.body, position, appended: true }
 }
 
 const projectionNames = projections.map((p) => p.name)
