@@ -122,7 +122,7 @@ async function decideAndAppend(
 ): Promise<CommandResponse & { appended: boolean }> {
   const decided = await plan()
   const appends = decided.appends.filter((a) => a.events.length > 0)
-  const now = rt.clock.now().getTime()
+  const now = rt.clock.nowMs()
   if (record) {
     const completed: DomainEvent = {
       type: 'IdempotentRequestCompleted',

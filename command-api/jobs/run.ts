@@ -59,7 +59,7 @@ export async function runJob(
   const metadata = (): EventMetadata => ({
     accountId: queued.accountId,
     correlationId: `job_${queued.jobId}`,
-    recordedAt: rt.clock.now().getTime(),
+    recordedAt: rt.clock.nowMs(),
   })
   const at = () => toUnixSeconds(rt.clock.now())
   const ctx: JobContext = {

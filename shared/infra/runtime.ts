@@ -73,8 +73,7 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
     config,
     eventStore,
     readStore,
-    // The system clock's milliseconds without a Date for each id: a batch allocates thousands.
-    ids: createIdGenerator(config.NODE_ID, clock === systemClock ? Date.now : () => clock.now().getTime()),
+    ids: createIdGenerator(config.NODE_ID, clock.nowMs),
     clock,
     logger,
     blobs,
