@@ -25,6 +25,8 @@ import type {
  */
 type StreamRow = [position: number | bigint, id: string, revision: number, type: string, data: string, metadata: string]
 const streamRowColumns = ['position', 'id', 'revision', 'type', 'data', 'metadata']
+/** Where a log row's stream, or a several-stream read's request, comes: after a stream row's columns. */
+const AFTER_STREAM_ROW = 6
 /** A row of the log at large: its stream is the last column. */
 type LogRow = [...StreamRow, stream: string]
 /** A row of a several-stream read: the read it answers is the last column. */
@@ -116,7 +118,7 @@ function parseMetadata(json: string): EventMetadata {
   return lastMetadata.parsed
 }
 
-const toEvent = (r: LogRow): RecordedEvent => new StoredEvent(r, r[6])
+const toEvent = (r: LogRow): RecordedEvent => new StoredEvent(r, r[AFTER_STREAM_ROW])
 
 /** A row of `readStreamsToFold`: the read it answers, then the event's revision, position, type and data. */
 type FoldRow = [number, number, number | bigint, string, string]
@@ -338,8 +340,8 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return byRead(
         reads.length,
         readStreams.all(streamReads(reads)) as ReadsRow[],
-        (row) => row[6],
-        (row) => new StoredEvent(row, reads[row[6]]!.stream),
+        (row) => row[AFTER_STREAM_ROW],
+        (row) => new StoredEvent(row, reads[row[AFTER_STREAM_ROW]]!.stream),
       )
     },
     async readStreamsToFold(reads) {
