@@ -3,8 +3,10 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 
+/** Modules the benchmarks run, not benchmarks of their own. */
+const helpers = ['support.ts', 'replay-stores.ts']
 const all = readdirSync(new URL('.', import.meta.url))
-  .filter((f) => f.endsWith('.ts') && f !== 'support.ts')
+  .filter((f) => f.endsWith('.ts') && !helpers.includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : all
 let failed = 0

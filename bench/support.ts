@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -49,7 +50,7 @@ export async function benchServer(env: Record<string, string> = {}) {
  * no Redis, for the benchmarks that append and replay in their own process
  * (a long synchronous append would otherwise stall a Redis client's connect).
  */
-export async function benchStores(options: { walCheckpoints?: WalCheckpoints } = {}) {
+export async function benchStores(options: { walCheckpoints?: WalCheckpoints; keep?: boolean } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
   const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), options)
   return {
@@ -57,9 +58,10 @@ export async function benchStores(options: { walCheckpoints?: WalCheckpoints } =
     dataDir,
     /** Events need an account id; the stores do not check that it exists. */
     accountId: 1,
+    /** Closes the stores; their folder is removed unless `keep` was asked for (then the caller removes it). */
     async close() {
       await runtime.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!options.keep) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
@@ -263,6 +265,23 @@ export async function measureBatches(
     clientCpu: clientCpu.per(bodies.length, 'batch'),
     lastPosition,
   }
+}
+
+export type Replay = Awaited<ReturnType<typeof measureReplay>>
+
+/**
+ * measureReplay on the stores in `dataDir`, in a node process of its own
+ * (bench/replay-stores.ts), as `shiplog projections rebuild` runs: what the
+ * benchmark's own process did before (its heap, its threads) weighs on neither
+ * the raw read nor the rebuild.
+ */
+export function replayInOwnProcess(dataDir: string): Replay {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/replay-stores.ts', dataDir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  if (child.status !== 0) throw new Error(`the replay of ${dataDir} failed (exit code ${child.status})`)
+  return JSON.parse(child.stdout) as Replay
 }
 
 /**
