@@ -45,7 +45,7 @@ const BATCH_SIZE = 1000
 const ROWS_PER_TRANSACTION = 1000
 const CONCURRENCY = 2
 
-const inProcess = await benchStores({ keep: true })
+const inProcess = await benchStores()
 const folder = mkdtempSync(join(tmpdir(), 'shiplog-compare-'))
 // Every contender appends the same events: decided once by the service's own decider.
 const batches: AppendRequest[][] = []
@@ -143,9 +143,7 @@ await timeAppends('(b) event store port', (appends) => inProcess.runtime.eventSt
 }
 
 // Replay: the log (b) wrote, read raw and rebuilt into the orders projection.
-await inProcess.close()
-const replay = replayInOwnProcess(inProcess.dataDir)
-rmSync(inProcess.dataDir, { recursive: true, force: true })
+const replay = await replayInOwnProcess(inProcess)
 rmSync(folder, { recursive: true, force: true })
 
 // (d) The service over HTTP, in a process of its own, the same items.

@@ -5,11 +5,10 @@
  * raw read rate. BENCH_EVENTS sets the size. The replay runs in a process of
  * its own on the log this one wrote, as `shiplog projections rebuild` would.
  */
-import { rmSync } from 'node:fs'
 import { benchStores, conditions, decidedAppends, eventsOf, replayInOwnProcess, trackerBatch } from './support.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
-const server = await benchStores({ keep: true }) // no live projector: the rebuild has the machine
+const server = await benchStores() // no live projector: the rebuild has the machine
 
 // The events of POST /v1/trackers batches on new orders, 1000 trackers a batch.
 for (let b = 0, written = 0; written < EVENTS; b++) {
@@ -17,10 +16,8 @@ for (let b = 0, written = 0; written < EVENTS; b++) {
   await server.runtime.eventStore.append(appends)
   written += eventsOf(appends)
 }
-await server.close()
 
-const { events, raw, rebuild, views, viewSeconds } = replayInOwnProcess(server.dataDir)
-rmSync(server.dataDir, { recursive: true, force: true })
+const { events, raw, rebuild, views, viewSeconds } = await replayInOwnProcess(server)
 console.log(`replay: ${events.toLocaleString('en')} events; ${conditions()}`)
 console.log(`raw read (parse only)      ${Math.round(raw).toLocaleString('en').padStart(9)} events/s`)
 console.log(

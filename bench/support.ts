@@ -50,7 +50,7 @@ export async function benchServer(env: Record<string, string> = {}) {
  * no Redis, for the benchmarks that append and replay in their own process
  * (a long synchronous append would otherwise stall a Redis client's connect).
  */
-export async function benchStores(options: { walCheckpoints?: WalCheckpoints; keep?: boolean } = {}) {
+export async function benchStores(options: { walCheckpoints?: WalCheckpoints } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
   const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), options)
   return {
@@ -58,10 +58,9 @@ export async function benchStores(options: { walCheckpoints?: WalCheckpoints; ke
     dataDir,
     /** Events need an account id; the stores do not check that it exists. */
     accountId: 1,
-    /** Closes the stores; their folder is removed unless `keep` was asked for (then the caller removes it). */
     async close() {
       await runtime.close()
-      if (!options.keep) rmSync(dataDir, { recursive: true, force: true })
+      rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
@@ -270,18 +269,23 @@ export async function measureBatches(
 export type Replay = Awaited<ReturnType<typeof measureReplay>>
 
 /**
- * measureReplay on the stores in `dataDir`, in a node process of its own
- * (bench/replay-stores.ts), as `shiplog projections rebuild` runs: what the
- * benchmark's own process did before (its heap, its threads) weighs on neither
- * the raw read nor the rebuild.
+ * Closes a benchmark's stores and runs measureReplay on them in a node process
+ * of its own (bench/replay-stores.ts), as `shiplog projections rebuild` runs:
+ * what the benchmark's process did before (its heap, its threads) weighs on
+ * neither the raw read nor the rebuild. The stores' folder is removed after.
  */
-export function replayInOwnProcess(dataDir: string): Replay {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/replay-stores.ts', dataDir], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  if (child.status !== 0) throw new Error(`the replay of ${dataDir} failed (exit code ${child.status})`)
-  return JSON.parse(child.stdout) as Replay
+export async function replayInOwnProcess(stores: Awaited<ReturnType<typeof benchStores>>): Promise<Replay> {
+  await stores.runtime.close()
+  try {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/replay-stores.ts', stores.dataDir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    if (child.status !== 0) throw new Error(`the replay of ${stores.dataDir} failed (exit code ${child.status})`)
+    return JSON.parse(child.stdout) as Replay
+  } finally {
+    rmSync(stores.dataDir, { recursive: true, force: true })
+  }
 }
 
 /**
