@@ -9,9 +9,12 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY cli ./cli
+COPY commands ./commands
 COPY command-api ./command-api
+COPY jobs ./jobs
 COPY projectors ./projectors
 COPY query-api ./query-api
+COPY reactions ./reactions
 COPY server ./server
 COPY shared ./shared
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund

@@ -10,8 +10,8 @@
  */
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { createOrderStates } from '../command-api/trackers/upsert.ts'
-import { planTrackingEvents, trackingEventsBody } from '../command-api/trackers/events.ts'
+import { createOrderStates } from '../commands/trackers/upsert.ts'
+import { planTrackingEvents, trackingEventsBody } from '../commands/trackers/events.ts'
 import { projections } from '../projectors/projections.ts'
 import { runProjections } from '../projectors/runner.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -60,7 +60,7 @@ const eventBatch = (n: number) =>
     }),
   }).events
 const orders = createOrderStates(runtime.config.ORDER_CACHE_SIZE)
-const request = benchRequest(accountId, '/v2/trackers/events')
+const request = benchRequest(accountId)
 for (let n = 0; n < BATCHES; n++) {
   const plan = await planTrackingEvents(runtime, orders, request, eventBatch(n))()
   await runtime.eventStore.append(plan.appends)

@@ -5,18 +5,18 @@ import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAccount } from '../command-api/accounts/account.ts'
+import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
-import { createOrderStates, planTrackerUpserts } from '../command-api/trackers/upsert.ts'
-import type { TrackerInput } from '../command-api/trackers/schema.ts'
+import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
+import type { TrackerInput } from '../commands/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
-import type { CommandRequest } from '../command-api/execute.ts'
+import type { CommandRequest } from '../commands/execute.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
 export async function benchServer(env: Record<string, string> = {}) {
@@ -345,12 +345,12 @@ export async function decidedAppends(
   accountId: number,
   items: readonly TrackerInput[],
 ): Promise<AppendRequest[]> {
-  const request = benchRequest(accountId, '/v1/trackers')
+  const request = benchRequest(accountId)
   return (await planTrackerUpserts(runtime, createOrderStates(0), request, items)()).appends
 }
 
 /** A request of the benchmark's account with its private key, for the command API's planners. */
-export function benchRequest(accountId: number, path: string): CommandRequest {
+export function benchRequest(accountId: number): CommandRequest {
   const account = {
     id: accountId,
     name: 'Bench',
@@ -361,13 +361,7 @@ export function benchRequest(accountId: number, path: string): CommandRequest {
     public_key_hash: '',
     deleted: false,
   }
-  return {
-    method: 'POST',
-    path,
-    body: null,
-    caller: { account, keyKind: 'private' as const, keyId: 'bench' },
-    requestId: 'bench',
-  }
+  return { source: 'api', account, correlationId: 'bench', keyId: 'bench' }
 }
 
 /** How many events a set of appends writes. */

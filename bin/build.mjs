@@ -15,5 +15,5 @@ const copyEntries = (dir) => {
     else if (name.endsWith('.mjs') || dir.endsWith('templates')) cpSync(path, join('dist', path))
   }
 }
-for (const dir of ['shared', 'projectors']) copyEntries(dir)
+for (const dir of ['shared', 'projectors', 'reactions']) copyEntries(dir)
 cpSync('package.json', 'dist/package.json')

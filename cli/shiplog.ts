@@ -10,7 +10,7 @@ import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/projections.ts'
 import { exportEvents } from './events.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
-import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../command-api/accounts/account.ts'
+import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 
 const parseRoles = (value: string): Role[] => {

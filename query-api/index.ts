@@ -4,13 +4,13 @@ import { notificationTypes } from '../shared/domain/notifications/types.ts'
 import { callerOf } from '../shared/infra/http/auth.ts'
 import type { App } from '../shared/infra/http/server.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import { deliveryEstimationRoutes } from './delivery-estimation/routes.ts'
-import { jobRoutes } from './jobs/routes.ts'
-import { orderRoutes } from './orders/routes.ts'
-import { pickupPointRoutes } from './pickup-points/routes.ts'
-import { notificationRoutes } from './notifications/routes.ts'
-import { trackerRoutes } from './trackers/routes.ts'
-import { webhookEndpointRoutes } from './webhooks/routes.ts'
+import { deliveryEstimationReadRoutes } from './delivery-estimation/routes.ts'
+import { jobReadRoutes } from './jobs/routes.ts'
+import { orderReadRoutes } from './orders/routes.ts'
+import { pickupPointReadRoutes } from './pickup-points/routes.ts'
+import { notificationReadRoutes } from './notifications/routes.ts'
+import { trackerReadRoutes } from './trackers/routes.ts'
+import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
@@ -27,11 +27,11 @@ export function queryApi(app: App, rt: Runtime) {
       return list(Object.values(notificationTypes).map((t) => renderNotificationType(t, !disabled.includes(t.slug))))
     },
   )
-  orderRoutes(app, rt)
-  trackerRoutes(app, rt)
-  jobRoutes(app, rt)
-  pickupPointRoutes(app, rt)
-  deliveryEstimationRoutes(app, rt)
-  webhookEndpointRoutes(app, rt)
-  notificationRoutes(app, rt)
+  orderReadRoutes(app, rt)
+  trackerReadRoutes(app, rt)
+  jobReadRoutes(app, rt)
+  pickupPointReadRoutes(app, rt)
+  deliveryEstimationReadRoutes(app, rt)
+  webhookEndpointReadRoutes(app, rt)
+  notificationReadRoutes(app, rt)
 }

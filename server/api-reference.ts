@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import type { trackingEventsBody } from '../command-api/trackers/events.ts'
-import { upsertTrackersResponse } from '../command-api/trackers/schema.ts'
+import type { trackingEventsBody } from '../commands/trackers/events.ts'
+import { upsertTrackersResponse } from '../commands/trackers/schema.ts'
 import type { OperationNotes } from '../shared/infra/http/openapi.ts'
 
 /*

@@ -6,23 +6,23 @@ import { POSITION_HEADER } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { changeAccount } from './account.ts'
+import { changeAccount } from '../../commands/accounts/change-account.ts'
 import { notificationSlugs, notificationTypes } from '../../shared/domain/notifications/types.ts'
 import { renderNotificationType } from '../../projectors/resources/render.ts'
 
 export const updateAccountBody = z.strictObject({ language_code: languageCode })
 
-export function accountRoutes(app: App, rt: Runtime) {
+export function accountWriteRoutes(app: App, rt: Runtime) {
   app.patch(
     '/v2/account',
     { schema: { body: updateAccountBody, summary: "Change the account's settings: its customers' default language" } },
     async (request, reply) => {
-      const { account } = callerOf(request)
+      const { account, keyId } = callerOf(request)
       const { position } = await changeAccount(
         rt,
         account.id,
         (at) => ({ type: 'UpdateAccount', data: { changes: request.body, at } }),
-        request.id,
+        { source: 'api', correlationId: request.id, keyId },
       )
       const doc = await rt.readStore.get<AccountDoc>(collections.accounts.name, account.id, account.id)
       return reply.header(POSITION_HEADER, position.toString()).send(renderAccount(doc!.doc))
@@ -39,7 +39,7 @@ export function accountRoutes(app: App, rt: Runtime) {
       },
     },
     async (request, reply) => {
-      const { account } = callerOf(request)
+      const { account, keyId } = callerOf(request)
       const { slug } = request.params
       const disabled = new Set(account.disabled_notification_types ?? [])
       if (request.body.enabled) disabled.delete(slug)
@@ -49,7 +49,7 @@ export function accountRoutes(app: App, rt: Runtime) {
         rt,
         account.id,
         (at) => ({ type: 'UpdateAccount', data: { changes, at } }),
-        request.id,
+        { source: 'api', correlationId: request.id, keyId },
       )
       return reply
         .header(POSITION_HEADER, position.toString())

@@ -15,7 +15,8 @@ import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+import { executeCommand, metadataFor, toNewEvents } from '../../commands/execute.ts'
+import { commandRequest, sendCommandResponse } from '../command-request.ts'
 
 const code = z.string().trim().min(1).max(100)
 const country = countryCode.nullable()
@@ -41,7 +42,7 @@ export const carrierServiceBody = z.strictObject({
   delivery_days: dayList,
 })
 
-export function carrierServiceRoutes(app: App, rt: Runtime) {
+export function carrierServiceWriteRoutes(app: App, rt: Runtime) {
   app.put(
     '/v2/carrier_services/:carrier_code/:service_code',
     {

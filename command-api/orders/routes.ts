@@ -1,15 +1,15 @@
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
-import { acceptJob } from '../jobs/accept.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse } from '../execute.ts'
-import { batchCreateBody, orderBody } from './schema.ts'
-import { ORDERS_PATH, planOrderUpsert } from './upsert.ts'
+import { executeCommand, metadataFor } from '../../commands/execute.ts'
+import { commandRequest, sendCommandResponse, acceptJobRequest } from '../command-request.ts'
+import { batchCreateBody, orderBody } from '../../commands/orders/schema.ts'
+import { ORDERS_PATH, planOrderUpsert } from '../../commands/orders/upsert.ts'
 
 const BATCH_PATH = `${ORDERS_PATH}/batch_create`
 
-export function orderRoutes(app: App, rt: Runtime, queue: JobQueue) {
+export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
   app.post(
     ORDERS_PATH,
     {
@@ -34,7 +34,7 @@ export function orderRoutes(app: App, rt: Runtime, queue: JobQueue) {
         type: 'orders.batch_create' as const,
         payload: { method: 'POST', url: BATCH_PATH, body: request.body },
       }
-      return (await acceptJob(rt, queue, request, job, 'job_id')).send(reply)
+      return (await acceptJobRequest(rt, queue, request, job, 'job_id')).send(reply)
     },
   )
 }

@@ -4,12 +4,12 @@ import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
-import { acceptJob } from '../jobs/accept.ts'
+import { acceptJobRequest } from '../command-request.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const IMPORT_PATH = '/v2/pickup_points/import'
 
-export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
+export function pickupPointWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
   app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: rt.config.MAX_UPLOAD_BYTES, files: 1, fields: 10 } })
     scope.post(
@@ -37,7 +37,7 @@ export function pickupPointRoutes(app: App, rt: Runtime, queue: JobQueue) {
           await rt.blobs.remove(blob)
           throw validationError('The file is empty', { file: 'is empty' })
         }
-        const accepted = await acceptJob(rt, queue, request, {
+        const accepted = await acceptJobRequest(rt, queue, request, {
           job_id: jobId,
           type: 'pickup_points.import',
           payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },

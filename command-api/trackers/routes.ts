@@ -1,19 +1,20 @@
 import { z } from 'zod'
 import { trackerById } from '../../projectors/orders/tracker-index.ts'
 import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
-import type { PollQueues } from '../../projectors/reactions/polls/poller.ts'
+import type { PollQueues } from '../../reactions/polls/poller.ts'
 import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
 import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { commandRequest, executeCommand, sendCommandResponse } from '../execute.ts'
-import { planTrackingEvents, trackingEventsBody } from './events.ts'
-import { upsertTrackersBody } from './schema.ts'
-import { createOrderStates, planTrackerUpserts } from './upsert.ts'
+import { executeCommand } from '../../commands/execute.ts'
+import { commandRequest, sendCommandResponse } from '../command-request.ts'
+import { planTrackingEvents, trackingEventsBody } from '../../commands/trackers/events.ts'
+import { upsertTrackersBody } from '../../commands/trackers/schema.ts'
+import { createOrderStates, planTrackerUpserts } from '../../commands/trackers/upsert.ts'
 
-export function trackerRoutes(app: App, rt: Runtime, polls: PollQueues) {
+export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
   const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
   app.post(
     '/v1/trackers',

@@ -16,10 +16,10 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
-import { acceptJob } from '../jobs/accept.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+import { executeCommand, metadataFor, toNewEvents } from '../../commands/execute.ts'
+import { commandRequest, sendCommandResponse, acceptJobRequest } from '../command-request.ts'
 
 const ENDPOINTS = '/v2/webhook_endpoints'
 
@@ -64,7 +64,7 @@ const endpointParams = z.object({
 /** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
-export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
+export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
   /** Private and loopback receivers are refused unless the operator allows them; checked again at every send. */
   const checkReceiver = async (url: string | undefined) => {
     if (url === undefined) return
@@ -205,7 +205,7 @@ export function webhookEndpointRoutes(app: App, rt: Runtime, jobs: JobQueue) {
       )
       if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
       const url = `${ENDPOINTS}/${endpointId}/replay`
-      const accepted = await acceptJob(rt, jobs, request, {
+      const accepted = await acceptJobRequest(rt, jobs, request, {
         type: 'webhook_endpoints.replay',
         payload: { method: 'POST', url, body: { endpoint_id: endpointId, ...request.body } },
       })

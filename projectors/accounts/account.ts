@@ -1,19 +1,8 @@
 import { assertNever } from '../../shared/domain/events/index.ts'
 import type { AccountEvent } from '../../shared/domain/accounts/account.ts'
+import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 
-/** An account as the accounts read model keeps it: what a request's key is checked against. */
-export interface AccountDoc {
-  id: number
-  name: string
-  language_code: string
-  created_at: number
-  updated_at: number
-  private_key_hash: string
-  public_key_hash: string
-  deleted: boolean
-  /** Absent on documents projected before notification types could be turned off. */
-  disabled_notification_types?: string[]
-}
+export type { AccountDoc }
 
 /** A deleted account keeps its document, with hashes no key can have, so its keys find nothing. */
 const revoked = (id: number) => `revoked:${id}`

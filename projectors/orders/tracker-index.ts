@@ -25,7 +25,7 @@ export const trackerIndexEntry = (t: TrackerIndexDoc): TrackerIndexDoc => ({
 })
 
 /** The order document an index row points to. */
-export const orderKeyOf = (trackerKey: string) => trackerKey.slice(0, trackerKey.lastIndexOf('#'))
+export const orderDocumentKeyOf = (trackerKey: string) => trackerKey.slice(0, trackerKey.lastIndexOf('#'))
 
 export const trackerOfOrder = (order: OrderDoc, trackerId: number): TrackerDoc | undefined => {
   for (const f of order.fulfillments) for (const t of f.trackers) if (t.id === trackerId) return t
@@ -39,10 +39,10 @@ export const trackerOfOrder = (order: OrderDoc, trackerId: number): TrackerDoc |
  */
 export async function trackersOf(store: ReadStore, rows: readonly StoredDocument<unknown>[]): Promise<TrackerDoc[]> {
   const orders = await store.getManyByKey<OrderDoc>(collections.orders.name, [
-    ...new Set(rows.map((r) => orderKeyOf(r.key))),
+    ...new Set(rows.map((r) => orderDocumentKeyOf(r.key))),
   ])
   return rows.flatMap((r) => {
-    const order = orders.get(orderKeyOf(r.key))
+    const order = orders.get(orderDocumentKeyOf(r.key))
     const tracker = order && trackerOfOrder(order.doc, r.id)
     return tracker ? [tracker] : []
   })
@@ -56,6 +56,6 @@ export async function trackerById(store: ReadStore, accountId: number, id: numbe
 
 /** One tracker, by its key (`<order stream>#<tracker id>`): read from its order alone. */
 export async function trackerByKey(store: ReadStore, key: string): Promise<TrackerDoc | undefined> {
-  const order = await store.getByKey<OrderDoc>(collections.orders.name, orderKeyOf(key))
+  const order = await store.getByKey<OrderDoc>(collections.orders.name, orderDocumentKeyOf(key))
   return order && trackerOfOrder(order.doc, Number(key.slice(key.lastIndexOf('#') + 1)))
 }

@@ -38,7 +38,7 @@ const estimationBody = z.preprocess(
   }),
 )
 
-export function deliveryEstimationRoutes(app: App, rt: Runtime) {
+export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
   app.post(
     '/v1/delivery_date_estimation',
     {

@@ -43,7 +43,7 @@ async function* resultItems(rt: Runtime, accountId: number, jobId: number): Asyn
   }
 }
 
-export function jobRoutes(app: App, rt: Runtime) {
+export function jobReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/jobs/:job_id',
     { schema: { params: z.object({ job_id: z.coerce.number().int().positive() }), summary: 'Retrieve a job' } },

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { NotificationLocationDoc } from '../../projectors/projections.ts'
 import type { OrderDoc } from '../../projectors/orders/document.ts'
-import { emailFactsOf, findNotification, renderEmail } from '../../projectors/reactions/emails/render.ts'
+import { emailFactsOf, findNotification, renderEmail } from '../../reactions/emails/render.ts'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
@@ -13,7 +13,7 @@ const params = z.object({
   id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
 })
 
-export function notificationRoutes(app: App, rt: Runtime) {
+export function notificationReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/notifications/:id/preview',
     {

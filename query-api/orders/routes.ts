@@ -31,7 +31,7 @@ const listOrdersQuery = z.object({
 const ORDERS = collections.orders.name
 const orderIdParams = z.object({ id: z.coerce.number().int().positive() })
 
-export function orderRoutes(app: App, rt: Runtime) {
+export function orderReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/orders',
     { schema: { querystring: listOrdersQuery, summary: 'List orders' } },

@@ -11,7 +11,7 @@ const POINTS = collections.pickup_points.name
 
 export const renderPickupPoint = ({ id, ...fields }: PickupPointDoc) => ({ object: 'pickup_point', id, ...fields })
 
-export function pickupPointRoutes(app: App, rt: Runtime) {
+export function pickupPointReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/pickup_points',
     {

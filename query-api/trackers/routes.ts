@@ -18,7 +18,7 @@ const listTrackersQuery = z.object({
 
 const TRACKERS = collections.trackers.name
 
-export function trackerRoutes(app: App, rt: Runtime) {
+export function trackerReadRoutes(app: App, rt: Runtime) {
   app.get('/v2/trackers', { schema: { querystring: listTrackersQuery, summary: 'List trackers' } }, async (request) => {
     const { account } = callerOf(request)
     const q = request.query

@@ -18,7 +18,7 @@ const endpointParams = z.object({
 })
 const notDeleted: Condition = { field: 'deleted', op: 'eq', value: 0 }
 
-export function webhookEndpointRoutes(app: App, rt: Runtime) {
+export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
   /** An endpoint of the caller's account; another account's, or a deleted one, is not found. */
   const endpointOf = async (accountId: number, id: number) => {
     const found = await rt.readStore.get<WebhookEndpointDoc>(ENDPOINTS, accountId, id)

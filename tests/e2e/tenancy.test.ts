@@ -1,5 +1,5 @@
 import t from 'tap'
-import { rotateKeys } from '../../command-api/accounts/account.ts'
+import { rotateKeys } from '../../commands/accounts/change-account.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 

@@ -8,8 +8,8 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
-import { trackingEventsBody } from '../../command-api/trackers/events.ts'
-import { upsertTrackersBody } from '../../command-api/trackers/schema.ts'
+import { trackingEventsBody } from '../../commands/trackers/events.ts'
+import { upsertTrackersBody } from '../../commands/trackers/schema.ts'
 import { assertValidEvent } from '../../shared/domain/events/index.ts'
 import { decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderState } from '../../shared/domain/orders/state.ts'

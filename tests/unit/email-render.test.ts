@@ -1,5 +1,5 @@
 import t from 'tap'
-import { renderEmail } from '../../projectors/reactions/emails/render.ts'
+import { renderEmail } from '../../reactions/emails/render.ts'
 import { notificationSlugs } from '../../shared/domain/notifications/types.ts'
 
 const facts = {

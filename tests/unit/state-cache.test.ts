@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
-import { createStateCache } from '../../command-api/state-cache.ts'
+import { createStateCache } from '../../commands/state-cache.ts'
 import type { NewEvent } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'

@@ -6,7 +6,7 @@ import {
   subscribesTo,
 } from '../../shared/domain/webhooks/endpoint.ts'
 import { decideWebhookMessage, evolveWebhookMessageState } from '../../shared/domain/webhooks/message.ts'
-import { messageOf } from '../../shared/domain/webhooks/messages.ts'
+import { messageOf } from '../../shared/domain/webhooks/event-messages.ts'
 import { specOf } from '../support/decider.ts'
 
 const endpoint = specOf({ decide: decideWebhookEndpoint, evolve: evolveWebhookEndpointState })

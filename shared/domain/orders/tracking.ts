@@ -1,6 +1,6 @@
 /*
  * The vocabulary of carrier tracking events and the delivery status each one
- * moves a tracker to (api-decisions.md, "Trackers and their events").
+ * moves a tracker to; the README's "Tracking events" lists them for merchants.
  */
 
 export const eventTypeCodes = [

@@ -113,8 +113,8 @@ export interface UpsertOrder {
   disabledNotifications?: readonly string[]
 }
 
-/** The stream key of an order sent to POST /v2/orders: its order number, else its merchant_id. */
-export const orderKeyOf = (order: Pick<OrderInput, 'order_number' | 'merchant_id'>) =>
+/** The order number an order sent to POST /v2/orders is kept under (its stream): `order_number`, else `merchant_id`. */
+export const orderNumberOf = (order: Pick<OrderInput, 'order_number' | 'merchant_id'>) =>
   order.order_number ?? order.merchant_id
 
 /**
@@ -152,7 +152,7 @@ export function decideOrderUpsert(
     line_items: mergeLineItems(current?.fields.line_items ?? [], input.line_items, at, ids),
   }
   if (!order) {
-    const key = orderKeyOf(input)
+    const key = orderNumberOf(input)
     const changes = changed(initialOrderFields, proposed) ?? {}
     const data = { order_id: ids.next(), uuid: ids.uuid(), order_number: key, merchant_id: input.merchant_id }
     emit({ type: 'OrderCreated', data: { ...data, changes, at } })

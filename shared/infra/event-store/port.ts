@@ -6,10 +6,15 @@
  */
 export type Position = bigint
 
+/** Where the command that wrote an event came from: a request, a job, a reaction to the log, or the operator's CLI. */
+export type CommandSource = 'api' | 'job' | 'reaction' | 'cli'
+
 export interface EventMetadata {
   accountId: number
-  /** Request id of the HTTP request (or job) that caused the event. */
+  /** What caused the event: a request's id, `job_<id>`, `poll_<tracker>`, `email_<payload>`, … */
   correlationId: string
+  /** Absent on events recorded before the source was kept. */
+  source?: CommandSource
   /** Id of the API key that made the request; never the key itself. */
   keyId?: string
   /** When the service recorded the event, Unix milliseconds. */

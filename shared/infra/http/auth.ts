@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { AccountDoc } from '../../../projectors/accounts/account.ts'
+import type { AccountDoc } from '../accounts/account-doc.ts'
 import { hashKey, keyFromAuthorization, keyId, sameHash, type KeyKind } from '../accounts/keys.ts'
 import { ShiplogError } from '../../domain/errors.ts'
 import { collections } from '../read-store/collections.ts'

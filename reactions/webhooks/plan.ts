@@ -1,20 +1,24 @@
-import type { DomainEvent } from '../../../shared/domain/events/index.ts'
-import type { WebhookMessageType } from '../../../shared/domain/events/webhook-events.ts'
-import type { JobResult } from '../../../shared/domain/events/job-events.ts'
-import type { JobEvent } from '../../../shared/domain/jobs/job.ts'
-import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
-import type { WebhookEndpointEvent } from '../../../shared/domain/webhooks/endpoint.ts'
-import { type MessageOf, messageOf } from '../../../shared/domain/webhooks/messages.ts'
-import type { EventStore, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { evolveJob, renderJob, type JobDoc } from '../../jobs/job.ts'
-import type { OrderDoc } from '../../orders/document.ts'
-import { evolveOrder } from '../../orders/evolve.ts'
-import { trackerOfOrder } from '../../orders/tracker-index.ts'
-import { renderNotification, renderOrder, renderTracker } from '../../resources/render.ts'
+import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import type { WebhookMessageType } from '../../shared/domain/events/webhook-events.ts'
+import type { JobResult } from '../../shared/domain/events/job-events.ts'
+import type { JobEvent } from '../../shared/domain/jobs/job.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { WebhookEndpointEvent } from '../../shared/domain/webhooks/endpoint.ts'
+import { type MessageOf, messageOf } from '../../shared/domain/webhooks/event-messages.ts'
+import type { EventStore, RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { evolveJob, renderJob, type JobDoc } from '../../projectors/jobs/job.ts'
+import type { OrderDoc } from '../../projectors/orders/document.ts'
+import { evolveOrder } from '../../projectors/orders/evolve.ts'
+import { trackerOfOrder } from '../../projectors/orders/tracker-index.ts'
+import { renderNotification, renderOrder, renderTracker } from '../../projectors/resources/render.ts'
 import { findNotification } from '../emails/render.ts'
-import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../resources/expansion.ts'
-import { evolveWebhookEndpoint, renderWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
+import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../projectors/resources/expansion.ts'
+import {
+  evolveWebhookEndpoint,
+  renderWebhookEndpoint,
+  type WebhookEndpointDoc,
+} from '../../projectors/webhooks/endpoint.ts'
 
 /** A message decided for one endpoint: what the reaction records and the sender sends. */
 export interface PlannedMessage {

@@ -1,12 +1,12 @@
 import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
-import type { JobDoc } from '../../projectors/jobs/job.ts'
-import { type JobQueue, keepSweeping, type QueuedJob } from '../../shared/infra/jobs/queue.ts'
-import { collections } from '../../shared/infra/read-store/collections.ts'
-import type { Runtime } from '../../shared/infra/runtime.ts'
+import { isRedisReady } from '../shared/infra/jobs/redis.ts'
+import type { JobDoc } from '../projectors/jobs/job.ts'
+import { type JobQueue, keepSweeping, type QueuedJob } from '../shared/infra/jobs/queue.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 import { runJob } from './run.ts'
-import type { DeliveryQueue } from '../../projectors/reactions/webhooks/delivery-queue.ts'
+import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 
 /**
  * The worker role: runs queued jobs from BullMQ with bounded concurrency. A

@@ -9,7 +9,7 @@ import {
   evolveAccountState,
 } from '../../shared/domain/accounts/account.ts'
 import { newKeyPair } from '../../shared/infra/accounts/keys.ts'
-import { expectedAfter, type Position } from '../../shared/infra/event-store/port.ts'
+import { type EventMetadata, expectedAfter, type Position } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../execute.ts'
@@ -21,12 +21,16 @@ type AccountRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'
  * Decides an account command on the account's stream and appends what it
  * decided; the accounts read model is brought up to date before returning, so
  * a change of keys holds at once for every process reading the same stores.
+ * The operator's CLI is the origin unless the caller says otherwise.
  */
 export async function changeAccount(
   rt: AccountRuntime,
   accountId: number,
   command: (at: number) => AccountCommand,
-  correlationId = `cli_${randomUUID()}`,
+  origin: Pick<EventMetadata, 'source' | 'correlationId' | 'keyId'> = {
+    source: 'cli',
+    correlationId: `cli_${randomUUID()}`,
+  },
 ): Promise<{ events: AccountEvent[]; position: Position }> {
   const stream = accountStream(accountId)
   const history = await rt.eventStore.readStream(stream)
@@ -35,7 +39,7 @@ export async function changeAccount(
   const events = decideAccount(command(toUnixSeconds(now)), state)
   let position = history.at(-1)?.position ?? 0n
   if (events.length > 0) {
-    const metadata = { accountId, correlationId, recordedAt: now.getTime() }
+    const metadata: EventMetadata = { accountId, ...origin, recordedAt: now.getTime() }
     const appended = await rt.eventStore.append([
       { stream, expected: expectedAfter(history.length - 1), events: toNewEvents(events, metadata) },
     ])

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
-import type { Notification } from '../../../shared/domain/events/resources.ts'
-import type { OrderDoc, TrackerDoc } from '../../orders/document.ts'
+import type { Notification } from '../../shared/domain/events/resources.ts'
+import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
 
 /*
  * A customer e-mail from the templates beside this file: per language, the

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { waitForAppends } from '../../shared/infra/event-store/subscribe.ts'
-import type { Runtime } from '../../shared/infra/runtime.ts'
+import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
+import { waitForAppends } from '../shared/infra/event-store/subscribe.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
 
 const BATCH_SIZE = 1000
 const RETRY_DELAY_MS = 1000

@@ -38,7 +38,7 @@ export function planTrackerUpserts(
   request: CommandRequest,
   items: readonly TrackerInput[],
 ): () => Promise<CommandPlan> {
-  const accountId = request.caller.account.id
+  const accountId = request.account.id
   const byOrder = new Map<string, { stream: string; items: TrackerInput[]; indexes: number[] }>()
   items.forEach((item, index) => {
     const group = byOrder.get(item.order_number) ?? {
@@ -61,8 +61,8 @@ export function planTrackerUpserts(
     const metadata = metadataFor(request, now.getTime())
     const command = {
       now: toUnixSeconds(now),
-      accountLanguage: request.caller.account.language_code,
-      disabledNotifications: request.caller.account.disabled_notification_types,
+      accountLanguage: request.account.language_code,
+      disabledNotifications: request.account.disabled_notification_types,
       ids: rt.ids,
       carrierServices: groups.some((g) => g.items.some((i) => i.carrier_service_code))
         ? await configuredServices(rt, accountId)

@@ -1,35 +1,32 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { evolveJob, renderJob } from '../../projectors/jobs/job.ts'
 import type { EventData } from '../../shared/domain/events/index.ts'
 import { decideJob, jobStream } from '../../shared/domain/jobs/job.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
-import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { commandRequest, executeCommand, metadataFor, sendCommandResponse, toNewEvents } from '../execute.ts'
+import { type CommandRequest, type CommandResponse, executeCommand, metadataFor, toNewEvents } from '../execute.ts'
 
 /**
  * Accepts a job: records `JobQueued` on the job's own stream (through the
  * command path, so a repeat with the same Idempotency-Key answers the first
  * job) and queues it on BullMQ. The job is safe in its stream: while Redis is
  * away, the worker's sweep queues it when Redis is back. Gives the id
- * answered (the first job's, on a repeat) and how to send the `202`, with
- * `Location: /v2/jobs/{id}` and a body that is the job itself, or
- * `{"job_id": N}` (`answer: 'job_id'`).
+ * answered (the first job's, on a repeat) and the `202` to send, whose body is
+ * the job itself, or `{"job_id": N}` (`answer: 'job_id'`).
  */
 export async function acceptJob(
   rt: Runtime,
   queue: JobQueue,
-  request: FastifyRequest,
+  command: CommandRequest,
   /** `job_id` when the caller allocated it already (an upload stored under it). */
   job: Omit<EventData<'JobQueued'>, 'job_id' | 'at'> & { job_id?: number },
   answer: 'job' | 'job_id' = 'job',
-) {
-  const { account } = callerOf(request)
+  log: { warn(context: object, message: string): void },
+): Promise<{ jobId: number; response: CommandResponse }> {
+  const { account } = command
   const jobId = job.job_id ?? rt.ids.next()
   const now = rt.clock.now()
   const queued = { ...job, job_id: jobId, at: toUnixSeconds(now) }
-  const command = commandRequest(request)
   const response = await executeCommand(rt, command, async () => ({
     appends: [
       {
@@ -49,9 +46,6 @@ export async function acceptJob(
   const answered = (body.id ?? body.job_id)!
   await queue
     .enqueue({ accountId: account.id, jobId: answered })
-    .catch((error) => request.log.warn({ err: error }, 'enqueue failed; left to the sweep'))
-  return {
-    jobId: answered,
-    send: (reply: FastifyReply) => sendCommandResponse(reply.header('location', `/v2/jobs/${answered}`), response),
-  }
+    .catch((error) => log.warn({ err: error }, 'enqueue failed; left to the sweep'))
+  return { jobId: answered, response }
 }

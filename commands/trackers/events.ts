@@ -12,7 +12,7 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
-import { orderKeyOf } from '../../projectors/orders/tracker-index.ts'
+import { orderDocumentKeyOf } from '../../projectors/orders/tracker-index.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import type { OrderStates } from './upsert.ts'
 
@@ -74,7 +74,7 @@ export function planTrackingEvents(
   request: CommandRequest,
   inputs: readonly CarrierEventInput[],
 ): () => Promise<CommandPlan> {
-  const accountId = request.caller.account.id
+  const accountId = request.account.id
   // Ids for events that turn out new: one per item, shared by every tracker it applies to.
   const eventIds = inputs.map(() => rt.ids.next())
   return async () => {
@@ -100,7 +100,7 @@ export function planTrackingEvents(
           now: toUnixSeconds(now),
           ids: rt.ids,
           carrierServices,
-          disabledNotifications: request.caller.account.disabled_notification_types,
+          disabledNotifications: request.account.disabled_notification_types,
         },
         current.state,
       )
@@ -144,7 +144,7 @@ async function ordersOfTrackingNumbers(
   const lookUp = async (numbers: string[]) => {
     const keys = await rt.readStore.keysByField(TRACKERS, accountId, 'tracking_number', numbers)
     for (const number of numbers) {
-      streamsOf.set(number, [...new Set((keys.get(number) ?? []).map(orderKeyOf))])
+      streamsOf.set(number, [...new Set((keys.get(number) ?? []).map(orderDocumentKeyOf))])
     }
   }
   await lookUp([...new Set(inputs.map((e) => e.tracking_number))])

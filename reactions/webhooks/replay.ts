@@ -1,19 +1,19 @@
-import { JobFailure, type JobContext } from '../../../command-api/jobs/run.ts'
-import { toNewEvents } from '../../../command-api/execute.ts'
-import { toUnixSeconds } from '../../../shared/domain/time.ts'
-import { type WebhookEndpointEvent, webhookEndpointStream } from '../../../shared/domain/webhooks/endpoint.ts'
+import { JobFailure, type JobContext } from '../../commands/jobs/context.ts'
+import { toNewEvents } from '../../commands/execute.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { type WebhookEndpointEvent, webhookEndpointStream } from '../../shared/domain/webhooks/endpoint.ts'
 import {
   decideWebhookMessage,
   evolveWebhookMessageState,
   type WebhookMessageEvent,
   type WebhookMessageState,
   webhookMessageStream,
-} from '../../../shared/domain/webhooks/message.ts'
-import type { JobEvent } from '../../../shared/domain/jobs/job.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
+} from '../../shared/domain/webhooks/message.ts'
+import type { JobEvent } from '../../shared/domain/jobs/job.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../projectors/webhooks/endpoint.ts'
 import type { DeliveryQueue } from './delivery-queue.ts'
-import { type Audience, messagesOf } from './messages.ts'
+import { type Audience, messagesOf } from './plan.ts'
 import { recordMessages } from './reaction.ts'
 
 /** What `POST /v2/webhook_endpoints/{id}/replay` asked for, as the job's payload holds it. */
@@ -65,7 +65,7 @@ export async function replayWebhookMessages(ctx: JobContext, deliveries: Deliver
       else {
         const now = rt.clock.now()
         const replay = { type: 'ReplayWebhookMessage' as const, data: { job_id: ctx.job.id, at: toUnixSeconds(now) } }
-        const metadata = { accountId, correlationId: `job_${ctx.job.id}`, recordedAt: now.getTime() }
+        const metadata = ctx.metadata()
         const state = asDomainEvents<WebhookMessageEvent>(existing).reduce<WebhookMessageState | undefined>(
           evolveWebhookMessageState,
           undefined,

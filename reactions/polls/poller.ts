@@ -1,26 +1,22 @@
 import { Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { TrackingApi } from '../../../shared/domain/carriers/tracking-apis.ts'
-import { isConcurrencyError } from '../../../shared/domain/errors.ts'
-import { isStale, nextPollInterval, POLL_WINDOW_SECONDS } from '../../../shared/domain/orders/polling.ts'
-import type { CarrierEventInput } from '../../../shared/domain/orders/record-tracking-events.ts'
-import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
-import { toUnixSeconds } from '../../../shared/domain/time.ts'
-import type { CarrierTrackingApi } from '../../../shared/infra/carriers/port.ts'
-import { createWorkQueue, type WorkQueue } from '../../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
-import { collections } from '../../../shared/infra/read-store/collections.ts'
-import type { Runtime } from '../../../shared/infra/runtime.ts'
-import { executeCommand, toNewEvents } from '../../../command-api/execute.ts'
-import {
-  carrierEventSchema,
-  planTrackingEvents,
-  type TrackingEventResult,
-} from '../../../command-api/trackers/events.ts'
-import { createOrderStates } from '../../../command-api/trackers/upsert.ts'
-import type { AccountDoc } from '../../accounts/account.ts'
-import type { TrackerPollDoc } from '../../polls/tracker-poll.ts'
-import { trackerByKey } from '../../orders/tracker-index.ts'
+import type { TrackingApi } from '../../shared/domain/carriers/tracking-apis.ts'
+import { isConcurrencyError } from '../../shared/domain/errors.ts'
+import { decidePoll, isStale, POLL_WINDOW_SECONDS } from '../../shared/domain/orders/polling.ts'
+import type { CarrierEventInput } from '../../shared/domain/orders/record-tracking-events.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
+import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
+import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
+import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { type CommandRequest, executeCommand, toNewEvents } from '../../commands/execute.ts'
+import { carrierEventSchema, planTrackingEvents, type TrackingEventResult } from '../../commands/trackers/events.ts'
+import { createOrderStates } from '../../commands/trackers/upsert.ts'
+import type { AccountDoc } from '../../projectors/accounts/account.ts'
+import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
+import { trackerByKey } from '../../projectors/orders/tracker-index.ts'
 
 /** One poll: the tracker's poll document, by its key. `refresh`: asked for now, due or not. */
 export interface QueuedPoll {
@@ -83,17 +79,20 @@ export async function startCarrierPolling(
     stats.polls.set(`${api}|${outcome}`, (stats.polls.get(`${api}|${outcome}`) ?? 0) + 1)
   const orders = createOrderStates(0)
 
-  /** Appends when to ask again; a concurrent change to the order is retried, this only adds. */
+  /** Appends when to ask again, as the poll's decider says; a concurrent change to the order is retried, this only adds. */
   const recordPolled = async (stored: { accountId: number; doc: TrackerPollDoc }, changed: boolean) => {
     const { doc, accountId } = stored
-    const now = toUnixSeconds(rt.clock.now())
-    const interval = nextPollInterval(doc.interval, changed, base)
-    const event: OrderEvent = {
-      type: 'TrackerPolled',
-      data: { tracker_id: doc.id, changed, interval, next_poll_at: now + interval, at: now },
+    const events = decidePoll(
+      { type: 'RecordPoll', data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) } },
+      { interval: doc.interval },
+    )
+    const metadata: EventMetadata = {
+      accountId,
+      correlationId: `poll_${doc.id}`,
+      source: 'reaction',
+      recordedAt: rt.clock.nowMs(),
     }
-    const metadata = { accountId, correlationId: `poll_${doc.id}`, recordedAt: Date.now() }
-    await rt.eventStore.append([{ stream: doc.stream, expected: 'any', events: toNewEvents([event], metadata) }])
+    await rt.eventStore.append([{ stream: doc.stream, expected: 'any', events: toNewEvents(events, metadata) }])
   }
 
   /** Carrier events into the push API's command, as the account's own: true when one was new. */
@@ -106,13 +105,7 @@ export async function startCarrierPolling(
     })
     const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId)
     if (!account || account.doc.deleted || events.length === 0) return false
-    const request = {
-      method: 'POST',
-      path: '/v2/trackers/events',
-      body: { events },
-      caller: { account: account.doc, keyKind: 'private' as const, keyId: 'carrier-polling' },
-      requestId: correlation,
-    }
+    const request: CommandRequest = { source: 'reaction', account: account.doc, correlationId: correlation }
     const response = await executeCommand(rt, request, planTrackingEvents(rt, orders, request, events))
     return (response.body as { events: TrackingEventResult[] }).events.some((e) => e.status === 'created')
   }

@@ -1,16 +1,16 @@
-import { isConcurrencyError } from '../../../shared/domain/errors.ts'
-import { webhookEndpointEventTypes } from '../../../shared/domain/events/index.ts'
-import { subscribesTo, type WebhookEndpointEvent } from '../../../shared/domain/webhooks/endpoint.ts'
-import { webhookMessageStream } from '../../../shared/domain/webhooks/message.ts'
-import type { AppendRequest, RecordedEvent } from '../../../shared/infra/event-store/port.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
+import { isConcurrencyError } from '../../shared/domain/errors.ts'
+import { webhookEndpointEventTypes } from '../../shared/domain/events/index.ts'
+import { subscribesTo, type WebhookEndpointEvent } from '../../shared/domain/webhooks/endpoint.ts'
+import { webhookMessageStream } from '../../shared/domain/webhooks/message.ts'
+import type { AppendRequest, RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { startReaction } from '../follow.ts'
-import { eventId } from '../../../shared/infra/ids.ts'
-import type { Runtime } from '../../../shared/infra/runtime.ts'
-import { toUnixSeconds } from '../../../shared/domain/time.ts'
-import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../webhooks/endpoint.ts'
+import { eventId } from '../../shared/infra/ids.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../projectors/webhooks/endpoint.ts'
 import type { DeliveryQueue } from './delivery-queue.ts'
-import { type Audience, messagesOf, type PlannedMessage } from './messages.ts'
+import { type Audience, messagesOf, type PlannedMessage } from './plan.ts'
 
 /** The reaction's checkpoint, beside the projections' in the read store. */
 export const WEBHOOKS_CHECKPOINT = 'webhooks'
@@ -86,7 +86,12 @@ export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 
           body: m.body,
           at: toUnixSeconds(now),
         },
-        metadata: { accountId: m.accountId, correlationId: `webhook_${m.position}`, recordedAt: now.getTime() },
+        metadata: {
+          accountId: m.accountId,
+          correlationId: `webhook_${m.position}`,
+          source: 'reaction',
+          recordedAt: now.getTime(),
+        },
       },
     ],
   }))

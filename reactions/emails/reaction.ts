@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis'
-import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { createWorkQueue, type WorkQueue } from '../../../shared/infra/jobs/queue.ts'
-import type { Runtime } from '../../../shared/infra/runtime.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
 import { startReaction } from '../follow.ts'
 
 /** What BullMQ carries for an e-mail: where its notification is; the e-mail is made from the order when sent. */

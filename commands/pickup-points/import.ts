@@ -13,7 +13,7 @@ import {
   type PickupPointState,
 } from '../../shared/domain/pickup-points/pickup-point.ts'
 import { toNewEvents } from '../execute.ts'
-import { JobFailure, type JobContext } from '../jobs/run.ts'
+import { JobFailure, type JobContext } from '../jobs/context.ts'
 import { rowChecker, type RowChecker } from '../../shared/domain/pickup-points/row.ts'
 
 type PickupPointImported = Extract<DomainEvent, { type: 'PickupPointImported' }>

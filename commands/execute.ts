@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto'
 import { eventId } from '../shared/infra/ids.ts'
-import type { AppendRequest, EventMetadata, NewEvent, Position } from '../shared/infra/event-store/port.ts'
+import type {
+  AppendRequest,
+  CommandSource,
+  EventMetadata,
+  NewEvent,
+  Position,
+} from '../shared/infra/event-store/port.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
 import { assertValidEvent, type DomainEvent } from '../shared/domain/events/index.ts'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { callerOf, type Caller } from '../shared/infra/http/auth.ts'
-import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { waitForProjections } from '../shared/infra/read-store/wait-for-projections.ts'
+import type { AccountDoc } from '../projectors/accounts/account.ts'
 import { projections } from '../projectors/projections.ts'
 
 /** What a command decided: the appends to make atomically, and the response they earn. */
@@ -21,13 +25,17 @@ export interface CommandPlan {
   onAppended?: (revisions: ReadonlyMap<string, number>, position: Position) => void
 }
 
+/** Who asks for a command, from where: an API request, a job, or a reaction to the log. */
 export interface CommandRequest {
-  method: string
-  path: string
-  body: unknown
-  caller: Caller
-  requestId: string
-  idempotencyKey?: string
+  source: CommandSource
+  /** The account the command acts for. */
+  account: AccountDoc
+  /** What caused it, recorded on its events: a request's id, `job_<id>`, `poll_<tracker>`, … */
+  correlationId: string
+  /** The id of the API key that sent it, for a request. */
+  keyId?: string
+  /** A request's Idempotency-Key and what it was sent with: a repeat gets the first answer back. */
+  idempotency?: { key: string; method: string; path: string; body: unknown }
 }
 
 export interface CommandResponse {
@@ -40,13 +48,11 @@ export interface CommandResponse {
 /** Bounded retries of an optimistic append that met a concurrent change. */
 const MAX_ATTEMPTS = 8
 
-export const metadataFor = (
-  request: Pick<CommandRequest, 'caller' | 'requestId'>,
-  recordedAt: number,
-): EventMetadata => ({
-  accountId: request.caller.account.id,
-  correlationId: request.requestId,
-  keyId: request.caller.keyId,
+export const metadataFor = (request: CommandRequest, recordedAt: number): EventMetadata => ({
+  accountId: request.account.id,
+  correlationId: request.correlationId,
+  source: request.source,
+  ...(request.keyId === undefined ? {} : { keyId: request.keyId }),
   recordedAt,
 })
 
@@ -83,7 +89,7 @@ export async function executeCommand(
   request: CommandRequest,
   plan: () => Promise<CommandPlan>,
 ): Promise<CommandResponse> {
-  const record = request.idempotencyKey ? idempotencyRecord(request) : undefined
+  const record = request.idempotency ? idempotencyRecord(request.account.id, request.idempotency) : undefined
   for (let attempt = 1; ; attempt++) {
     if (record) {
       const previous = await replay(rt, record)
@@ -127,8 +133,8 @@ async function decideAndAppend(
     const completed: DomainEvent = {
       type: 'IdempotentRequestCompleted',
       data: {
-        method: request.method,
-        path: request.path,
+        method: record.method,
+        path: record.path,
         body_hash: record.bodyHash,
         status: decided.status,
         body: decided.body,
@@ -163,15 +169,22 @@ async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config' | 'projecti
 
 interface IdempotencyRecord {
   stream: string
+  method: string
+  path: string
   bodyHash: string
 }
 
-function idempotencyRecord(request: CommandRequest): IdempotencyRecord {
-  const keyHash = createHash('sha256').update(request.idempotencyKey!).digest('hex').slice(0, 32)
+function idempotencyRecord(
+  accountId: number,
+  { key, method, path, body }: NonNullable<CommandRequest['idempotency']>,
+): IdempotencyRecord {
+  const keyHash = createHash('sha256').update(key).digest('hex').slice(0, 32)
   return {
-    stream: `idempotency-${request.caller.account.id}_${keyHash}`,
+    stream: `idempotency-${accountId}_${keyHash}`,
+    method,
+    path,
     bodyHash: createHash('sha256')
-      .update(JSON.stringify(request.body ?? null))
+      .update(JSON.stringify(body ?? null))
       .digest('hex'),
   }
 }
@@ -191,22 +204,4 @@ async function replay(
   }
   // The recorded event sits right after the request's own events, so its position covers them.
   return { status: data.status, body: data.body, position: first.position }
-}
-
-/** The command as an HTTP request states it. */
-export function commandRequest(request: FastifyRequest): CommandRequest {
-  const key = request.headers['idempotency-key']
-  return {
-    method: request.method,
-    path: request.url.split('?')[0]!,
-    body: request.body,
-    caller: callerOf(request),
-    requestId: request.id,
-    idempotencyKey: typeof key === 'string' && key.length > 0 ? key : undefined,
-  }
-}
-
-/** Every write response carries the position a read can send back to see it (read-your-writes). */
-export function sendCommandResponse(reply: FastifyReply, response: CommandResponse) {
-  return reply.status(response.status).header(POSITION_HEADER, response.position.toString()).send(response.body)
 }

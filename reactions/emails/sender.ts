@@ -1,15 +1,17 @@
 import { UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import nodemailer from 'nodemailer'
-import type { OrderEvent } from '../../../shared/domain/orders/state.ts'
-import { toUnixSeconds } from '../../../shared/domain/time.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
-import { collections } from '../../../shared/infra/read-store/collections.ts'
-import type { Runtime } from '../../../shared/infra/runtime.ts'
-import { toNewEvents } from '../../../command-api/execute.ts'
-import type { AccountDoc } from '../../accounts/account.ts'
-import { foldOrder } from '../../orders/evolve.ts'
+import { decidePayloadOutcome } from '../../shared/domain/notifications/payloads.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { toNewEvents } from '../../commands/execute.ts'
+import type { AccountDoc } from '../../projectors/accounts/account.ts'
+import { foldOrder } from '../../projectors/orders/evolve.ts'
 import type { EmailQueue, QueuedEmail } from './reaction.ts'
 import { emailFactsOf, findNotification, renderEmail } from './render.ts'
 
@@ -27,20 +29,33 @@ export const messageIdOf = (payloadId: number, from: string) => {
   return `<notification-payload-${payloadId}@${domain}>`
 }
 
-/** Records a payload's outcome on its order's stream; whatever else the order does meanwhile, this only adds. */
-async function recordOutcome(rt: SenderRuntime, email: QueuedEmail, error: string | undefined) {
-  const at = toUnixSeconds(rt.clock.now())
-  const ids = {
-    notification_id: email.notificationId,
-    payload_id: email.payloadId,
-    ...(email.trackerId === undefined ? {} : { tracker_id: email.trackerId }),
+/**
+ * Records a payload's outcome on its order's stream, as its decider says (a
+ * payload no longer `built` records nothing); whatever else the order does
+ * meanwhile, this only adds.
+ */
+async function recordOutcome(rt: SenderRuntime, email: QueuedEmail, status: string, error: string | undefined) {
+  const events = decidePayloadOutcome(
+    {
+      type: 'RecordPayloadOutcome',
+      data: {
+        notification_id: email.notificationId,
+        payload_id: email.payloadId,
+        ...(email.trackerId === undefined ? {} : { tracker_id: email.trackerId }),
+        ...(error === undefined ? {} : { error }),
+        at: toUnixSeconds(rt.clock.now()),
+      },
+    },
+    { [email.payloadId]: status },
+  )
+  if (events.length === 0) return
+  const metadata: EventMetadata = {
+    accountId: email.accountId,
+    correlationId: `email_${email.payloadId}`,
+    source: 'reaction',
+    recordedAt: rt.clock.nowMs(),
   }
-  const event: OrderEvent =
-    error === undefined
-      ? { type: 'NotificationPayloadDispatched', data: { ...ids, at } }
-      : { type: 'NotificationPayloadFailed', data: { ...ids, error, at } }
-  const metadata = { accountId: email.accountId, correlationId: `email_${email.payloadId}`, recordedAt: Date.now() }
-  await rt.eventStore.append([{ stream: email.stream, expected: 'any', events: toNewEvents([event], metadata) }])
+  await rt.eventStore.append([{ stream: email.stream, expected: 'any', events: toNewEvents(events, metadata) }])
 }
 
 /**
@@ -58,7 +73,7 @@ export async function sendEmail(
   const found = order && findNotification(order, email.notificationId)
   const payload = found?.notification.notification_payloads.find((p) => p.id === email.payloadId)
   if (!order || !found || payload?.status !== 'built') return
-  if (!order.email) return recordOutcome(rt, email, 'the order has no e-mail address')
+  if (!order.email) return recordOutcome(rt, email, payload.status, 'the order has no e-mail address')
   const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, email.accountId, email.accountId)
   const content = renderEmail(emailFactsOf(order, found, account?.doc.language_code ?? 'en'))
   const from = rt.config.SHIPLOG_MAIL_FROM
@@ -74,9 +89,9 @@ export async function sendEmail(
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     if (!lastAttempt) throw error
-    return recordOutcome(rt, email, reason)
+    return recordOutcome(rt, email, payload.status, reason)
   }
-  await recordOutcome(rt, email, undefined)
+  await recordOutcome(rt, email, payload.status, undefined)
 }
 
 /** The worker side of e-mails: sends queued payloads over SMTP (`SMTP_URL`), retried with backoff. */

@@ -1,29 +1,30 @@
 import { DelayedError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Webhook } from 'standardwebhooks'
-import { isConcurrencyError } from '../../../shared/domain/errors.ts'
-import { toUnixSeconds } from '../../../shared/domain/time.ts'
+import { isConcurrencyError } from '../../shared/domain/errors.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
   evolveWebhookEndpointState,
   type WebhookEndpointEvent,
   type WebhookEndpointState,
   webhookEndpointStream,
-} from '../../../shared/domain/webhooks/endpoint.ts'
+} from '../../shared/domain/webhooks/endpoint.ts'
 import {
   decideWebhookMessage,
   evolveWebhookMessageState,
   type WebhookMessageEvent,
   type WebhookMessageState,
   webhookIdOf,
-} from '../../../shared/domain/webhooks/message.ts'
-import { asDomainEvents } from '../../../shared/infra/event-store/recorded.ts'
-import { keepSweeping } from '../../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../../shared/infra/jobs/redis.ts'
-import { collections } from '../../../shared/infra/read-store/collections.ts'
-import type { Runtime } from '../../../shared/infra/runtime.ts'
-import { type PostOutcome, postJson } from '../../../shared/infra/webhooks/outbound.ts'
-import { toNewEvents } from '../../../command-api/execute.ts'
-import type { WebhookDeliveryDoc } from '../../webhooks/delivery.ts'
+} from '../../shared/domain/webhooks/message.ts'
+import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
+import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { type PostOutcome, postJson } from '../../shared/infra/webhooks/outbound.ts'
+import { toNewEvents } from '../../commands/execute.ts'
+import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
 import type { DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
@@ -77,10 +78,11 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
     message,
   )
   if (events.length === 0) return undefined
-  const metadata = {
+  const metadata: EventMetadata = {
     accountId: delivery.accountId,
     correlationId: `webhook_${message.position}`,
-    recordedAt: Date.now(),
+    source: 'reaction',
+    recordedAt: rt.clock.nowMs(),
   }
   try {
     await rt.eventStore.append([

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { createWorkQueue, type WorkQueue } from '../../../shared/infra/jobs/queue.ts'
+import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 
 /** What BullMQ carries for a webhook message: only its stream; the message and its state live there. */
 export interface QueuedDelivery {

@@ -4,16 +4,16 @@ import { renderOrder } from '../../projectors/resources/render.ts'
 import { isConcurrencyError, isShiplogError } from '../../shared/domain/errors.ts'
 import type { JobResult } from '../../shared/domain/events/job-events.ts'
 import { foldOrderState, type OrderEvent, orderStream } from '../../shared/domain/orders/state.ts'
-import { decideOrderUpsert, orderKeyOf } from '../../shared/domain/orders/upsert-order.ts'
+import { decideOrderUpsert, orderNumberOf } from '../../shared/domain/orders/upsert-order.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { type AppendRequest, type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
-import { errorBody, toShiplogError } from '../../shared/infra/http/errors.ts'
-import { parseRequestPart, RequestValidationError } from '../../shared/infra/http/validation.ts'
+import { errorBody, toShiplogError } from '../../shared/infra/errors.ts'
+import { parseRequestPart, RequestValidationError } from '../../shared/infra/validation.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import { toNewEvents } from '../execute.ts'
-import type { JobContext } from '../jobs/run.ts'
+import type { JobContext } from '../jobs/context.ts'
 import { type OrderBody, orderBody } from './schema.ts'
 
 export const ORDERS_PATH = '/v2/orders'
@@ -38,7 +38,7 @@ export async function planOrderUpsert(
   order: OrderBody,
   metadata: (recordedAt: number) => EventMetadata,
 ) {
-  const stream = orderStream(account.id, orderKeyOf(order))
+  const stream = orderStream(account.id, orderNumberOf(order))
   const recorded = await rt.eventStore.readStream(stream)
   const history = asDomainEvents<OrderEvent>(recorded)
   const namesService = order.fulfillments?.some((f) => f.trackers?.some((t) => t.carrier_service_code))

@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CommandRequest, CommandResponse } from '../commands/execute.ts'
+import { acceptJob } from '../commands/jobs/accept.ts'
+import type { JobQueue } from '../shared/infra/jobs/queue.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
+import { callerOf } from '../shared/infra/http/auth.ts'
+import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
+
+/** The command an HTTP request asks for: its caller's account and key, and its Idempotency-Key. */
+export function commandRequest(request: FastifyRequest): CommandRequest {
+  const { account, keyId } = callerOf(request)
+  const key = request.headers['idempotency-key']
+  return {
+    source: 'api',
+    account,
+    correlationId: request.id,
+    keyId,
+    idempotency:
+      typeof key === 'string' && key.length > 0
+        ? { key, method: request.method, path: request.url.split('?')[0]!, body: request.body }
+        : undefined,
+  }
+}
+
+/** Every write response carries the position a read can send back to see it (read-your-writes). */
+export function sendCommandResponse(reply: FastifyReply, response: CommandResponse) {
+  return reply.status(response.status).header(POSITION_HEADER, response.position.toString()).send(response.body)
+}
+
+/** Accepts a job a request asks for: `202` with `Location: /v2/jobs/{id}` (see acceptJob). */
+export async function acceptJobRequest(
+  rt: Runtime,
+  queue: JobQueue,
+  request: FastifyRequest,
+  job: Parameters<typeof acceptJob>[3],
+  answer: 'job' | 'job_id' = 'job',
+) {
+  const { jobId, response } = await acceptJob(rt, queue, commandRequest(request), job, answer, request.log)
+  return {
+    jobId,
+    send: (reply: FastifyReply) => sendCommandResponse(reply.header('location', `/v2/jobs/${jobId}`), response),
+  }
+}

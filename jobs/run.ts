@@ -1,0 +1,62 @@
+import { JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
+import { runBatchCreate } from '../commands/orders/upsert.ts'
+import { importPickupPoints } from '../commands/pickup-points/import.ts'
+import type { AccountDoc } from '../projectors/accounts/account.ts'
+import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
+import { replayWebhookMessages } from '../reactions/webhooks/replay.ts'
+import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
+import type { JobCommand } from '../shared/domain/jobs/job.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
+import type { QueuedJob } from '../shared/infra/jobs/queue.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+
+/**
+ * Runs one job to its end from wherever it stands: a finished job is left
+ * alone, a started one resumes after the items it already recorded. A
+ * concurrent runner or a transient fault throws, and BullMQ retries; on the
+ * last attempt, and on a JobFailure, the job is marked failed.
+ */
+export async function runJob(
+  rt: JobContext['rt'],
+  queued: QueuedJob,
+  options: { lastAttempt: boolean; deliveries?: DeliveryQueue },
+) {
+  const ctx = await openJob(rt, queued)
+  if (!ctx) return
+  const { job } = ctx
+  const at = () => toUnixSeconds(rt.clock.now())
+  const appendToJob = (command: JobCommand) => ctx.appendWithProgress([], command)
+  try {
+    await appendToJob({ type: 'StartJob', at: at() })
+    switch (job.type) {
+      case 'pickup_points.import':
+        await importPickupPoints(ctx)
+        break
+      case 'webhook_endpoints.replay':
+        await replayWebhookMessages(ctx, options.deliveries)
+        break
+      case 'orders.batch_create': {
+        const account = await rt.readStore.get<AccountDoc>(
+          collections.accounts.name,
+          queued.accountId,
+          queued.accountId,
+        )
+        if (!account) throw new JobFailure('The account was deleted')
+        await runBatchCreate(ctx, account.doc)
+        break
+      }
+    }
+    await appendToJob({ type: 'CompleteJob', at: at() })
+  } catch (error) {
+    if (isConcurrencyError(error)) throw error // another runner moved the job: retry from its new state
+    if (error instanceof JobFailure || options.lastAttempt) {
+      const message =
+        error instanceof JobFailure || error instanceof ShiplogError
+          ? error.message
+          : 'The job failed after several attempts'
+      await appendToJob({ type: 'FailJob', error: message, at: at() })
+      return
+    }
+    throw error
+  }
+}
