@@ -1,7 +1,5 @@
-import type { Redis } from 'ioredis'
 import { commandApi } from '../command-api/index.ts'
 import { projections } from '../projectors/projections.ts'
-import type { ProjectorRunner } from '../projectors/runner.ts'
 import { startProjectorThread } from '../projectors/projector-thread.ts'
 import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
@@ -11,17 +9,18 @@ import { healthRoutes } from '../shared/infra/http/health.ts'
 import { apiNotes } from './api-reference.ts'
 import { queueDashboard } from '../shared/infra/http/queue-dashboard.ts'
 import { metricsRoutes } from '../shared/infra/http/metrics.ts'
-import { createHttpServer, type App } from '../shared/infra/http/server.ts'
+import { type App, createHttpServer } from '../shared/infra/http/server.ts'
 import { connectRedis, isRedisReady } from '../shared/infra/jobs/redis.ts'
-import { createJobQueue, type JobQueue } from '../shared/infra/jobs/queue.ts'
+import { createJobQueue } from '../shared/infra/jobs/queue.ts'
 import { startJobWorker } from '../jobs/worker.ts'
-import { createDeliveryQueue, type DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
+import { createDeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import { startWebhookReaction } from '../reactions/webhooks/reaction.ts'
 import { startWebhookSender } from '../reactions/webhooks/sender.ts'
-import { createEmailQueue, type EmailQueue, startEmailReaction } from '../reactions/emails/reaction.ts'
+import { createEmailQueue, startEmailReaction } from '../reactions/emails/reaction.ts'
 import { startEmailSender } from '../reactions/emails/sender.ts'
-import { createPollQueues, type PollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
+import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
 import { configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
+import type { CarrierTrackingApi } from '../shared/infra/carriers/port.ts'
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
@@ -48,102 +47,39 @@ export async function startServer(
   const walCheckpoints = files.length > 0 ? 'background' : 'inline'
   const rt = await openRuntime(config, { ...options, walCheckpoints })
   const carrierApis = configuredCarrierApis(config)
-  let checkpointer: { stop(): Promise<void> } | undefined
+  const parts = startedParts(rt.logger)
   let app: App | undefined
-  let redis: Redis | undefined
-  let queue: JobQueue | undefined
-  let projector: ProjectorRunner | undefined
-  let workerConnection: Redis | undefined
-  let worker: ReturnType<typeof startJobWorker> | undefined
-  let deliveries: DeliveryQueue | undefined
-  let webhookConnection: Redis | undefined
-  let webhookReaction: ReturnType<typeof startWebhookReaction> | undefined
-  let webhookSender: ReturnType<typeof startWebhookSender> | undefined
-  let pollQueues: PollQueues = new Map()
   let polling: Awaited<ReturnType<typeof startCarrierPolling>> | undefined
-  let emails: EmailQueue | undefined
-  let emailConnection: Redis | undefined
-  let emailReaction: ReturnType<typeof startEmailReaction> | undefined
-  let emailSender: ReturnType<typeof startEmailSender> | undefined
-  /** Stops what has started, HTTP first and the stores last: on close, and when a start fails half-way. */
-  let closing: Promise<void> | undefined
   // Once: a second call (a test's teardown after a restart) waits for the first.
-  const close = () => (closing ??= stopAll())
-  const stopAll = async () => {
-    await app?.close()
-    await worker?.close()
-    await webhookReaction?.stop()
-    await webhookSender?.close()
-    await polling?.close()
-    await emailReaction?.stop()
-    await emailSender?.close()
-    await projector?.stop()
-    // A queue whose Redis is away has nothing to flush: it is only disconnected.
-    if (redis && isRedisReady(redis))
-      await Promise.all([
-        queue?.close(),
-        deliveries?.close(),
-        emails?.close(),
-        ...[...pollQueues.values()].map((q) => q.close()),
-      ])
-    workerConnection?.disconnect()
-    webhookConnection?.disconnect()
-    emailConnection?.disconnect()
-    redis?.disconnect()
-    await rt.close()
-    await checkpointer?.stop()
-  }
+  let closing: Promise<void> | undefined
+  // HTTP first, so no request meets a stopped part; then the rest in the reverse order of their start.
+  const close = () =>
+    (closing ??= (async () => {
+      await app?.close()
+      await parts.stopAll()
+    })())
 
   try {
-    if (files.length > 0) checkpointer = await startCheckpointer(files, rt.logger)
+    if (files.length > 0) {
+      const checkpointer = await startCheckpointer(files, rt.logger)
+      parts.push(() => checkpointer.stop())
+    }
+    // The stores close before their checkpointer stops.
+    parts.push(() => rt.close())
     app = await createHttpServer(rt, apiNotes)
-    if (roles.has('worker') || roles.has('command')) {
-      redis = connectRedis(config.REDIS_URL, rt.logger)
-      queue = createJobQueue(config.QUEUE_NAME, redis)
-      deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
-      const retries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
-      if (config.SMTP_URL) emails = createEmailQueue(config.QUEUE_NAME, redis, retries)
-      pollQueues = createPollQueues(config.QUEUE_NAME, redis, carrierApis)
-    }
+    const queues = roles.has('worker') || roles.has('command') ? openQueues(config, rt, carrierApis, parts) : undefined
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
-    healthRoutes(app, rt, { projections: watched, redis: redis && (() => isRedisReady(redis!)) })
-    metricsRoutes(app, rt, watched, queue, () => polling?.stats)
-    if (queue && deliveries) {
-      const queues = [
-        queue.bull,
-        deliveries.bull,
-        ...(emails ? [emails.bull] : []),
-        ...[...pollQueues.values()].map((q) => q.bull),
-      ]
-      await queueDashboard(app, queues, config.SHIPLOG_ADMIN_TOKEN)
-    }
-    if (roles.has('command')) commandApi(app, rt, queue!, pollQueues)
+    healthRoutes(app, rt, { projections: watched, redis: queues && (() => isRedisReady(queues.redis)) })
+    metricsRoutes(app, rt, watched, queues?.jobs, () => polling?.stats)
+    if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
+    if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()
-      projector = await startProjectorThread(config, walCheckpoints, rt.logger, rt.projections)
+      const projector = await startProjectorThread(config, walCheckpoints, rt.logger, rt.projections)
+      parts.push(() => projector.stop())
     }
-    // BullMQ's worker blocks on its own connection.
-    if (roles.has('worker')) {
-      workerConnection = connectRedis(config.REDIS_URL, rt.logger, 'worker')
-      worker = startJobWorker(rt, queue!, workerConnection, deliveries)
-      // Webhooks: the reaction following the log, and the sender on a blocking connection of its own.
-      webhookReaction = startWebhookReaction(rt, deliveries!)
-      webhookConnection = connectRedis(config.REDIS_URL, rt.logger, 'webhooks')
-      webhookSender = startWebhookSender(rt, deliveries!, webhookConnection)
-      // Customer e-mails, when there is an SMTP server to send them through.
-      if (config.SMTP_URL) {
-        emailReaction = startEmailReaction(rt, emails!)
-        emailConnection = connectRedis(config.REDIS_URL, rt.logger, 'emails')
-        emailSender = startEmailSender(rt, emails!, emailConnection, config.SMTP_URL)
-      } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
-      if (carrierApis.length > 0) {
-        polling = await startCarrierPolling(rt, pollQueues, carrierApis, {
-          queue: redis!,
-          worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
-        })
-      }
-    }
+    if (roles.has('worker')) polling = await startWorkerRole(config, rt, queues!, carrierApis, parts)
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)
       if (error.code === 'EACCES') throw new StartupError(`port ${config.PORT} needs privileges: set PORT`)
@@ -153,7 +89,7 @@ export async function startServer(
     await close().catch((closing: unknown) => rt.logger.error({ err: closing }, 'stopping after a failed start failed'))
     throw error
   }
-  const address = app.server.address()
+  const address = app!.server.address()
   const port = typeof address === 'object' && address ? address.port : config.PORT
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST
   rt.logger.info(
@@ -166,4 +102,75 @@ export async function startServer(
     runtime: rt,
     close,
   }
+}
+
+/** The parts a start has started, each with how to stop it: stopped in reverse, each once. */
+function startedParts(logger: Logger) {
+  const stops: (() => Promise<unknown> | unknown)[] = []
+  return {
+    push(stop: () => Promise<unknown> | unknown) {
+      stops.push(stop)
+    },
+    async stopAll() {
+      for (let stop = stops.pop(); stop; stop = stops.pop()) {
+        await Promise.resolve()
+          .then(stop)
+          .catch((error: unknown) => logger.error({ err: error }, 'a part failed to stop'))
+      }
+    },
+  }
+}
+type Parts = ReturnType<typeof startedParts>
+
+/** The BullMQ queues of jobs, webhook deliveries, e-mails and polls, on one Redis connection. */
+function openQueues(config: Config, rt: Runtime, carrierApis: readonly CarrierTrackingApi[], parts: Parts) {
+  const redis = connectRedis(config.REDIS_URL, rt.logger)
+  parts.push(() => redis.disconnect())
+  const jobs = createJobQueue(config.QUEUE_NAME, redis)
+  const deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
+  const retries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
+  const emails = config.SMTP_URL ? createEmailQueue(config.QUEUE_NAME, redis, retries) : undefined
+  const polls = createPollQueues(config.QUEUE_NAME, redis, carrierApis)
+  const closable = [jobs, deliveries, ...(emails ? [emails] : []), ...polls.values()]
+  // A queue whose Redis is away has nothing to flush: it is only disconnected.
+  parts.push(() => isRedisReady(redis) && Promise.all(closable.map((q) => q.close())))
+  return { redis, jobs, deliveries, emails, polls, all: closable.map((q) => q.bull) }
+}
+type Queues = ReturnType<typeof openQueues>
+
+/**
+ * The worker role: jobs, the webhook and e-mail reactions with their senders,
+ * and carrier polling. Each BullMQ worker blocks on a Redis connection of its own.
+ */
+async function startWorkerRole(
+  config: Config,
+  rt: Runtime,
+  queues: Queues,
+  carrierApis: readonly CarrierTrackingApi[],
+  parts: Parts,
+) {
+  const connection = (name: string) => {
+    const redis = connectRedis(config.REDIS_URL, rt.logger, name)
+    parts.push(() => redis.disconnect())
+    return redis
+  }
+  const worker = startJobWorker(rt, queues.jobs, connection('worker'), queues.deliveries)
+  parts.push(() => worker.close())
+  const webhookReaction = startWebhookReaction(rt, queues.deliveries)
+  parts.push(() => webhookReaction.stop())
+  const webhookSender = startWebhookSender(rt, queues.deliveries, connection('webhooks'))
+  parts.push(() => webhookSender.close())
+  if (config.SMTP_URL && queues.emails) {
+    const emailReaction = startEmailReaction(rt, queues.emails)
+    parts.push(() => emailReaction.stop())
+    const emailSender = startEmailSender(rt, queues.emails, connection('emails'), config.SMTP_URL)
+    parts.push(() => emailSender.close())
+  } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
+  if (carrierApis.length === 0) return undefined
+  const polling = await startCarrierPolling(rt, queues.polls, carrierApis, {
+    queue: queues.redis,
+    worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
+  })
+  parts.push(() => polling.close())
+  return polling
 }

@@ -130,12 +130,7 @@ export function decideOrderUpsert(
   current: OrderState | undefined,
 ): { events: OrderEvent[]; created: boolean } {
   const { order: input, now: at, ids } = command
-  const events: OrderEvent[] = []
-  let order = current
-  const emit = (event: OrderEvent) => {
-    events.push(event)
-    order = evolveOrderState(order, event)
-  }
+  const decision = new Decision(command, current)
 
   const country = input.shipping_address?.country_code ?? current?.fields.shipping_address?.country_code
   const proposed: OrderChanges = {
@@ -151,20 +146,24 @@ export function decideOrderUpsert(
     shipping_address: addressOf(current?.fields.shipping_address ?? null, input.shipping_address, ids),
     line_items: mergeLineItems(current?.fields.line_items ?? [], input.line_items, at, ids),
   }
-  if (!order) {
-    const key = orderNumberOf(input)
+  if (!current) {
     const changes = changed(initialOrderFields, proposed) ?? {}
-    const data = { order_id: ids.next(), uuid: ids.uuid(), order_number: key, merchant_id: input.merchant_id }
-    emit({ type: 'OrderCreated', data: { ...data, changes, at } })
-    if (!order!.fields.canceled && shouldBuildOrderPlaced(order!, at, command.disabledNotifications ?? [])) {
-      emit({
+    const data = {
+      order_id: ids.next(),
+      uuid: ids.uuid(),
+      order_number: orderNumberOf(input),
+      merchant_id: input.merchant_id,
+    }
+    const order = decision.emit({ type: 'OrderCreated', data: { ...data, changes, at } })
+    if (!order.fields.canceled && shouldBuildOrderPlaced(order, at, command.disabledNotifications ?? [])) {
+      decision.emit({
         type: 'NotificationBuilt',
-        data: { notification: buildNotification('order_placed', order!.fields, at, ids), at },
+        data: { notification: buildNotification('order_placed', order.fields, at, ids), at },
       })
     }
   } else {
-    const changes = changed(order.fields, proposed)
-    if (changes) emit({ type: 'OrderUpdated', data: { changes, at } })
+    const changes = changed(current.fields, proposed)
+    if (changes) decision.emit({ type: 'OrderUpdated', data: { changes, at } })
   }
 
   const sent = new Set<string>()
@@ -175,117 +174,147 @@ export function decideOrderUpsert(
       })
     }
     sent.add(f.merchant_id)
-    upsertFulfillment(f)
+    upsertFulfillment(decision, f)
   }
   // Canceling an order cancels the fulfillments it did not send too.
-  if (order!.fields.canceled) {
-    for (const f of order!.fulfillments) {
+  if (decision.order.fields.canceled) {
+    for (const f of decision.order.fulfillments) {
       if (!sent.has(f.merchant_id) && f.fields.status_code !== 'canceled') {
-        emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: f.id, changes: { status_code: 'canceled' }, at } })
+        decision.emit({
+          type: 'FulfillmentUpdated',
+          data: { fulfillment_id: f.id, changes: { status_code: 'canceled' }, at },
+        })
       }
     }
   }
-  return { events, created: current === undefined }
+  return { events: decision.events, created: current === undefined }
+}
 
-  function upsertFulfillment(f: FulfillmentInput) {
-    const existing = order!.fulfillments.find((x) => x.merchant_id === f.merchant_id)
-    const lineItems =
-      mergeLineItems(existing?.fields.line_items ?? [], f.line_items, at, ids) ?? existing?.fields.line_items ?? []
-    const trackers = (f.trackers ?? []).map((t) => {
-      const tracker = findTracker(order, t.tracking_number)
-      const held = tracker?.fields.line_items ?? []
-      const sentItems = t.line_items?.map((li) => (typeof li === 'string' ? referenced(li, lineItems) : li))
-      return { input: t, tracker, lineItems: mergeLineItems(held, sentItems, at, ids) ?? held }
-    })
-    const carried = [
-      ...trackers.flatMap((t) => t.lineItems),
-      ...order!.trackers
-        .filter((t) => existing && t.fulfillment_id === existing.id && !trackers.some((s) => s.tracker?.id === t.id))
-        .flatMap((t) => t.fields.line_items),
-    ]
-    const status = fulfillmentStatus(
-      f.status_code ?? existing?.fields.status_code ?? 'pending',
-      lineItems,
-      carried,
-      order!.fields.canceled,
-    )
-    const proposedF: FulfillmentChanges = {
-      status_code: status,
-      custom_variables: f.custom_variables,
-      shipping_address: addressOf(existing?.fields.shipping_address ?? null, f.shipping_address, ids),
-      line_items: f.line_items === undefined ? undefined : lineItems,
-    }
-    let fulfillment: FulfillmentState
-    if (!existing) {
-      const fulfillment_id = ids.next()
-      const { status_code, ...rest } = proposedF
-      emit({
-        type: 'FulfillmentCreated',
-        data: {
-          fulfillment_id,
-          uuid: ids.uuid(),
-          fulfillment_number: f.merchant_id,
-          merchant_id: f.merchant_id,
-          status_code: status_code!,
-          changes: changed(initialFulfillmentFields(status_code!), rest) ?? {},
-          at,
-        },
-      })
-      fulfillment = order!.fulfillments.find((x) => x.id === fulfillment_id)!
-    } else {
-      const changes = changed(existing.fields, proposedF)
-      if (changes) emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: existing.id, changes, at } })
-      fulfillment = existing
-    }
-    for (const t of trackers) upsertTracker(t.input, t.lineItems, fulfillment)
+/** An upsert being decided: the events so far, and the order as they leave it. */
+class Decision {
+  readonly events: OrderEvent[] = []
+  #order: OrderState | undefined
+
+  constructor(
+    readonly command: UpsertOrder,
+    current: OrderState | undefined,
+  ) {
+    this.#order = current
   }
 
-  function upsertTracker(t: TrackerInput, lineItems: LineItem[], fulfillment: FulfillmentState) {
+  /** The order as decided so far (created by the first event when it was new). */
+  get order(): OrderState {
+    return this.#order!
+  }
+
+  emit(event: OrderEvent): OrderState {
+    this.events.push(event)
+    this.#order = evolveOrderState(this.#order, event)
+    return this.#order
+  }
+}
+
+function upsertFulfillment(decision: Decision, f: FulfillmentInput) {
+  const { now: at, ids } = decision.command
+  const order = decision.order
+  const existing = order.fulfillments.find((x) => x.merchant_id === f.merchant_id)
+  const lineItems =
+    mergeLineItems(existing?.fields.line_items ?? [], f.line_items, at, ids) ?? existing?.fields.line_items ?? []
+  const trackers = (f.trackers ?? []).map((t) => {
     const tracker = findTracker(order, t.tracking_number)
-    const proposedT: TrackerChanges = {
-      ...carrierFields(t, !tracker, command.carrierServices ?? []),
-      custom_variables: t.custom_variables,
-      mute_notifications: t.mute_notifications,
-      language_code: t.language_code,
-      line_items: t.line_items === undefined ? undefined : lineItems,
-      ...expectedDelivery(t.expected_delivery_at),
-    }
-    if (tracker) {
-      const changes = changed(tracker.fields, proposedT)
-      if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes, at } })
-      return
-    }
-    if (order!.trackers.length >= LIMITS.trackersPerOrder) {
-      throw validationError(`The order would have more than ${LIMITS.trackersPerOrder} trackers`, {
-        'fulfillments.trackers': `an order holds at most ${LIMITS.trackersPerOrder} trackers`,
-      })
-    }
-    emit({
-      type: 'TrackerCreated',
+    const held = tracker?.fields.line_items ?? []
+    const sentItems = t.line_items?.map((li) => (typeof li === 'string' ? referenced(order, li, lineItems) : li))
+    return { input: t, tracker, lineItems: mergeLineItems(held, sentItems, at, ids) ?? held }
+  })
+  const carried = [
+    ...trackers.flatMap((t) => t.lineItems),
+    ...order.trackers
+      .filter((t) => existing && t.fulfillment_id === existing.id && !trackers.some((s) => s.tracker?.id === t.id))
+      .flatMap((t) => t.fields.line_items),
+  ]
+  const status = fulfillmentStatus(
+    f.status_code ?? existing?.fields.status_code ?? 'pending',
+    lineItems,
+    carried,
+    order.fields.canceled,
+  )
+  const proposed: FulfillmentChanges = {
+    status_code: status,
+    custom_variables: f.custom_variables,
+    shipping_address: addressOf(existing?.fields.shipping_address ?? null, f.shipping_address, ids),
+    line_items: f.line_items === undefined ? undefined : lineItems,
+  }
+  let fulfillment: FulfillmentState
+  if (!existing) {
+    const fulfillment_id = ids.next()
+    const { status_code, ...rest } = proposed
+    const created = decision.emit({
+      type: 'FulfillmentCreated',
       data: {
-        tracker_id: ids.next(),
+        fulfillment_id,
         uuid: ids.uuid(),
-        fulfillment_id: fulfillment.id,
-        tracking_number: t.tracking_number,
-        changes: changed(initialTrackerFields, proposedT) ?? {},
+        fulfillment_number: f.merchant_id,
+        merchant_id: f.merchant_id,
+        status_code: status_code!,
+        changes: changed(initialFulfillmentFields(status_code!), rest) ?? {},
         at,
       },
     })
+    fulfillment = created.fulfillments.find((x) => x.id === fulfillment_id)!
+  } else {
+    const changes = changed(existing.fields, proposed)
+    if (changes) decision.emit({ type: 'FulfillmentUpdated', data: { fulfillment_id: existing.id, changes, at } })
+    fulfillment = existing
   }
+  for (const t of trackers) upsertTracker(decision, t.input, t.lineItems, fulfillment)
+}
 
-  /** A tracker's line item named by merchant_id: the fulfillment's (or the order's) item of that id. */
-  function referenced(merchantId: string, fulfillmentItems: readonly LineItem[]): LineItemInput {
-    const item =
-      fulfillmentItems.find((li) => li.merchant_id === merchantId) ??
-      order!.fields.line_items.find((li) => li.merchant_id === merchantId)
-    if (!item) {
-      throw validationError(`Tracker line item ${merchantId} is not a line item of its fulfillment or order`, {
-        'fulfillments.trackers.line_items': `${merchantId} is not a line item of the fulfillment or the order`,
-      })
-    }
-    const { id: _id, created_at: _c, updated_at: _u, ...fields } = item
-    return fields
+function upsertTracker(decision: Decision, t: TrackerInput, lineItems: LineItem[], fulfillment: FulfillmentState) {
+  const { now: at, ids, carrierServices = [] } = decision.command
+  const tracker = findTracker(decision.order, t.tracking_number)
+  const proposed: TrackerChanges = {
+    ...carrierFields(t, !tracker, carrierServices),
+    custom_variables: t.custom_variables,
+    mute_notifications: t.mute_notifications,
+    language_code: t.language_code,
+    line_items: t.line_items === undefined ? undefined : lineItems,
+    ...expectedDelivery(t.expected_delivery_at),
   }
+  if (tracker) {
+    const changes = changed(tracker.fields, proposed)
+    if (changes) decision.emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes, at } })
+    return
+  }
+  if (decision.order.trackers.length >= LIMITS.trackersPerOrder) {
+    throw validationError(`The order would have more than ${LIMITS.trackersPerOrder} trackers`, {
+      'fulfillments.trackers': `an order holds at most ${LIMITS.trackersPerOrder} trackers`,
+    })
+  }
+  decision.emit({
+    type: 'TrackerCreated',
+    data: {
+      tracker_id: ids.next(),
+      uuid: ids.uuid(),
+      fulfillment_id: fulfillment.id,
+      tracking_number: t.tracking_number,
+      changes: changed(initialTrackerFields, proposed) ?? {},
+      at,
+    },
+  })
+}
+
+/** A tracker's line item named by merchant_id: the fulfillment's (or the order's) item of that id. */
+function referenced(order: OrderState, merchantId: string, fulfillmentItems: readonly LineItem[]): LineItemInput {
+  const item =
+    fulfillmentItems.find((li) => li.merchant_id === merchantId) ??
+    order.fields.line_items.find((li) => li.merchant_id === merchantId)
+  if (!item) {
+    throw validationError(`Tracker line item ${merchantId} is not a line item of its fulfillment or order`, {
+      'fulfillments.trackers.line_items': `${merchantId} is not a line item of the fulfillment or the order`,
+    })
+  }
+  const { id: _id, created_at: _c, updated_at: _u, ...fields } = item
+  return fields
 }
 
 /** The fulfillment status the rules force, else the one given. */

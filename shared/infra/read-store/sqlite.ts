@@ -69,6 +69,77 @@ export function createSqliteReadStore(
   collections: readonly CollectionSpec[],
   walCheckpoints?: WalCheckpoints,
 ): ReadStore {
+  const db = openDatabase(file, walCheckpoints)
+  for (const spec of collections) createTable(db, spec)
+  const specs = new Map(collections.map((c) => [c.name, c]))
+  const specOf = (name: string) => {
+    const spec = specs.get(name)
+    if (!spec) throw new Error(`unknown collection ${name}`)
+    return spec
+  }
+  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
+  const joinShadow = (collection: string) => {
+    const shadow = shadowOf(specOf(collection))
+    specs.set(shadow.name, shadow)
+    return shadow.name
+  }
+  const sql = new Statements(db)
+  const checkpoints = checkpointStatements(db)
+  const writes = documentWrites(db, sql, checkpoints, specOf)
+
+  return {
+    kind: 'sqlite',
+    ...documentReads(sql, specOf),
+    ...writes,
+    async checkpoint(projection) {
+      const row = checkpoints.of.get(projection)
+      return row ? BigInt(row.position) : undefined
+    },
+    async prepareRebuild(collection, shadowProjection) {
+      const shadow = shadowOf(specOf(collection))
+      db.transaction(() => {
+        db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
+        createTable(db, shadow, false)
+        checkpoints.forget.run(shadowProjection)
+      }).immediate()
+      return joinShadow(collection)
+    },
+    async completeRebuild(collection, projection, shadowProjection) {
+      const spec = specOf(collection)
+      return db
+        .transaction(() => {
+          // Under the write lock the live projector cannot commit: compare, then swap.
+          const live = BigInt(checkpoints.of.get(projection)?.position ?? 0)
+          const rebuilt = BigInt(checkpoints.of.get(shadowProjection)?.position ?? -1)
+          if (rebuilt < live) return false
+          db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${shadowOf(spec).name} RENAME TO ${spec.name}`)
+          checkpoints.save.run(projection, rebuilt.toString())
+          checkpoints.forget.run(shadowProjection)
+          sql.clear()
+          return true
+        })
+        .immediate()
+    },
+    async indexRebuild(collection) {
+      // Each index in a statement of its own: a live projector waits for one at a time.
+      createTable(db, shadowOf(specOf(collection)))
+    },
+    joinRebuild: joinShadow,
+    async reset(collection, projection) {
+      db.transaction(() => {
+        db.prepare(`DELETE FROM ${specOf(collection).name}`).run()
+        checkpoints.forget.run(projection)
+      }).immediate()
+    },
+    async close() {
+      db.close()
+    },
+  }
+}
+
+type SpecOf = (collection: string) => CollectionSpec
+
+function openDatabase(file: string, walCheckpoints: WalCheckpoints | undefined) {
   const db = new Database(file)
   // 16 KiB pages hold several compressed orders with their views without an
   // overflow chain, which a 4 KiB page would need for each (this only takes
@@ -82,124 +153,87 @@ export function createSqliteReadStore(
   db.pragma('cache_size = -16384')
   applyWalCheckpoints(db, walCheckpoints)
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
+  return db
+}
 
-  const specs = new Map(collections.map((c) => [c.name, c]))
-  /**
-   * Creates a collection's table and its query indexes (`indexed`: a rebuild's
-   * shadow gets them once it is filled). A rebuilt table keeps the index names
-   * it was built with, so an index is matched by its suffix.
-   */
-  const createTable = (spec: CollectionSpec, indexed = true) => {
-    for (const name of [spec.name, ...Object.keys(spec.fields)]) {
-      if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
-    }
-    const columns = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
-    for (const name of spec.views ?? []) if (!NAME.test(name)) throw new Error(`invalid view name ${name}`)
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS ${spec.name} (
-        account_id INTEGER NOT NULL,
-        id         INTEGER NOT NULL,
-        key        TEXT    NOT NULL UNIQUE,
-        revision   INTEGER NOT NULL,
-        doc        TEXT    NOT NULL${columns.join('')}
-      )`)
-    // A view added after the table was created becomes a new column; documents fill it as they are next written.
-    const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
-    for (const view of spec.views ?? [])
-      if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
-    const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
-    // Index names carry a generation: a rebuilt table keeps its indexes' names when it is
-    // renamed into place, and the next rebuild's shadow must not meet them.
-    const generation = Date.now().toString(36)
-    const ensureIndex = (suffix: string, definition: string) => {
-      if (!existing.some((name) => name.endsWith(suffix)))
-        db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
-    }
-    if (!indexed) return
-    ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
-    for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
-    const marker = missingViewColumn(spec)
-    if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
+/**
+ * Creates a collection's table and its query indexes (`indexed`: a rebuild's
+ * shadow gets them once it is filled). A rebuilt table keeps the index names
+ * it was built with, so an index is matched by its suffix.
+ */
+function createTable(db: Database.Database, spec: CollectionSpec, indexed = true) {
+  for (const name of [spec.name, ...Object.keys(spec.fields)]) {
+    if (!NAME.test(name)) throw new Error(`invalid collection or field name ${name}`)
   }
-  for (const spec of collections) createTable(spec)
-  const specOf = (name: string) => {
-    const spec = specs.get(name)
-    if (!spec) throw new Error(`unknown collection ${name}`)
-    return spec
+  const columns = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
+  for (const name of spec.views ?? []) if (!NAME.test(name)) throw new Error(`invalid view name ${name}`)
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS ${spec.name} (
+      account_id INTEGER NOT NULL,
+      id         INTEGER NOT NULL,
+      key        TEXT    NOT NULL UNIQUE,
+      revision   INTEGER NOT NULL,
+      doc        TEXT    NOT NULL${columns.join('')}
+    )`)
+  // A view added after the table was created becomes a new column; documents fill it as they are next written.
+  const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
+  for (const view of spec.views ?? [])
+    if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
+  const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
+  // Index names carry a generation: a rebuilt table keeps its indexes' names when it is
+  // renamed into place, and the next rebuild's shadow must not meet them.
+  const generation = Date.now().toString(36)
+  const ensureIndex = (suffix: string, definition: string) => {
+    if (!existing.some((name) => name.endsWith(suffix)))
+      db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
   }
-  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
-  const joinShadow = (collection: string) => {
-    const shadow = shadowOf(specOf(collection))
-    specs.set(shadow.name, shadow)
-    return shadow.name
-  }
-  /** The column of an indexed field; a field without an index is a bug in the caller. */
-  const fieldColumn = (spec: CollectionSpec, field: string) => {
-    if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
-    return `f_${field}`
-  }
-  const statements = new Map<string, Database.Statement>()
-  const prepared = <P extends unknown[], R>(sql: string) => {
-    let s = statements.get(sql)
+  if (!indexed) return
+  ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
+  for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+  const marker = missingViewColumn(spec)
+  if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
+}
+
+/** The column of an indexed field; a field without an index is a bug in the caller. */
+const fieldColumn = (spec: CollectionSpec, field: string) => {
+  if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
+  return `f_${field}`
+}
+
+/** Statements prepared once each, and the SQL of the writes built once per collection. */
+class Statements {
+  readonly #prepared = new Map<string, Database.Statement>()
+  readonly #upserts = new Map<string, string>()
+  readonly #updates = new Map<string, string>()
+
+  constructor(private readonly db: Database.Database) {}
+
+  prepared<P extends unknown[], R>(sql: string) {
+    let s = this.#prepared.get(sql)
     if (!s) {
-      s = db.prepare(sql)
-      statements.set(sql, s)
+      s = this.db.prepare(sql)
+      this.#prepared.set(sql, s)
     }
     return s as Database.Statement<P, R>
   }
-  /**
-   * A page in descending id order: chosen on the index alone (ids and rowids),
-   * then only its rows are read, so a range filter sorts small index entries,
-   * never whole documents.
-   */
-  const pageRows = <R>(collection: string, query: FindQuery, select: string) => {
-    const spec = specOf(collection)
-    const clauses = ['account_id = ?']
-    const params: unknown[] = [query.accountId]
-    for (const c of query.where ?? []) {
-      clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ?`)
-      params.push(c.value)
-    }
-    if (query.startingAfter !== undefined) {
-      clauses.push('id > ?')
-      params.push(query.startingAfter)
-    }
-    if (query.endingBefore !== undefined) {
-      clauses.push('id < ?')
-      params.push(query.endingBefore)
-    }
-    // Going forward in time reads upwards from the cursor, then flips the page.
-    const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-    const order = forward ? 'ASC' : 'DESC'
-    const sql = `SELECT ${select} FROM ${spec.name} t JOIN (
-        SELECT rowid AS r FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ?
-      ) page ON t.rowid = page.r ORDER BY t.id ${order}`
-    const rows = prepared<unknown[], R>(sql).all(...params, query.limit + 1)
-    const page = rows.slice(0, query.limit)
-    return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
-  }
-  const checkpointOf = db.prepare<[string], { position: string }>(
-    'SELECT position FROM checkpoints WHERE projection = ?',
-  )
-  const forgetCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?')
-  const saveCheckpoint = db.prepare(
-    `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
-     ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
-  )
 
-  /** The upsert of a collection's documents, built once per collection: only a newer revision replaces a document. */
-  const upserts = new Map<string, string>()
-  const upsertSql = (spec: CollectionSpec) => {
-    let sql = upserts.get(spec.name)
-    if (sql !== undefined) return sql
+  /** Tables were swapped: statements prepared on the old ones are dropped. */
+  clear() {
+    this.#prepared.clear()
+  }
+
+  /** The upsert of a collection's documents: only a newer revision replaces a document. */
+  upsert(spec: CollectionSpec) {
+    let sql = this.#upserts.get(spec.name)
+    if (sql !== undefined) return this.prepared(sql)
     const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...viewColumns(spec)]
     sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
         revision = excluded.revision, doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
       WHERE excluded.revision > ${spec.name}.revision`
-    upserts.set(spec.name, sql)
-    return sql
+    this.#upserts.set(spec.name, sql)
+    return this.prepared(sql)
   }
 
   /**
@@ -209,148 +243,150 @@ export function createSqliteReadStore(
    * its columns, even with the value it holds (a carrier event changes an
    * order's document and view, none of its fields).
    */
-  const updates = new Map<string, string>()
-  const updateSql = (spec: CollectionSpec, changed: readonly string[]) => {
+  update(spec: CollectionSpec, changed: readonly string[]) {
     const name = `${spec.name} ${changed.join(' ')}`
-    let sql = updates.get(name)
-    if (sql !== undefined) return sql
+    let sql = this.#updates.get(name)
+    if (sql !== undefined) return this.prepared(sql)
     const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
     sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${columns.map((c) => `, ${c} = ?`).join('')}
       WHERE key = ? AND revision = ?`
-    updates.set(name, sql)
-    return sql
+    this.#updates.set(name, sql)
+    return this.prepared(sql)
   }
+}
 
-  /** A document's views in the collection's view order, encoded as stored; null for a view not given. */
-  const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) =>
-    (spec.views ?? []).map((v) => {
-      const view = views?.[v]
-      return view === undefined ? null : encode(spec, view)
-    })
-
-  const fillViews = db.transaction(
-    (spec: CollectionSpec, items: readonly { key: string; revision: number; views: (Stored | null)[] }[]) => {
-      const columns = viewColumns(spec)
-      const fill = prepared(
-        `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
-      )
-      let filled = 0
-      for (const item of items) filled += fill.run(...item.views, item.key, item.revision).changes
-      return filled
-    },
-  )
-
-  /** A write with its document and views serialised and encoded as stored. */
-  interface EncodedWrite {
-    write: DocumentWrite
-    spec: CollectionSpec
-    doc: Stored
-    views: (Stored | null)[]
-  }
-  const encodeWrite = (w: DocumentWrite): EncodedWrite => {
-    const spec = specOf(w.collection)
-    return {
-      write: w,
-      spec,
-      doc: encode(spec, JSON.stringify(w.doc)),
-      views: encodeViews(spec, w.views),
-    }
-  }
-
-  const commit = db.transaction(
-    (projections: readonly string[], writes: readonly EncodedWrite[], checkpoint: bigint) => {
-      for (const { write: w, spec, doc, views } of writes) {
-        // In place only forward: a document never goes back to an older revision.
-        if (w.replaces && w.replaces.revision < w.revision) {
-          const { revision, changedFields } = w.replaces
-          const changed = changedFields.map((f) => w.fields[f] ?? null)
-          const updated = prepared(updateSql(spec, changedFields)).run(
-            w.revision,
-            doc,
-            ...changed,
-            ...views,
-            w.key,
-            revision,
-          )
-          // Not at that revision any more (or gone): the upsert below writes it all, if newer.
-          if (updated.changes > 0) continue
-        }
-        prepared(upsertSql(spec)).run(
-          w.accountId,
-          w.id,
-          w.key,
-          w.revision,
-          doc,
-          ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
-          ...views,
-        )
-      }
-      for (const projection of projections) {
-        const current = checkpointOf.get(projection)
-        if (!current || BigInt(current.position) < checkpoint) saveCheckpoint.run(projection, checkpoint.toString())
-      }
-    },
-  )
-
+function checkpointStatements(db: Database.Database) {
   return {
-    kind: 'sqlite',
+    of: db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?'),
+    forget: db.prepare('DELETE FROM checkpoints WHERE projection = ?'),
+    save: db.prepare(
+      `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
+       ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
+    ),
+  }
+}
+
+/**
+ * A page in descending id order: chosen on the index alone (ids and rowids),
+ * then only its rows are read, so a range filter sorts small index entries,
+ * never whole documents.
+ */
+function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, select: string) {
+  const clauses = ['account_id = ?']
+  const params: unknown[] = [query.accountId]
+  for (const c of query.where ?? []) {
+    clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ?`)
+    params.push(c.value)
+  }
+  if (query.startingAfter !== undefined) {
+    clauses.push('id > ?')
+    params.push(query.startingAfter)
+  }
+  if (query.endingBefore !== undefined) {
+    clauses.push('id < ?')
+    params.push(query.endingBefore)
+  }
+  // Going forward in time reads upwards from the cursor, then flips the page.
+  const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+  const order = forward ? 'ASC' : 'DESC'
+  const rows = sql
+    .prepared<unknown[], R>(
+      `SELECT ${select} FROM ${spec.name} t JOIN (
+        SELECT rowid AS r FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ?
+      ) page ON t.rowid = page.r ORDER BY t.id ${order}`,
+    )
+    .all(...params, query.limit + 1)
+  const page = rows.slice(0, query.limit)
+  return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+}
+
+/** The store's reads: by id, key or indexed field, and pages of documents or of their views. */
+function documentReads(
+  sql: Statements,
+  specOf: SpecOf,
+): Pick<
+  ReadStore,
+  | 'get'
+  | 'getByKey'
+  | 'getManyByKey'
+  | 'lookup'
+  | 'lookupAll'
+  | 'lookupDue'
+  | 'keysByField'
+  | 'find'
+  | 'findView'
+  | 'missingViews'
+> {
+  return {
     async get<D>(collection: string, accountId: number, id: number) {
-      const row = prepared<[number, number], Row>(
-        `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
-      ).get(accountId, id)
+      const row = sql
+        .prepared<[number, number], Row>(
+          `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
+        )
+        .get(accountId, id)
       return row && toStored<D>(row)
     },
     async getByKey<D>(collection: string, key: string) {
-      const row = prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ?`).get(key)
+      const row = sql
+        .prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ?`)
+        .get(key)
       return row && toStored<D>(row)
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
       // The keys as one JSON parameter: one statement for a projector's whole batch.
-      const rows = prepared<[string], Row>(
-        `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
-      ).all(JSON.stringify(keys))
+      const rows = sql
+        .prepared<[string], Row>(
+          `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
+        )
+        .all(JSON.stringify(keys))
       return new Map(rows.map((row) => [row.key, toStored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
-      const row = prepared<[string], Row>(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`,
-      ).get(value)
+      const row = sql
+        .prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`)
+        .get(value)
       return row && toStored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
       const spec = specOf(collection)
-      return prepared<[string, number], Row>(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`,
-      )
+      return sql
+        .prepared<[string, number], Row>(
+          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`,
+        )
         .all(value, limit)
         .map((r) => toStored<D>(r))
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)
-      return prepared<[number, number], Row>(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
-      )
+      return sql
+        .prepared<[number, number], Row>(
+          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
+        )
         .all(upTo, limit)
         .map((r) => toStored<D>(r))
     },
     async keysByField(collection: string, accountId: number, field: string, values: readonly string[]) {
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)
-      const rows = prepared<[number, string], { value: string; key: string }>(
-        `SELECT ${column} AS value, key FROM ${spec.name} WHERE account_id = ? AND ${column} IN (SELECT value FROM json_each(?))`,
-      ).all(accountId, JSON.stringify(values))
+      const rows = sql
+        .prepared<[number, string], { value: string; key: string }>(
+          `SELECT ${column} AS value, key FROM ${spec.name} WHERE account_id = ? AND ${column} IN (SELECT value FROM json_each(?))`,
+        )
+        .all(accountId, JSON.stringify(values))
       return groupKeys(rows)
     },
     async find<D>(collection: string, query: FindQuery) {
-      const { rows, hasMore } = pageRows<Row>(collection, query, PAGE_DOCUMENT)
+      const { rows, hasMore } = pageRows<Row>(sql, specOf(collection), query, PAGE_DOCUMENT)
       return { docs: rows.map((r) => toStored<D>(r)), hasMore }
     },
     async findView(collection, query, view) {
-      if (!specOf(collection).views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
+      const spec = specOf(collection)
+      if (!spec.views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
       const { rows, hasMore } = pageRows<{ id: number; v: Stored | null }>(
-        collection,
+        sql,
+        spec,
         query,
         `t.id AS id, t.v_${view} AS v`,
       )
@@ -360,12 +396,83 @@ export function createSqliteReadStore(
       const spec = specOf(collection)
       const marker = missingViewColumn(spec)
       if (!marker) throw new Error(`${collection} does not fill its views when idle`)
-      return prepared<[number], Row>(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT ?`,
-      )
+      return sql
+        .prepared<[number], Row>(
+          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT ?`,
+        )
         .all(limit)
         .map((r) => toStored<D>(r))
     },
+  }
+}
+
+/** A document's views in the collection's view order, encoded as stored; null for a view not given. */
+const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) =>
+  (spec.views ?? []).map((v) => {
+    const view = views?.[v]
+    return view === undefined ? null : encode(spec, view)
+  })
+
+/** A write with its document and views serialised and encoded as stored. */
+interface EncodedWrite {
+  write: DocumentWrite
+  spec: CollectionSpec
+  doc: Stored
+  views: (Stored | null)[]
+}
+
+/** The store's writes: a projector's commit of documents with its checkpoints, and views filled when idle. */
+function documentWrites(
+  db: Database.Database,
+  sql: Statements,
+  checkpoints: ReturnType<typeof checkpointStatements>,
+  specOf: SpecOf,
+): Pick<ReadStore, 'commit' | 'fillViews'> {
+  const fillViews = db.transaction(
+    (spec: CollectionSpec, items: readonly { key: string; revision: number; views: (Stored | null)[] }[]) => {
+      const columns = viewColumns(spec)
+      const fill = sql.prepared(
+        `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
+      )
+      let filled = 0
+      for (const item of items) filled += fill.run(...item.views, item.key, item.revision).changes
+      return filled
+    },
+  )
+  const encodeWrite = (w: DocumentWrite): EncodedWrite => {
+    const spec = specOf(w.collection)
+    return { write: w, spec, doc: encode(spec, JSON.stringify(w.doc)), views: encodeViews(spec, w.views) }
+  }
+  const commit = db.transaction(
+    (projections: readonly string[], writes: readonly EncodedWrite[], checkpoint: bigint) => {
+      for (const { write: w, spec, doc, views } of writes) {
+        // In place only forward: a document never goes back to an older revision.
+        if (w.replaces && w.replaces.revision < w.revision) {
+          const { revision, changedFields } = w.replaces
+          const changed = changedFields.map((f) => w.fields[f] ?? null)
+          const updated = sql.update(spec, changedFields).run(w.revision, doc, ...changed, ...views, w.key, revision)
+          // Not at that revision any more (or gone): the upsert below writes it all, if newer.
+          if (updated.changes > 0) continue
+        }
+        sql
+          .upsert(spec)
+          .run(
+            w.accountId,
+            w.id,
+            w.key,
+            w.revision,
+            doc,
+            ...Object.keys(spec.fields).map((f) => w.fields[f] ?? null),
+            ...views,
+          )
+      }
+      for (const projection of projections) {
+        const current = checkpoints.of.get(projection)
+        if (!current || BigInt(current.position) < checkpoint) checkpoints.save.run(projection, checkpoint.toString())
+      }
+    },
+  )
+  return {
     async fillViews(collection, views) {
       const spec = specOf(collection)
       // Encoded before the write lock is taken, as a commit's documents are.
@@ -379,49 +486,6 @@ export function createSqliteReadStore(
       // writer of the file (a rebuild's other part, the live projector) waits
       // only for the rows.
       commit.immediate(projections, writes.map(encodeWrite), checkpoint)
-    },
-    async checkpoint(projection) {
-      const row = checkpointOf.get(projection)
-      return row ? BigInt(row.position) : undefined
-    },
-    async prepareRebuild(collection, shadowProjection) {
-      const shadow = shadowOf(specOf(collection))
-      db.transaction(() => {
-        db.exec(`DROP TABLE IF EXISTS ${shadow.name}`)
-        createTable(shadow, false)
-        forgetCheckpoint.run(shadowProjection)
-      }).immediate()
-      return joinShadow(collection)
-    },
-    async completeRebuild(collection, projection, shadowProjection) {
-      const spec = specOf(collection)
-      return db
-        .transaction(() => {
-          // Under the write lock the live projector cannot commit: compare, then swap.
-          const live = BigInt(checkpointOf.get(projection)?.position ?? 0)
-          const rebuilt = BigInt(checkpointOf.get(shadowProjection)?.position ?? -1)
-          if (rebuilt < live) return false
-          db.exec(`DROP TABLE ${spec.name}; ALTER TABLE ${shadowOf(spec).name} RENAME TO ${spec.name}`)
-          saveCheckpoint.run(projection, rebuilt.toString())
-          forgetCheckpoint.run(shadowProjection)
-          statements.clear()
-          return true
-        })
-        .immediate()
-    },
-    async indexRebuild(collection) {
-      // Each index in a statement of its own: a live projector waits for one at a time.
-      createTable(shadowOf(specOf(collection)))
-    },
-    joinRebuild: joinShadow,
-    async reset(collection, projection) {
-      db.transaction(() => {
-        db.prepare(`DELETE FROM ${specOf(collection).name}`).run()
-        forgetCheckpoint.run(projection)
-      }).immediate()
-    },
-    async close() {
-      db.close()
     },
   }
 }
