@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
 import type { TrackingApi } from '../../shared/domain/carriers/tracking-apis.ts'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
 import { decidePoll, isStale, POLL_WINDOW_SECONDS } from '../../shared/domain/orders/polling.ts'
@@ -75,6 +76,70 @@ export async function startCarrierPolling(
   const log = rt.logger.child({ role: 'carrier-polling' })
   const base = rt.config.SHIPLOG_POLL_INTERVAL
   const stats: PollingStats = { polls: new Map(), stopped: new Set() }
+  const poll = trackerPoller(rt, queues, stats, log)
+  const workers = apis.map((api) => {
+    const queue = queues.get(api.name)!
+    const limit = api.name === 'dhl' ? rt.config.SHIPLOG_DHL_RATE_LIMIT : rt.config.SHIPLOG_LAPOSTE_RATE_LIMIT
+    const connection = connections.worker()
+    const worker = new Worker<QueuedPoll>(
+      queue.name,
+      async (job) =>
+        poll(api, job).catch((error: unknown) => {
+          // A tracker whose order moved meanwhile is polled again at the next tick.
+          if (isConcurrencyError(error)) return
+          throw error
+        }),
+      { connection, concurrency: 4, limiter: { max: limit, duration: 1000 }, lockDuration: 30_000 },
+    )
+    worker.on('error', (error) => {
+      if (isRedisReady(connection)) log.error({ err: error }, 'carrier poll worker error')
+    })
+    return { worker, connection }
+  })
+
+  // The tick: one scheduled job at a time, whichever worker process takes it.
+  const tickQueue = new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue })
+  await tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
+  const tickConnection = connections.worker()
+  const ticker = new Worker(
+    tickQueue.name,
+    async () => {
+      const now = toUnixSeconds(rt.clock.now())
+      const due = await rt.readStore.lookupDue<TrackerPollDoc>(POLLS, 'next_poll_at', now, MAX_DUE_PER_TICK)
+      for (const { key, accountId, doc } of due) {
+        const queue = queues.get(doc.api)
+        if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
+        await queue.enqueue({ accountId, key })
+      }
+    },
+    { connection: tickConnection },
+  )
+  ticker.on('error', (error) => {
+    if (isRedisReady(tickConnection)) log.error({ err: error }, 'carrier poll scheduler error')
+  })
+  log.info({ apis: apis.map((a) => a.name), every_seconds: base }, 'carrier polling started')
+
+  return {
+    stats,
+    async close() {
+      const closing = [ticker, ...workers.map((w) => w.worker)].map((w) =>
+        isRedisReady(tickConnection) ? w.close() : w.close(true),
+      )
+      await Promise.all(closing)
+      if (isRedisReady(connections.queue)) await tickQueue.close()
+      tickConnection.disconnect()
+      for (const w of workers) w.connection.disconnect()
+    },
+  }
+}
+
+/**
+ * One poll of one tracker: asks its carrier's API (or records it expired
+ * after 30 days without news), records what the carrier says through the push
+ * API's command, then when to ask again.
+ */
+function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStats, log: Logger) {
+  const base = rt.config.SHIPLOG_POLL_INTERVAL
   const count = (api: TrackingApi, outcome: string) =>
     stats.polls.set(`${api}|${outcome}`, (stats.polls.get(`${api}|${outcome}`) ?? 0) + 1)
   const orders = createOrderStates(0)
@@ -158,58 +223,5 @@ export async function startCarrierPolling(
     }
   }
 
-  const workers = apis.map((api) => {
-    const queue = queues.get(api.name)!
-    const limit = api.name === 'dhl' ? rt.config.SHIPLOG_DHL_RATE_LIMIT : rt.config.SHIPLOG_LAPOSTE_RATE_LIMIT
-    const connection = connections.worker()
-    const worker = new Worker<QueuedPoll>(
-      queue.name,
-      async (job) =>
-        poll(api, job).catch((error: unknown) => {
-          // A tracker whose order moved meanwhile is polled again at the next tick.
-          if (isConcurrencyError(error)) return
-          throw error
-        }),
-      { connection, concurrency: 4, limiter: { max: limit, duration: 1000 }, lockDuration: 30_000 },
-    )
-    worker.on('error', (error) => {
-      if (isRedisReady(connection)) log.error({ err: error }, 'carrier poll worker error')
-    })
-    return { worker, connection }
-  })
-
-  // The tick: one scheduled job at a time, whichever worker process takes it.
-  const tickQueue = new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue })
-  await tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
-  const tickConnection = connections.worker()
-  const ticker = new Worker(
-    tickQueue.name,
-    async () => {
-      const now = toUnixSeconds(rt.clock.now())
-      const due = await rt.readStore.lookupDue<TrackerPollDoc>(POLLS, 'next_poll_at', now, MAX_DUE_PER_TICK)
-      for (const { key, accountId, doc } of due) {
-        const queue = queues.get(doc.api)
-        if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
-        await queue.enqueue({ accountId, key })
-      }
-    },
-    { connection: tickConnection },
-  )
-  ticker.on('error', (error) => {
-    if (isRedisReady(tickConnection)) log.error({ err: error }, 'carrier poll scheduler error')
-  })
-  log.info({ apis: apis.map((a) => a.name), every_seconds: base }, 'carrier polling started')
-
-  return {
-    stats,
-    async close() {
-      const closing = [ticker, ...workers.map((w) => w.worker)].map((w) =>
-        isRedisReady(tickConnection) ? w.close() : w.close(true),
-      )
-      await Promise.all(closing)
-      if (isRedisReady(connections.queue)) await tickQueue.close()
-      tickConnection.disconnect()
-      for (const w of workers) w.connection.disconnect()
-    },
-  }
+  return poll
 }

@@ -183,163 +183,24 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   // would count in the process's memory for no faster replay.
   db.exec(EVENTS_TABLE)
   db.exec(SNAPSHOTS_TABLE)
-  // The streams of an append as one JSON parameter: an import chunk writes a
-  // stream per row, and one statement is cheaper than a statement per stream.
-  const lastRevisions = db.prepare<[string], { request: number; r: number | null }>(
-    'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
-  )
-  const findById = db.prepare<[string], { stream: string; revision: number; position: number }>(
-    'SELECT stream, revision, position FROM events WHERE id = ?',
-  )
-  const insert = db.prepare(INSERT_EVENT)
-  const readStream = db
-    .prepare<[string, number]>(
-      `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
-    )
-    .raw(true)
-  // The streams of a batch as one JSON parameter: one statement whatever their number.
-  // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
-  // index already yields each stream in revision order (checked as rows are grouped).
-  const eventsOfReads = `json_each(?) r
-    JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`
-  // The read each row answers comes last, where a stream would be.
-  const readStreams = db.prepare<[string]>(`SELECT ${STREAM_ROW}, r.key FROM ${eventsOfReads}`).raw(true)
-  // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
-  const readStreamsToFold = db
-    .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
-    .raw(true)
-  const saveSnapshot = db.prepare(
-    'INSERT OR REPLACE INTO snapshots (stream, version, revision, position, state) VALUES (?, ?, ?, ?, ?)',
-  )
-  const snapshotsOf = db
-    .prepare<[string, string]>(
-      'SELECT s.key, n.revision, n.position, n.state FROM json_each(?) s JOIN snapshots n ON n.stream = s.value AND n.version = ?',
-    )
-    .raw(true)
-  const head = db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events')
-  const listeners = new Set<() => void>()
-  // Appends wake subscribers in every thread of the process (the projector runs in its own).
-  const channel = new BroadcastChannel(`shiplog-appends:${resolve(file)}`)
-  channel.unref()
-  const wake = () => {
-    for (const l of listeners) l()
-  }
-  channel.onmessage = wake
-  const readAllStatements = new Map<number, Database.Statement<unknown[]>>()
-  /** One prepared statement per number of filtered types (0 = no filter). */
-  const readAllStatement = (typeCount: number) => {
-    let statement = readAllStatements.get(typeCount)
-    if (!statement) {
-      const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
-      statement = db
-        .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
-        .raw(true)
-      readAllStatements.set(typeCount, statement)
-    }
-    return statement
-  }
-
-  /** A request whose first event is already stored is a retry: it must match and writes nothing. */
-  const alreadyAppended = (req: AppendRequest) => {
-    const first = req.events[0] && findById.get(req.events[0].id)
-    if (!first) return undefined
-    const found = req.events.map((e) => findById.get(e.id))
-    if (found.some((f) => !f || f.stream !== req.stream)) {
-      throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
-    }
-    const lastFound = found[found.length - 1]!
-    return { revision: lastFound.revision, position: BigInt(lastFound.position) }
-  }
-
-  const appendAll = db.transaction((requests: AppendRequest[]): AppendResult => {
-    // A command stamps all its events with one metadata object: serialise it once.
-    const metadataJson = new Map<object, string>()
-    const serialiseMetadata = (m: object) => {
-      let json = metadataJson.get(m)
-      if (json === undefined) {
-        json = JSON.stringify(m)
-        metadataJson.set(m, json)
-      }
-      return json
-    }
-    let position = 0n
-    const revisions: number[] = []
-    // Each stream's last revision as this transaction leaves it.
-    const last = new Map<string, number>()
-    for (const row of lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
-      const stream = requests[row.request]!.stream
-      if (!last.has(stream)) last.set(stream, row.r ?? -1)
-    }
-    for (const req of requests) {
-      const current = last.get(req.stream)!
-      const ok =
-        req.expected === 'any' ||
-        (req.expected === 'no_stream' && current === -1) ||
-        (req.expected === 'stream_exists' && current >= 0) ||
-        req.expected === current
-      // A retry of events already stored is looked for only when the append cannot go
-      // ahead as asked: the expected state fails, or the first event's id is taken.
-      const retry = ok ? undefined : alreadyAppended(req)
-      if (!ok && !retry) {
-        throw new ConcurrencyError(
-          req.stream,
-          describe(req.expected),
-          current === -1 ? 'no stream' : `revision ${current}`,
-        )
-      }
-      if (retry) {
-        revisions.push(retry.revision)
-        if (retry.position > position) position = retry.position
-        continue
-      }
-      let revision = current
-      try {
-        for (const e of req.events) {
-          revision += 1
-          const info = insert.run(
-            e.id,
-            req.stream,
-            revision,
-            e.type,
-            JSON.stringify(e.data),
-            serialiseMetadata(e.metadata),
-            e.metadata.recordedAt,
-          )
-          position = BigInt(info.lastInsertRowid)
-        }
-      } catch (error) {
-        const again =
-          (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(req) : undefined
-        if (!again) throw error
-        revisions.push(again.revision)
-        if (again.position > position) position = again.position
-        continue
-      }
-      last.set(req.stream, revision)
-      revisions.push(revision)
-      // Only a state folded from exactly the revision the append expected is the stream's state after it.
-      const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
-      if (req.snapshot && exact && req.events.length > 0)
-        saveSnapshot.run(req.stream, req.snapshot.version, revision, position, JSON.stringify(req.snapshot.state))
-    }
-    return { position, revisions }
-  })
+  const statements = eventStatements(db)
+  const appendAll = db.transaction((requests: AppendRequest[]) => appendRequests(statements, requests))
+  const appends = appendSignal(file)
 
   return {
     kind: 'sqlite',
     async append(requests) {
       const result = appendAll.immediate(requests)
-      wake()
-      channel.postMessage(null)
+      appends.wake()
       return result
     },
     async readStream(stream, fromRevision = 0) {
-      return (readStream.all(stream, fromRevision) as StreamRow[]).map((row) => new StoredEvent(row, stream))
+      return (statements.readStream.all(stream, fromRevision) as StreamRow[]).map((row) => new StoredEvent(row, stream))
     },
     async readStreams(reads) {
       return byRead(
         reads.length,
-        readStreams.all(streamReads(reads)) as ReadsRow[],
+        statements.readStreams.all(streamReads(reads)) as ReadsRow[],
         (row) => row[AFTER_STREAM_ROW],
         (row) => new StoredEvent(row, reads[row[AFTER_STREAM_ROW]]!.stream),
       )
@@ -347,32 +208,208 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     async readStreamsToFold(reads) {
       return byRead(
         reads.length,
-        readStreamsToFold.all(streamReads(reads)) as unknown as FoldRow[],
+        statements.readStreamsToFold.all(streamReads(reads)) as unknown as FoldRow[],
         (row) => row[0],
         ([, revision, position, type, data]) => new EventRow(revision, position, type, data),
       )
     },
     async readSnapshots(streams, version) {
       const found: (Snapshot | undefined)[] = new Array(streams.length).fill(undefined)
-      const rows = snapshotsOf.all(JSON.stringify(streams), version) as [number, number, number | bigint, string][]
+      const rows = statements.snapshotsOf.all(JSON.stringify(streams), version) as [
+        number,
+        number,
+        number | bigint,
+        string,
+      ][]
       for (const [i, revision, position, state] of rows) {
         found[i] = { revision, position: BigInt(position), state: JSON.parse(state) }
       }
       return found
     },
     async readAll({ after = 0n, types = [], limit }) {
-      return (readAllStatement(types.length).all(after, ...types, limit) as LogRow[]).map(toEvent)
+      return (statements.readAll(types.length).all(after, ...types, limit) as LogRow[]).map(toEvent)
     },
     async head() {
-      return BigInt(head.get()?.p ?? 0)
+      return BigInt(statements.head.get()?.p ?? 0)
     },
-    onAppend(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
+    onAppend: appends.listen,
     async close() {
-      channel.close()
+      appends.close()
       db.close()
     },
   }
+}
+
+/** The store's statements, prepared once. */
+function eventStatements(db: Database.Database) {
+  // The streams of a batch as one JSON parameter: one statement whatever their number.
+  // No ORDER BY: SQLite would sort the whole result in a temporary b-tree, while the
+  // index already yields each stream in revision order (checked as rows are grouped).
+  const eventsOfReads = `json_each(?) r
+    JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`
+  const readAllStatements = new Map<number, Database.Statement<unknown[]>>()
+  return {
+    // The streams of an append as one JSON parameter: an import chunk writes a
+    // stream per row, and one statement is cheaper than a statement per stream.
+    lastRevisions: db.prepare<[string], { request: number; r: number | null }>(
+      'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
+    ),
+    findById: db.prepare<[string], { stream: string; revision: number; position: number }>(
+      'SELECT stream, revision, position FROM events WHERE id = ?',
+    ),
+    insert: db.prepare(INSERT_EVENT),
+    readStream: db
+      .prepare<[string, number]>(
+        `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
+      )
+      .raw(true),
+    // The read each row answers comes last, where a stream would be.
+    readStreams: db.prepare<[string]>(`SELECT ${STREAM_ROW}, r.key FROM ${eventsOfReads}`).raw(true),
+    // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
+    readStreamsToFold: db
+      .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
+      .raw(true),
+    saveSnapshot: db.prepare(
+      'INSERT OR REPLACE INTO snapshots (stream, version, revision, position, state) VALUES (?, ?, ?, ?, ?)',
+    ),
+    snapshotsOf: db
+      .prepare<[string, string]>(
+        'SELECT s.key, n.revision, n.position, n.state FROM json_each(?) s JOIN snapshots n ON n.stream = s.value AND n.version = ?',
+      )
+      .raw(true),
+    head: db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
+    /** One prepared statement per number of filtered types (0 = no filter). */
+    readAll(typeCount: number) {
+      let statement = readAllStatements.get(typeCount)
+      if (!statement) {
+        const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
+        statement = db
+          .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
+          .raw(true)
+        readAllStatements.set(typeCount, statement)
+      }
+      return statement
+    },
+  }
+}
+type EventStatements = ReturnType<typeof eventStatements>
+
+/** Appends wake subscribers in every thread of the process (the projector runs in its own). */
+function appendSignal(file: string) {
+  const listeners = new Set<() => void>()
+  const channel = new BroadcastChannel(`shiplog-appends:${resolve(file)}`)
+  channel.unref()
+  const notify = () => {
+    for (const l of listeners) l()
+  }
+  channel.onmessage = notify
+  return {
+    wake() {
+      notify()
+      channel.postMessage(null)
+    },
+    listen(listener: () => void) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    close: () => channel.close(),
+  }
+}
+
+/** A request whose first event is already stored is a retry: it must match and writes nothing. */
+function alreadyAppended(statements: EventStatements, req: AppendRequest) {
+  const first = req.events[0] && statements.findById.get(req.events[0].id)
+  if (!first) return undefined
+  const found = req.events.map((e) => statements.findById.get(e.id))
+  if (found.some((f) => !f || f.stream !== req.stream)) {
+    throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
+  }
+  const lastFound = found[found.length - 1]!
+  return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+}
+
+/** Whether a stream at `current` (-1: none) is as an append expects it. */
+const isExpected = (expected: ExpectedState, current: number) =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1) ||
+  (expected === 'stream_exists' && current >= 0) ||
+  expected === current
+
+/** An atomic append's body, run inside its transaction: every request checked, then written, or none. */
+function appendRequests(statements: EventStatements, requests: AppendRequest[]): AppendResult {
+  // A command stamps all its events with one metadata object: serialise it once.
+  const metadataJson = new Map<object, string>()
+  const serialiseMetadata = (m: object) => {
+    let json = metadataJson.get(m)
+    if (json === undefined) {
+      json = JSON.stringify(m)
+      metadataJson.set(m, json)
+    }
+    return json
+  }
+  let position = 0n
+  const revisions: number[] = []
+  // Each stream's last revision as this transaction leaves it.
+  const last = new Map<string, number>()
+  for (const row of statements.lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
+    const stream = requests[row.request]!.stream
+    if (!last.has(stream)) last.set(stream, row.r ?? -1)
+  }
+  const skip = (retry: { revision: number; position: bigint }) => {
+    revisions.push(retry.revision)
+    if (retry.position > position) position = retry.position
+  }
+  for (const req of requests) {
+    const current = last.get(req.stream)!
+    const ok = isExpected(req.expected, current)
+    // A retry of events already stored is looked for only when the append cannot go
+    // ahead as asked: the expected state fails, or the first event's id is taken.
+    const retry = ok ? undefined : alreadyAppended(statements, req)
+    if (!ok && !retry) {
+      throw new ConcurrencyError(
+        req.stream,
+        describe(req.expected),
+        current === -1 ? 'no stream' : `revision ${current}`,
+      )
+    }
+    if (retry) {
+      skip(retry)
+      continue
+    }
+    let revision = current
+    try {
+      for (const e of req.events) {
+        revision += 1
+        const info = statements.insert.run(
+          e.id,
+          req.stream,
+          revision,
+          e.type,
+          JSON.stringify(e.data),
+          serialiseMetadata(e.metadata),
+          e.metadata.recordedAt,
+        )
+        position = BigInt(info.lastInsertRowid)
+      }
+    } catch (error) {
+      const again =
+        (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? alreadyAppended(statements, req) : undefined
+      if (!again) throw error
+      skip(again)
+      continue
+    }
+    last.set(req.stream, revision)
+    revisions.push(revision)
+    // Only a state folded from exactly the revision the append expected is the stream's state after it.
+    const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
+    if (req.snapshot && exact && req.events.length > 0)
+      statements.saveSnapshot.run(
+        req.stream,
+        req.snapshot.version,
+        revision,
+        position,
+        JSON.stringify(req.snapshot.state),
+      )
+  }
+  return { position, revisions }
 }

@@ -1,9 +1,17 @@
-import { Long, MongoClient, MongoServerError, type AnyBulkWriteOperation, type Document } from 'mongodb'
+import {
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Document,
+  Long,
+  MongoClient,
+  MongoServerError,
+} from 'mongodb'
 import {
   groupKeys,
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentWrite,
   type FindQuery,
   type ReadStore,
   type StoredDocument,
@@ -46,7 +54,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       await c.createIndex({ id: -1 }, { partialFilterExpression: { missingViews: true }, name: 'missing_views' })
   }
   for (const spec of collections) await createIndexes(spec)
-  const checkpoints = db.collection<{ _id: string; position: Long }>('checkpoints')
+  const checkpoints: Checkpoints = db.collection('checkpoints')
   const specOf = (name: string) => {
     const spec = specs.get(name)
     if (!spec) throw new Error(`unknown collection ${name}`)
@@ -60,28 +68,104 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     return shadow.name
   }
 
-  /** A page in descending id order, on the (account, field, id) indexes. */
-  const pageRows = async (name: string, query: FindQuery, projection?: Document) => {
-    const filter: Document = { accountId: query.accountId }
-    for (const c of query.where ?? []) {
-      filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
-    }
-    const id: Document = {}
-    if (query.startingAfter !== undefined) id.$gt = query.startingAfter
-    if (query.endingBefore !== undefined) id.$lt = query.endingBefore
-    if (Object.keys(id).length > 0) filter.id = id
-    const forward = query.startingAfter !== undefined && query.endingBefore === undefined
-    const cursor = collection(name)
-      .find(filter)
-      .sort({ id: forward ? 1 : -1 })
-      .limit(query.limit + 1)
-    const rows = await (projection ? cursor.project<Stored>(projection) : cursor).toArray()
-    const page = rows.slice(0, query.limit)
-    return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
-  }
-
   return {
     kind: 'mongodb',
+    ...documentReads(collection, specOf),
+    async fillViews(name, views) {
+      if (views.length === 0) return 0
+      const filled = await collection(name).bulkWrite(
+        views.map((item) => ({
+          updateOne: {
+            filter: { _id: item.key, revision: item.revision },
+            update: { $set: { v: item.views, missingViews: false } },
+          },
+        })),
+        { ordered: false },
+      )
+      return filled.modifiedCount
+    },
+    async commit(projections, writes, checkpoint) {
+      await commitWrites(collection, checkpoints, specOf, projections, writes, checkpoint)
+    },
+    async checkpoint(projection) {
+      const found = await checkpoints.findOne({ _id: projection })
+      return found ? BigInt(found.position.toString()) : undefined
+    },
+    async prepareRebuild(name, shadowProjection) {
+      await db
+        .collection(shadowOf(specOf(name)).name)
+        .drop()
+        .catch(() => undefined)
+      await checkpoints.deleteOne({ _id: shadowProjection })
+      return joinShadow(name)
+    },
+    async completeRebuild(name, projection, shadowProjection) {
+      const [live, rebuilt] = await Promise.all([
+        checkpoints.findOne({ _id: projection }),
+        checkpoints.findOne({ _id: shadowProjection }),
+      ])
+      if (!rebuilt || live?.position.greaterThan(rebuilt.position)) return false
+      // renameCollection with dropTarget replaces the live collection in one step.
+      await db.collection(shadowOf(specOf(name)).name).rename(name, { dropTarget: true })
+      await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })
+      await checkpoints.deleteOne({ _id: shadowProjection })
+      return true
+    },
+    async indexRebuild(name) {
+      await createIndexes(shadowOf(specOf(name)))
+    },
+    joinRebuild: joinShadow,
+    async reset(name, projection) {
+      await collection(name).deleteMany({})
+      await checkpoints.deleteOne({ _id: projection })
+    },
+    async close() {
+      await client.close()
+    },
+  }
+}
+
+type Checkpoints = Collection<{ _id: string; position: Long }>
+type CollectionOf = (name: string) => Collection<Stored>
+
+/** A page in descending id order, on the (account, field, id) indexes. */
+async function pageRows(collection: Collection<Stored>, query: FindQuery, projection?: Document) {
+  const filter: Document = { accountId: query.accountId }
+  for (const c of query.where ?? []) {
+    filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
+  }
+  const id: Document = {}
+  if (query.startingAfter !== undefined) id.$gt = query.startingAfter
+  if (query.endingBefore !== undefined) id.$lt = query.endingBefore
+  if (Object.keys(id).length > 0) filter.id = id
+  const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+  const cursor = collection
+    .find(filter)
+    .sort({ id: forward ? 1 : -1 })
+    .limit(query.limit + 1)
+  const rows = await (projection ? cursor.project<Stored>(projection) : cursor).toArray()
+  const page = rows.slice(0, query.limit)
+  return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+}
+
+/** The store's reads: by id, key or indexed field, and pages of documents or of their views. */
+function documentReads(
+  collection: CollectionOf,
+  specOf: (name: string) => CollectionSpec,
+): Pick<
+  ReadStore,
+  | 'get'
+  | 'getByKey'
+  | 'getManyByKey'
+  | 'lookup'
+  | 'lookupAll'
+  | 'lookupDue'
+  | 'keysByField'
+  | 'find'
+  | 'findView'
+  | 'missingViews'
+> {
+  return {
     async get<D>(name: string, accountId: number, id: number) {
       const found = await collection(name).findOne({ accountId, id })
       return found ? toStored<D>(found) : undefined
@@ -123,11 +207,11 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return groupKeys(rows.map((r) => ({ value: r.f[field]!, key: r._id })))
     },
     async find<D>(name: string, query: FindQuery) {
-      const { rows, hasMore } = await pageRows(name, query)
+      const { rows, hasMore } = await pageRows(collection(name), query)
       return { docs: rows.map((r) => toStored<D>(r)), hasMore }
     },
     async findView(name, query, view) {
-      const { rows, hasMore } = await pageRows(name, query, { id: 1, [`v.${view}`]: 1 })
+      const { rows, hasMore } = await pageRows(collection(name), query, { id: 1, [`v.${view}`]: 1 })
       return {
         views: rows.map((r) => {
           const json = (r.v as Record<string, string> | undefined)?.[view]
@@ -142,101 +226,59 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       const found = await collection(name).find({ missingViews: true }).sort({ id: -1 }).limit(limit).toArray()
       return found.map((s) => toStored<D>(s))
     },
-    async fillViews(name, views) {
-      if (views.length === 0) return 0
-      const filled = await collection(name).bulkWrite(
-        views.map((item) => ({
-          updateOne: {
-            filter: { _id: item.key, revision: item.revision },
-            update: { $set: { v: item.views, missingViews: false } },
+  }
+}
+
+/** A projector's commit: each collection's documents in one unordered bulk write, then the checkpoints. */
+async function commitWrites(
+  collection: CollectionOf,
+  checkpoints: Checkpoints,
+  specOf: (name: string) => CollectionSpec,
+  projections: readonly string[],
+  writes: readonly DocumentWrite[],
+  checkpoint: bigint,
+) {
+  const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
+  for (const w of writes) {
+    const ops = byCollection.get(w.collection) ?? []
+    ops.push({
+      updateOne: {
+        // Only a newer revision replaces a document; an older one fails the
+        // filter, tries to insert the same _id and is dropped as a duplicate.
+        filter: { _id: w.key, revision: { $lt: w.revision } },
+        update: {
+          $set: {
+            accountId: w.accountId,
+            id: w.id,
+            revision: w.revision,
+            doc: w.doc,
+            f: w.fields,
+            v: w.views ?? {},
+            ...(specOf(w.collection).viewsWhenIdle ? { missingViews: w.views === undefined } : {}),
           },
-        })),
-        { ordered: false },
-      )
-      return filled.modifiedCount
-    },
-    async commit(projections, writes, checkpoint) {
-      const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
-      for (const w of writes) {
-        const ops = byCollection.get(w.collection) ?? []
-        ops.push({
-          updateOne: {
-            // Only a newer revision replaces a document; an older one fails the
-            // filter, tries to insert the same _id and is dropped as a duplicate.
-            filter: { _id: w.key, revision: { $lt: w.revision } },
-            update: {
-              $set: {
-                accountId: w.accountId,
-                id: w.id,
-                revision: w.revision,
-                doc: w.doc,
-                f: w.fields,
-                v: w.views ?? {},
-                ...(specOf(w.collection).viewsWhenIdle ? { missingViews: w.views === undefined } : {}),
-              },
-            },
-            upsert: true,
-          },
-        })
-        byCollection.set(w.collection, ops)
+        },
+        upsert: true,
+      },
+    })
+    byCollection.set(w.collection, ops)
+  }
+  for (const [name, ops] of byCollection) {
+    try {
+      await collection(name).bulkWrite(ops, { ordered: false })
+    } catch (error) {
+      const errors = (error as { writeErrors?: { code: number }[] }).writeErrors
+      if (!errors || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error
+    }
+  }
+  const position = Long.fromBigInt(checkpoint)
+  for (const projection of projections) {
+    const moved = await checkpoints.updateOne({ _id: projection, position: { $lt: position } }, { $set: { position } })
+    if (moved.matchedCount === 0) {
+      try {
+        await checkpoints.insertOne({ _id: projection, position })
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error
       }
-      for (const [name, ops] of byCollection) {
-        try {
-          await collection(name).bulkWrite(ops, { ordered: false })
-        } catch (error) {
-          const errors = (error as { writeErrors?: { code: number }[] }).writeErrors
-          if (!errors || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error
-        }
-      }
-      const position = Long.fromBigInt(checkpoint)
-      for (const projection of projections) {
-        const moved = await checkpoints.updateOne(
-          { _id: projection, position: { $lt: position } },
-          { $set: { position } },
-        )
-        if (moved.matchedCount === 0) {
-          try {
-            await checkpoints.insertOne({ _id: projection, position })
-          } catch (error) {
-            if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error
-          }
-        }
-      }
-    },
-    async checkpoint(projection) {
-      const found = await checkpoints.findOne({ _id: projection })
-      return found ? BigInt(found.position.toString()) : undefined
-    },
-    async prepareRebuild(name, shadowProjection) {
-      await db
-        .collection(shadowOf(specOf(name)).name)
-        .drop()
-        .catch(() => undefined)
-      await checkpoints.deleteOne({ _id: shadowProjection })
-      return joinShadow(name)
-    },
-    async completeRebuild(name, projection, shadowProjection) {
-      const [live, rebuilt] = await Promise.all([
-        checkpoints.findOne({ _id: projection }),
-        checkpoints.findOne({ _id: shadowProjection }),
-      ])
-      if (!rebuilt || live?.position.greaterThan(rebuilt.position)) return false
-      // renameCollection with dropTarget replaces the live collection in one step.
-      await db.collection(shadowOf(specOf(name)).name).rename(name, { dropTarget: true })
-      await checkpoints.updateOne({ _id: projection }, { $set: { position: rebuilt.position } }, { upsert: true })
-      await checkpoints.deleteOne({ _id: shadowProjection })
-      return true
-    },
-    async indexRebuild(name) {
-      await createIndexes(shadowOf(specOf(name)))
-    },
-    joinRebuild: joinShadow,
-    async reset(name, projection) {
-      await collection(name).deleteMany({})
-      await checkpoints.deleteOne({ _id: projection })
-    },
-    async close() {
-      await client.close()
-    },
+    }
   }
 }
