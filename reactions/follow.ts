@@ -43,8 +43,11 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   const log = rt.logger.child({ role: reaction.name })
   const appends = waitForAppends(rt.eventStore)
 
+  /** The position handled so far: saved as the checkpoint, or about to be. */
+  let handled = 0n
   const follow = async () => {
     let after = (await rt.readStore.checkpoint(reaction.name)) ?? 0n
+    handled = after
     await reaction.resume?.(after)
     let saved = Date.now()
     let unsaved: bigint | undefined
@@ -67,12 +70,14 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
           if (signal.aborted) return
           after = reached!
           await save(after)
+          handled = after
           continue
         }
         if (reached !== undefined) {
           after = reached
           if (Date.now() - saved >= IDLE_CHECKPOINT_MS) await save(after)
           else unsaved = after
+          handled = after
           if (batch.length > 0) continue
         }
         await appends.next(rt.config.POLL_INTERVAL_MS, signal)
@@ -92,6 +97,9 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
     }
   })()
   return {
+    name: reaction.name,
+    /** The log position this reaction has handled: tests and /metrics wait for it to pass a write's. */
+    position: () => handled,
     async stop() {
       controller.abort() // also ends a wait for appends in progress
       await run

@@ -50,6 +50,7 @@ export async function startServer(
   const parts = startedParts(rt.logger)
   let app: App | undefined
   let polling: Awaited<ReturnType<typeof startCarrierPolling>> | undefined
+  const reactions: { name: string; position(): bigint }[] = []
   // Once: a second call (a test's teardown after a restart) waits for the first.
   let closing: Promise<void> | undefined
   // HTTP first, so no request meets a stopped part; then the rest in the reverse order of their start.
@@ -70,7 +71,13 @@ export async function startServer(
     const queues = roles.has('worker') || roles.has('command') ? openQueues(config, rt, carrierApis, parts) : undefined
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: queues && (() => isRedisReady(queues.redis)) })
-    metricsRoutes(app, rt, watched, queues?.jobs, () => polling?.stats)
+    metricsRoutes(app, rt, {
+      projections: watched,
+      queues: queues?.all ?? [],
+      redisAvailable: queues && (() => isRedisReady(queues.redis)),
+      reactions: () => new Map(reactions.map((r) => [r.name, r.position()])),
+      carrierPolling: () => polling?.stats,
+    })
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
     if (roles.has('query')) queryApi(app, rt)
@@ -79,7 +86,11 @@ export async function startServer(
       const projector = await startProjectorThread(config, walCheckpoints, rt.logger, rt.projections)
       parts.push(() => projector.stop())
     }
-    if (roles.has('worker')) polling = await startWorkerRole(config, rt, queues!, carrierApis, parts)
+    if (roles.has('worker')) {
+      const started = await startWorkerRole(config, rt, queues!, carrierApis, parts)
+      polling = started.polling
+      reactions.push(...started.reactions)
+    }
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new StartupError(`port ${config.PORT} is already in use: set PORT`)
       if (error.code === 'EACCES') throw new StartupError(`port ${config.PORT} needs privileges: set PORT`)
@@ -158,19 +169,21 @@ async function startWorkerRole(
   parts.push(() => worker.close())
   const webhookReaction = startWebhookReaction(rt, queues.deliveries)
   parts.push(() => webhookReaction.stop())
+  const reactions = [webhookReaction]
   const webhookSender = startWebhookSender(rt, queues.deliveries, connection('webhooks'))
   parts.push(() => webhookSender.close())
   if (config.SMTP_URL && queues.emails) {
     const emailReaction = startEmailReaction(rt, queues.emails)
     parts.push(() => emailReaction.stop())
+    reactions.push(emailReaction)
     const emailSender = startEmailSender(rt, queues.emails, connection('emails'), config.SMTP_URL)
     parts.push(() => emailSender.close())
   } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
-  if (carrierApis.length === 0) return undefined
+  if (carrierApis.length === 0) return { reactions, polling: undefined }
   const polling = await startCarrierPolling(rt, queues.polls, carrierApis, {
     queue: queues.redis,
     worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
   })
   parts.push(() => polling.close())
-  return polling
+  return { reactions, polling }
 }

@@ -1,16 +1,23 @@
 import { z } from 'zod'
 import type { Condition, FindQuery, ReadStore } from '../../shared/infra/read-store/port.ts'
 
-const id = z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER)
+/** A number sent once in the query string: a repeated or bracketed key (an array, an object) is the wrong type. */
+const queryNumber = (schema: z.ZodNumber) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), schema)
+
+const id = queryNumber(
+  z.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
+)
 
 /** The pagination parameters every index endpoint takes. */
 export const paginationQuery = {
-  limit: z.coerce
-    .number()
-    .int('must be an integer from 1 to 100')
-    .min(1, 'must be from 1 to 100')
-    .max(100, 'must be from 1 to 100')
-    .default(10),
+  limit: queryNumber(
+    z
+      .number()
+      .int('must be an integer from 1 to 100')
+      .min(1, 'must be from 1 to 100')
+      .max(100, 'must be from 1 to 100'),
+  ).default(10),
   starting_after: id.optional(),
   ending_before: id.optional(),
 }

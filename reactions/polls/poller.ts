@@ -54,6 +54,8 @@ export function createPollQueues(
 /** How polling went, for /metrics. */
 export interface PollingStats {
   polls: Map<string, number>
+  /** Ticks this process handled, each once it queued the trackers due. */
+  ticks: number
   stopped: Set<TrackingApi>
 }
 
@@ -75,7 +77,7 @@ export async function startCarrierPolling(
 ) {
   const log = rt.logger.child({ role: 'carrier-polling' })
   const base = rt.config.SHIPLOG_POLL_INTERVAL
-  const stats: PollingStats = { polls: new Map(), stopped: new Set() }
+  const stats: PollingStats = { polls: new Map(), ticks: 0, stopped: new Set() }
   const poll = trackerPoller(rt, queues, stats, log)
   const workers = apis.map((api) => {
     const queue = queues.get(api.name)!
@@ -111,6 +113,7 @@ export async function startCarrierPolling(
         if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
         await queue.enqueue({ accountId, key })
       }
+      stats.ticks++
     },
     { connection: tickConnection },
   )

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '../support/carrier-api.ts'
 import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
+import { pollTicksPassed, until } from '../support/progress.ts'
 import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
 
 /*
@@ -25,16 +26,6 @@ const start = (t: Test, carrier: CarrierServer, env: Record<string, string> = {}
 async function trackerOf(server: TestServer, trackingNumber: string) {
   const list = await server.request('GET', `/v2/trackers?tracking_number=${trackingNumber}&expand[]=events`)
   return list.body.data[0]
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out; last: ${JSON.stringify(value)}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }
 
 t.test('a tracker of a polled carrier gets its events, once each, and stops being polled when final', async (t) => {
@@ -73,7 +64,7 @@ t.test('a tracker of a polled carrier gets its events, once each, and stops bein
   )
   t.equal(delivered.events.data.length, 4)
   const asked = carrier.requests.get('6A-OK')
-  await new Promise((r) => setTimeout(r, 3000))
+  await pollTicksPassed(server, 'poll-laposte')
   t.equal(carrier.requests.get('6A-OK'), asked, 'a delivered tracker is not polled again')
 })
 
@@ -113,7 +104,7 @@ t.test('a rate limit is honoured, faults are retried, and a refused key stops th
     (m) => /shiplog_carrier_stopped\{api="dhl"\} 1/.test(m),
   )
   const asked = carrier.requests.get('JD-OK')
-  await new Promise((r) => setTimeout(r, 2500))
+  await pollTicksPassed(server, 'poll-dhl')
   t.equal(carrier.requests.get('JD-OK'), asked, 'DHL is not asked again once it refused the key')
   t.equal((await trackerOf(server, 'JD-OK')).delivery_status_code, 'pending')
 })
@@ -155,6 +146,6 @@ t.test('a tracker with no carrier event for 30 days is recorded expired, and pol
   )
   t.match(expired.events.data[0], { event_type_code: 'expired', message: 'No news from the carrier for 30 days' })
   const asked = carrier.requests.get('JD-404')
-  await new Promise((r) => setTimeout(r, 2500))
+  await pollTicksPassed(server, 'poll-dhl')
   t.equal(carrier.requests.get('JD-404'), asked, 'an expired tracker is not polled again')
 })

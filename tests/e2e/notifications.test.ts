@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { type Mailbox, startMailbox } from '../support/smtp.ts'
+import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 /*
@@ -86,7 +87,8 @@ t.test('order_placed: sent once, in the order language, naming the order and its
   t.match(mail!.messageId, `<notification-payload-${notification.notification_payloads.data[0].id}@acme.example>`)
   const payload = await settledPayload(() => orderNotifications(server, 'A-<1>&2'))
   t.match(payload, { object: 'notification_payload', status: 'dispatched', dispatched: true, error: null })
-  await new Promise((r) => setTimeout(r, 500))
+  await reactionPassed(server, 'emails', created.position!)
+  await queueDrained(server, 'emails')
   t.equal(mailbox.messages.length, 1, 'sent once')
 })
 
@@ -176,7 +178,8 @@ t.test('a muted tracker builds nothing; an order without e-mail gets notificatio
     'newest first, without payloads',
   )
   await mailbox.waitFor(3)
-  await new Promise((r) => setTimeout(r, 500))
+  await reactionPassed(server, 'emails', position!)
+  await queueDrained(server, 'emails')
   t.same(
     mailbox.messages.map((m) => m.subject).sort(),
     ['We have received your order M-1', 'We have received your order M-2', 'Your order M-2 has shipped'],
@@ -231,9 +234,8 @@ t.test('without SMTP_URL payloads stay built; a preview shows what the customer 
   const created = await postTrackers(server, [
     { order_number: 'P-1', tracking_number: 'TN-P1', carrier_code: 'dhl', email: 'p@example.com', language_code: 'fr' },
   ])
-  await new Promise((r) => setTimeout(r, 500))
   const [notification] = await orderNotifications(server, 'P-1', created.position)
-  t.equal(notification.notification_payloads.data[0].status, 'built')
+  t.equal(notification.notification_payloads.data[0].status, 'built', 'no e-mail reaction runs without SMTP_URL')
   const preview = await server.request('GET', `/v2/notifications/${notification.id}/preview`)
   t.equal(preview.status, 200)
   t.match(preview.body, {
@@ -267,9 +269,9 @@ t.test('no e-mail is sent twice across a restart', async (t) => {
   await settledPayload(() => orderNotifications(first, 'D-1'))
   await first.close()
   const second = await startTestServer(t, { dataDir, env: { SMTP_URL: mailbox.url, ...env } })
-  await new Promise((r) => setTimeout(r, 1500))
+  await reactionPassed(second, 'emails', await second.runtime.eventStore.head())
+  await queueDrained(second, 'emails')
   t.equal(mailbox.messages.length, 1, 'the restarted service sent nothing again')
-  t.ok(second.url)
 })
 
 t.test('an order muted through POST /v2/orders builds nothing, for the order nor its trackers', async (t) => {
@@ -286,6 +288,7 @@ t.test('an order muted through POST /v2/orders builds nothing, for the order nor
   t.same(created.body.notifications.data, [], 'no order_placed')
   const position = await pushEvent(server, 'TN-MUTED', 'delivered')
   t.same(await trackerNotifications(server, 'TN-MUTED', position), [], 'no delivered')
-  await new Promise((r) => setTimeout(r, 800))
+  await reactionPassed(server, 'emails', position!)
+  await queueDrained(server, 'emails')
   t.equal(mailbox.messages.length, 0)
 })

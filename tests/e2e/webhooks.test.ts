@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { waitForJob } from '../support/jobs.ts'
+import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { type Receiver, startReceiver } from '../support/receiver.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
@@ -189,7 +190,8 @@ t.test('enabled_events filters, and a test message goes to the endpoint asked', 
   const tested = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/test`)
   t.equal(tested.status, 202)
   const received = verified(t, endpoint.secret, await receiver.waitFor(2))
-  await new Promise((r) => setTimeout(r, 500))
+  await reactionPassed(server, 'webhooks', tested.headers.get('x-shiplog-position')!)
+  await queueDrained(server, 'webhooks')
   t.same(
     receiver.received.map((r) => r.json.type).sort(),
     ['tracker.status_changed', 'webhook.test'],
@@ -230,12 +232,13 @@ t.test("another account's endpoints and events stay apart", async (t) => {
   const other = await server.newAccount()
   const otherReceiver = await startReceiver(t)
   const otherEndpoint = await createEndpoint(server, otherReceiver, {}, other.private_key)
-  await server.request('POST', '/v1/trackers', {
+  const written = await server.request('POST', '/v1/trackers', {
     body: { trackers: [{ order_number: 'O-1', tracking_number: 'TN-O1', carrier_code: 'dhl' }] },
     key: other.private_key,
   })
   await otherReceiver.waitFor(2)
-  await new Promise((r) => setTimeout(r, 500))
+  await reactionPassed(server, 'webhooks', written.headers.get('x-shiplog-position')!)
+  await queueDrained(server, 'webhooks')
   t.equal(receiver.received.length, 0, "no message of another account's order")
   for (const path of [
     `/v2/webhook_endpoints/${otherEndpoint.id}`,

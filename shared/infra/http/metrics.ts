@@ -1,23 +1,31 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Queue } from 'bullmq'
 import type { EventStore } from '../event-store/port.ts'
-import type { JobQueue } from '../jobs/queue.ts'
 import type { App } from './server.ts'
 import type { Runtime } from '../runtime.ts'
+
+/** What a process reports beside its requests: each part given when it runs here. */
+export interface MetricSources {
+  /** The projections whose lag behind the log is reported. */
+  projections: readonly string[]
+  /** Every BullMQ queue of the process: jobs, webhook deliveries, e-mails, polls. */
+  queues: readonly Pick<Queue, 'name' | 'getJobCounts'>[]
+  /** Whether Redis answers now: queue counts are not collected while it is away. */
+  redisAvailable?: () => boolean
+  /** The position in the log each reaction (webhooks, e-mails) has handled. */
+  reactions: () => ReadonlyMap<string, bigint>
+  /** Carrier polling's counts (`<api>|<outcome>`), its ticks, and the APIs stopped by a refused key. */
+  carrierPolling?: () => { polls: ReadonlyMap<string, number>; ticks: number; stopped: ReadonlySet<string> } | undefined
+}
 
 /**
  * GET /metrics in the Prometheus format (prom-client): process metrics, request
  * durations by route and status, events appended by type, each projection's
- * lag behind the log, and the job queue's jobs by state. One registry per
- * server, so several servers in one process stay apart.
+ * lag behind the log, each reaction's position, and every queue's jobs by
+ * state. One registry per server, so several servers in one process stay apart.
  */
-export function metricsRoutes(
-  app: App,
-  rt: Pick<Runtime, 'eventStore' | 'readStore'>,
-  projections: readonly string[],
-  queue?: JobQueue,
-  /** Carrier polling's counts (`<api>|<outcome>`) and the APIs stopped by a refused key, when it runs here. */
-  carrierPolling?: () => { polls: ReadonlyMap<string, number>; stopped: ReadonlySet<string> } | undefined,
-) {
+export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore'>, sources: MetricSources) {
+  const { projections, queues, carrierPolling } = sources
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const durations = new Histogram({
@@ -34,19 +42,30 @@ export function metricsRoutes(
     registers: [registry],
   })
   rt.eventStore = countingAppends(rt.eventStore, (type) => appended.inc({ type }))
-  if (queue) {
+  if (queues.length > 0) {
     new Gauge({
       name: 'shiplog_jobs',
-      help: 'Jobs in the BullMQ queue, by state (not collected while Redis is away)',
+      help: 'Jobs in each BullMQ queue, by state (not collected while Redis is away)',
       labelNames: ['queue', 'state'],
       registers: [registry],
       async collect() {
-        if (!queue.available()) return
-        const counts = await queue.bull.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
-        for (const [state, n] of Object.entries(counts)) this.set({ queue: queue.bull.name, state }, n)
+        if (sources.redisAvailable && !sources.redisAvailable()) return
+        for (const queue of queues) {
+          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')
+          for (const [state, n] of Object.entries(counts)) this.set({ queue: queue.name, state }, n)
+        }
       },
     })
   }
+  new Gauge({
+    name: 'shiplog_reaction_position',
+    help: 'The log position each reaction of this process (webhooks, e-mails) has handled',
+    labelNames: ['reaction'],
+    registers: [registry],
+    collect() {
+      for (const [reaction, position] of sources.reactions()) this.set({ reaction }, Number(position))
+    },
+  })
   new Gauge({
     name: 'shiplog_projection_lag_events',
     help: 'How far each projection is behind the head of the event log, in log positions (events, in the embedded store)',
@@ -59,16 +78,26 @@ export function metricsRoutes(
     },
   })
   if (carrierPolling) {
-    new Gauge({
-      name: 'shiplog_carrier_polls',
+    new Counter({
+      name: 'shiplog_carrier_polls_total',
       help: 'Carrier tracking API calls by this process since it started, by API and outcome',
       labelNames: ['api', 'outcome'],
       registers: [registry],
       collect() {
+        this.reset()
         for (const [key, n] of carrierPolling()?.polls ?? []) {
           const [api, outcome] = key.split('|')
-          this.set({ api, outcome }, n)
+          this.inc({ api, outcome }, n)
         }
+      },
+    })
+    new Counter({
+      name: 'shiplog_carrier_poll_ticks_total',
+      help: 'Times this process looked for the trackers due a poll',
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(carrierPolling()?.ticks ?? 0)
       },
     })
     new Gauge({
