@@ -36,8 +36,7 @@ defaultFlag('--initial-old-space-size', 32)
 // so the deciders' sites are judged long-lived, and every later batch's
 // objects go to the old generation to die there: a full collection every
 // few batches (above). Without that guess they die young, as they are
-// (docs/performance.md: ~6 % less CPU a tracker batch, a third fewer full
-// collections). `npm start` and the image give it on the command line, which
+// (docs/performance.md, "Operator's settings"). `npm start` and the image give it on the command line, which
 // holds from V8's start; here it covers the other ways of running shiplog.
 defaultFlag('--allocation-site-pretenuring', false)
 

@@ -18,8 +18,7 @@ const RETRY_DELAY_MS = 1000
 /**
  * Most events a batch holds, live or in a catch-up or rebuild. A batch's
  * events, documents and their JSON live until its commit: larger batches
- * outlive young-generation collections and fill the old generation (a rebuild
- * in 5000-event batches ran a quarter slower for it).
+ * outlive young-generation collections and fill the old generation.
  */
 const BATCH_SIZE = 1000
 

@@ -15,10 +15,10 @@ import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers
 import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
 /**
- * Orders as the write side last folded them, and their snapshots. Folding an
- * event costs about 4 µs (read, parse, fold) and writing a snapshot about
- * 11 µs: a load that read back eight events or more has the append after it
- * keep a snapshot, as the next load would read back at least as many.
+ * Orders as the write side last folded them, and their snapshots. Writing a
+ * snapshot costs about as much as reading back and folding three events: a
+ * load that read back eight events or more has the append after it keep a
+ * snapshot, as the next load would read back at least as many.
  */
 export const createOrderStates = (max: number) =>
   createStateCache<OrderState>((order, event) => evolveOrderState(order, event as unknown as OrderEvent), max, {

@@ -18,9 +18,9 @@ import type {
 /**
  * A row of a stream read: its stream is the one asked for, not read back.
  * Without that column and `recorded_at` (which repeats the metadata's
- * `recordedAt`, for SQL run on the file), reading a thousand orders' events
- * costs a quarter less. Rows are read as arrays (better-sqlite3's raw mode):
- * it makes an array of a row in about half the time an object takes.
+ * `recordedAt`, for SQL run on the file), a read of many streams is cheaper.
+ * Rows are read as arrays (better-sqlite3's raw mode), cheaper to make than
+ * objects.
  * A read of several streams or of the log adds a column after these.
  */
 type StreamRow = [position: number | bigint, id: string, revision: number, type: string, data: string, metadata: string]
