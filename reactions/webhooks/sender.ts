@@ -63,7 +63,7 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
   )
   // A message for an endpoint since disabled or deleted fails at once; a replay can send it later.
   const closed = !endpoint || endpoint.deleted ? 'deleted' : endpoint.status === 'disabled' ? 'disabled' : undefined
-  const outcome: PostOutcome = closed
+  const { refused, ...outcome }: PostOutcome = closed
     ? { status_code: null, error: `the endpoint is ${closed}` }
     : await postJson(
         endpoint!.url,
@@ -72,7 +72,9 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
         { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
       )
   const at = toUnixSeconds(rt.clock.now())
-  const retrySchedule = closed ? [] : rt.config.SHIPLOG_WEBHOOK_RETRY_SCHEDULE
+  // A receiver refused at send (a private address the operator no longer allows, no URL) fails at once.
+  if (refused) rt.logger.warn({ stream: delivery.stream, error: outcome.error }, 'webhook message refused')
+  const retrySchedule = closed || refused ? [] : rt.config.SHIPLOG_WEBHOOK_RETRY_SCHEDULE
   const events = decideWebhookMessage(
     { type: 'RecordDeliveryAttempt', data: { ...outcome, at, retrySchedule } },
     message,

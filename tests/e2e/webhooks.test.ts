@@ -4,6 +4,7 @@ import { waitForJob } from '../support/jobs.ts'
 import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { type Receiver, startReceiver } from '../support/receiver.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
+import { tempDir } from '../support/temp.ts'
 
 /*
  * Webhooks end to end: the real service, a real receiver on loopback (hence
@@ -304,4 +305,30 @@ t.test('a job tells how it ended, with the job as GET /v2/jobs/{id} renders it',
   const [message] = verified(t, endpoint.secret, await receiver.waitFor(1))
   t.equal(message.type, 'job.completed')
   t.same(message.data.object, job)
+})
+
+t.test('a receiver the operator no longer allows is refused at send: the message fails with the reason', async (t) => {
+  const receiver = await startReceiver(t)
+  const dataDir = tempDir(t, 'shiplog-webhooks-')
+  const queue = { QUEUE_NAME: `refused-${Date.now()}` }
+  const allowed = await startTestServer(t, { dataDir, env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', ...queue } })
+  const endpoint = await createEndpoint(allowed, receiver)
+  await allowed.close()
+  const restarted = await startTestServer(t, { dataDir, env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'false', ...queue } })
+  // The endpoint's account, on the restarted service.
+  const server: TestServer = {
+    ...restarted,
+    request: (method, path, options = {}) => restarted.request(method, path, { key: allowed.privateKey, ...options }),
+  }
+  await postTrackers(server, [{ order_number: 'R-1', tracking_number: 'TN-R1', carrier_code: 'dhl' }])
+  const log = await deliveries(server, endpoint.id, (l) => l.length > 0 && l.every((d) => d.status !== 'pending'))
+  for (const message of log) {
+    t.match(message, {
+      status: 'failed',
+      attempts: 1,
+      last_status_code: null,
+      last_error: 'refused: 127.0.0.1 is a loopback address',
+    })
+  }
+  t.equal(receiver.received.length, 0, 'nothing reached the receiver')
 })

@@ -37,7 +37,38 @@ t.test('only public unicast addresses may receive webhooks', async (t) => {
   ]) {
     t.ok(refusedAddress(address), `${address} refused`)
   }
-  for (const address of ['93.184.216.34', '2606:4700::1111']) t.equal(refusedAddress(address), undefined, address)
+  for (const address of ['93.184.216.34', '2606:4700::1111', '::5db8:d822'])
+    t.equal(refusedAddress(address), undefined, address)
+})
+
+t.test('every IPv6 form that embeds a private IPv4 address is refused, as a URL writes it', async (t) => {
+  for (const url of [
+    'http://[::127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://[::10.0.0.1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:192.168.1.1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::]/',
+  ]) {
+    t.ok(await refusedReceiver(url, false), `${url} refused when created`)
+    const sent = await postJson(url, {}, '{}', { allowPrivate: false })
+    t.match(sent, { status_code: null, error: /^refused: /, refused: true }, `${url} refused when sent`)
+  }
+  t.match(refusedAddress('::7f00:1'), /embeds a loopback IPv4 address/)
+})
+
+t.test('a URL that cannot be sent to is settled as refused, never left hanging', async (t) => {
+  t.same(await postJson('not a url', {}, '{}', { allowPrivate: false }), {
+    status_code: null,
+    error: 'refused: not a url is not a URL',
+    refused: true,
+  })
+  t.match(await postJson('http://127.0.0.1:1/h', {}, '{}', { allowPrivate: false }), {
+    status_code: null,
+    error: 'refused: 127.0.0.1 is a loopback address',
+    refused: true,
+  })
 })
 
 t.test('a name is judged by what it resolves to, before creation and again at send time', async (t) => {

@@ -11,11 +11,21 @@ import ipaddr from 'ipaddr.js'
  * name that resolves to an inner address later is refused too.
  */
 
-/** Why an address may not receive webhooks, or undefined when it may. */
+/**
+ * Why an address may not receive webhooks, or undefined when it may. IPv6
+ * forms that embed an IPv4 address are judged by it: mapped ones are IPv4
+ * once processed, NAT64, 6to4 and Teredo have ranges of their own, and an
+ * IPv4-compatible one (`::a.b.c.d`, which a URL writes `::7f00:1`) is read
+ * back into its IPv4 address here.
+ */
 export function refusedAddress(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`
-  const range = ipaddr.process(address).range()
-  return range === 'unicast' ? undefined : `${address} is a ${range} address`
+  const parsed = ipaddr.process(address)
+  const compatible = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)
+  const judged = compatible ? ipaddr.fromByteArray((parsed as ipaddr.IPv6).toByteArray().slice(12)) : parsed
+  const range = judged.range()
+  if (range === 'unicast') return undefined
+  return compatible ? `${address} embeds a ${range} IPv4 address` : `${address} is a ${range} address`
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1')
@@ -49,6 +59,8 @@ export async function refusedReceiver(url: string, allowPrivate: boolean): Promi
 export interface PostOutcome {
   status_code: number | null
   error: string | null
+  /** Nothing was sent: the receiver is not one webhooks may reach (its address, or no URL at all). */
+  refused?: true
 }
 
 /** Longest an answer may take, in ms. */
@@ -68,6 +80,7 @@ export function postJson(
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     let settled = false
+    let timer: NodeJS.Timeout | undefined
     const settle = (outcome: PostOutcome) => {
       if (settled) return
       settled = true
@@ -75,19 +88,20 @@ export function postJson(
       resolve(outcome)
     }
     const fail = (error: string) => settle({ status_code: null, error })
+    const refuse = (why: string) => settle({ status_code: null, error: `refused: ${why}`, refused: true })
     let parsed: URL
     try {
       parsed = new URL(url)
     } catch {
-      return fail(`${url} is not a URL`)
+      return refuse(`${url} is not a URL`)
     }
     const host = hostOf(parsed)
     if (!options.allowPrivate && ipaddr.isValid(host)) {
       const refused = refusedAddress(host)
-      if (refused) return fail(`refused: ${refused}`)
+      if (refused) return refuse(refused)
     }
     const timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       request.destroy()
       fail(`no answer within ${timeoutMs / 1000} s`)
     }, timeoutMs)
@@ -121,7 +135,9 @@ export function postJson(
         response.on('error', done)
       },
     )
-    request.on('error', (error) => fail(error.message))
+    request.on('error', (error) =>
+      error.message.startsWith('refused: ') ? refuse(error.message.slice('refused: '.length)) : fail(error.message),
+    )
     request.end(body)
   })
 }
