@@ -21,6 +21,13 @@ import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
 import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
 import type { OrderDoc } from './orders/document.ts'
+import {
+  changesEmailPayload,
+  type EmailPayloadDoc,
+  type EmailPayloadEvent,
+  emailPayloadKey,
+  evolveEmailPayload,
+} from './notifications/email-payload.ts'
 import { trackerIndexEntry, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
 import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
@@ -173,6 +180,18 @@ export const notificationsProjection = documentProjection<
   fields: () => ({}),
 })
 
+/** The e-mails to customers and whether each is still to be sent. */
+export const emailPayloadsProjection = documentProjection<EmailPayloadDoc, Recorded<EmailPayloadEvent>>({
+  name: 'email_payloads',
+  collection: collections.email_payloads.name,
+  handles: (event): event is Recorded<EmailPayloadEvent> => changesEmailPayload(event),
+  keyOf: (event) => emailPayloadKey(event.stream, event as EmailPayloadEvent),
+  startsDocument: (event) => event.type === 'NotificationBuilt',
+  evolve: (doc, event) => evolveEmailPayload(doc, event as EmailPayloadEvent, event.stream),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ status: doc.status }),
+})
+
 export const webhookEndpointsProjection = documentProjection<WebhookEndpointDoc, Recorded<WebhookEndpointEvent>>({
   name: 'webhook_endpoints',
   collection: collections.webhook_endpoints.name,
@@ -202,6 +221,7 @@ export const projections: readonly Projection[] = [
   pickupPointsProjection,
   carrierServicesProjection,
   notificationsProjection,
+  emailPayloadsProjection,
   trackerPollsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,

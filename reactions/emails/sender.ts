@@ -6,11 +6,13 @@ import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
+import type { EmailPayloadDoc } from '../../projectors/notifications/email-payload.ts'
 import { foldOrder } from '../../projectors/orders/evolve.ts'
 import type { EmailQueue, QueuedEmail } from './reaction.ts'
 import { emailFactsOf, findNotification, renderEmail } from './render.ts'
@@ -94,18 +96,51 @@ export async function sendEmail(
   await recordOutcome(rt, email, payload.status, undefined)
 }
 
-/** The worker side of e-mails: sends queued payloads over SMTP (`SMTP_URL`), retried with backoff. */
-export function startEmailSender(rt: SenderRuntime, queue: EmailQueue, connection: Redis, smtpUrl: string) {
+/**
+ * The SMTP transport of `SMTP_URL`, read by nodemailer itself so its URL
+ * options hold (`?tls.rejectUnauthorized=false` for a relay's self-signed
+ * certificate, `?ignoreTLS=true`, `?requireTLS=true`, …); shiplog's timeouts
+ * apply where the URL sets none.
+ */
+export function smtpTransport(smtpUrl: string) {
   const url = new URL(smtpUrl)
-  const transport = nodemailer.createTransport({
-    host: url.hostname,
-    port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
-    secure: url.protocol === 'smtps:',
-    ...(url.username
-      ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }
-      : {}),
-    ...SMTP_TIMEOUTS,
-  })
+  for (const [option, ms] of Object.entries(SMTP_TIMEOUTS))
+    if (!url.searchParams.has(option)) url.searchParams.set(option, String(ms))
+  return nodemailer.createTransport(url.toString())
+}
+
+/**
+ * Queues again every e-mail the log says is still to be sent: the payloads
+ * still `built`. A payload already waiting in Redis is not queued twice (its
+ * job id), and the sender sends only one still `built`.
+ */
+async function sweepBuiltEmails(rt: SenderRuntime, queue: EmailQueue) {
+  const built = await rt.readStore.lookupAll<EmailPayloadDoc>(
+    collections.email_payloads.name,
+    'status',
+    'built',
+    10_000,
+  )
+  for (const { accountId, doc } of built) {
+    const email: QueuedEmail = {
+      accountId,
+      stream: doc.stream,
+      notificationId: doc.notification_id,
+      payloadId: doc.id,
+      ...(doc.tracker_id === null ? {} : { trackerId: doc.tracker_id }),
+    }
+    if (!(await queue.enqueue(email))) return
+  }
+}
+
+/**
+ * The worker side of e-mails: sends queued payloads over SMTP (`SMTP_URL`),
+ * retried with backoff. On start, every 30 s and whenever Redis comes back,
+ * payloads the log shows unsent are queued again: Redis losing its queue
+ * loses no e-mail.
+ */
+export function startEmailSender(rt: SenderRuntime, queue: EmailQueue, connection: Redis, smtpUrl: string) {
+  const transport = smtpTransport(smtpUrl)
   const worker = new Worker<QueuedEmail>(
     queue.name,
     async (job) => {
@@ -121,8 +156,14 @@ export function startEmailSender(rt: SenderRuntime, queue: EmailQueue, connectio
   worker.on('error', (error) => {
     if (isRedisReady(connection)) rt.logger.error({ err: error }, 'e-mail sender error')
   })
+  const stopSweeping = keepSweeping(
+    queue,
+    () => sweepBuiltEmails(rt, queue),
+    (error) => rt.logger.warn({ err: error }, 'e-mail sweep failed'),
+  )
   return {
     async close() {
+      stopSweeping()
       await (isRedisReady(connection) ? worker.close() : worker.close(true))
       transport.close()
     },

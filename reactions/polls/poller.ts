@@ -101,7 +101,13 @@ export async function startCarrierPolling(
 
   // The tick: one scheduled job at a time, whichever worker process takes it.
   const tickQueue = new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue })
-  await tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
+  const schedule = () => tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
+  await schedule()
+  // The schedule lives in Redis: a Redis that comes back empty gets it again (due trackers are in the read store).
+  const reschedule = () => {
+    schedule().catch((error: unknown) => log.warn({ err: error }, 'carrier poll schedule not restored'))
+  }
+  connections.queue.on('ready', reschedule)
   const tickConnection = connections.worker()
   const ticker = new Worker(
     tickQueue.name,
@@ -125,6 +131,7 @@ export async function startCarrierPolling(
   return {
     stats,
     async close() {
+      connections.queue.off('ready', reschedule)
       const closing = [ticker, ...workers.map((w) => w.worker)].map((w) =>
         isRedisReady(tickConnection) ? w.close() : w.close(true),
       )

@@ -3,6 +3,9 @@ import { once } from 'node:events'
 import t, { type Test } from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { call, createAccountWithCli, freePort, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'
+import { metric, until } from '../support/progress.ts'
+import { startMailbox } from '../support/smtp.ts'
 import { tempDir } from '../support/temp.ts'
 
 /*
@@ -98,4 +101,57 @@ t.test('Redis restarted while jobs are queued and running: each completes once; 
       `job ${index}: every item created once (a second run would update)`,
     )
   }
+})
+
+t.test('Redis restarted empty while e-mails wait and trackers are polled: nothing is lost', async (t) => {
+  const port = await freePort()
+  const redis = await redisOn(t, port)
+  const mailbox = await startMailbox(t)
+  mailbox.refuseAll = true // the relay answers 451: every e-mail waits in Redis for its next attempt
+  const carrier = await startCarrierServer(t)
+  carrier.laposteCodes.set('6A-R', ['PC1'])
+  const env = await serviceEnvironment(t, {
+    REDIS_URL: `redis://127.0.0.1:${port}`,
+    SMTP_URL: mailbox.url,
+    SHIPLOG_MAIL_RETRY_DELAY_MS: '1000',
+    SHIPLOG_LAPOSTE_API_URL: carrier.url,
+    SHIPLOG_LAPOSTE_API_KEY: LAPOSTE_KEY,
+    SHIPLOG_POLL_INTERVAL: '1',
+  })
+  const account = createAccountWithCli(env)
+  const service = await spawnServer(env)
+  t.teardown(() => service.kill('SIGKILL'))
+  const trackers = Array.from({ length: 10 }, (_, i) => ({
+    order_number: `R-${i}`,
+    tracking_number: i === 0 ? '6A-R' : `TN-R${i}`,
+    carrier_code: i === 0 ? 'colissimo' : 'dhl',
+    email: `r${i}@example.com`,
+  }))
+  const posted = await call(service.url, account.private_key, '/v1/trackers', {
+    method: 'POST',
+    body: JSON.stringify({ trackers }),
+  })
+  t.equal(posted.status, 201)
+  const polledEvents = async () => {
+    const list = (await (
+      await call(service.url, account.private_key, '/v2/trackers?tracking_number=6A-R&expand[]=events')
+    ).json()) as { data: { events: { data: unknown[] } }[] }
+    return list.data[0]?.events.data.length ?? 0
+  }
+  await until(polledEvents, (n) => n === 1)
+  await until(
+    () => metric(service, 'shiplog_jobs', { state: 'delayed' }),
+    (n) => n >= 10,
+  )
+
+  await redis.restart(1000) // the waiting e-mails, the poll schedule and the polls queued are gone with it
+  mailbox.refuseAll = false
+  const mails = await mailbox.waitFor(10, 60_000)
+  t.same(
+    mails.map((m) => (m.to && 'text' in m.to ? m.to.text : '')).sort(),
+    trackers.map((tr) => tr.email).sort(),
+    'every order_placed e-mail was sent after Redis came back empty',
+  )
+  carrier.laposteCodes.set('6A-R', ['DI1', 'PC1'])
+  t.equal(await until(polledEvents, (n) => n === 2), 2, 'carrier polling goes on after Redis came back empty')
 })

@@ -39,6 +39,8 @@ export const collections = {
   tracker_polls: { name: 'tracker_polls', fields: { next_poll_at: 'integer' } },
   /** Where each notification is: its order's document (`order_key`), for the routes that take a notification id. */
   notifications: { name: 'notifications', fields: {} },
+  /** Each notification's e-mail payload, by its status: what the e-mail sender's sweep queues again. */
+  email_payloads: { name: 'email_payloads', fields: { status: 'text' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>
