@@ -8,7 +8,7 @@ import type { CarrierEventInput } from '../../shared/domain/orders/record-tracki
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
-import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
+import { createWorkQueue, quietQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
@@ -100,7 +100,7 @@ export async function startCarrierPolling(
   })
 
   // The tick: one scheduled job at a time, whichever worker process takes it.
-  const tickQueue = new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue })
+  const tickQueue = quietQueue(new Queue(`${rt.config.QUEUE_NAME}-poll-ticks`, { connection: connections.queue }))
   const schedule = () => tickQueue.upsertJobScheduler('poll-due-trackers', { every: base * 1000 }, { name: 'tick' })
   await schedule()
   // The schedule lives in Redis: a Redis that comes back empty gets it again (due trackers are in the read store).

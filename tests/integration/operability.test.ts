@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -59,8 +60,12 @@ t.test(
     const server = await spawnServer(env, { stdio: 'pipe' })
     t.teardown(() => server.kill('SIGKILL'))
     let log = ''
+    let stderr = ''
     server.child.stdout!.on('data', (d) => {
       log += d
+    })
+    server.child.stderr!.on('data', (d) => {
+      stderr += d
     })
     const ready = async () => (await fetch(`${server.url}/readyz`)).status
     for (let i = 0; i < 100 && (await ready()) !== 200; i++) await new Promise((r) => setTimeout(r, 50))
@@ -91,6 +96,14 @@ t.test(
       'once per connection (queue, job worker, webhook sender)',
     )
     t.notMatch(log, /"stack"/, 'no stack traces')
+    t.equal(stderr, '', 'nothing on stderr: every line of the log is JSON on stdout')
+    t.ok(
+      log
+        .trim()
+        .split('\n')
+        .every((line) => line.startsWith('{')),
+      'JSON lines only',
+    )
 
     redis = startRedis()
     let status = ''
@@ -109,3 +122,32 @@ t.test(
     t.equal(typeof code, 'number', `the process handled SIGTERM and exited by itself (${code}), Redis away`)
   },
 )
+
+t.test('SIGTERM to `npm start` (what a process manager sends) stops the service and says so', async (t) => {
+  const env = await serviceEnvironment(t, { LOG_LEVEL: 'info' })
+  const npm = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => npm.kill('SIGKILL'))
+  let log = ''
+  npm.stdout.on('data', (d) => {
+    log += d
+  })
+  const url = `http://127.0.0.1:${env.PORT}/healthz`
+  const up = () =>
+    fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    )
+  for (let i = 0; i < 200 && !(await up()); i++) await new Promise((r) => setTimeout(r, 100))
+  t.ok(await up(), 'started through npm start')
+  const exited = once(npm, 'exit')
+  npm.kill('SIGTERM')
+  const [code] = await exited
+  t.equal(code, 0, 'the process ended itself')
+  t.notOk(await up(), 'nothing serves the port any more')
+  const stopped = log
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { msg: string; signal?: string })
+    .filter((line) => line.msg === 'shiplog stopped')
+  t.match(stopped, [{ signal: 'SIGTERM' }], 'one line says the service stopped')
+})

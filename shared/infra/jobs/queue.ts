@@ -22,6 +22,16 @@ export interface WorkQueue<T> {
   close(): Promise<void>
 }
 
+/**
+ * A queue's errors are its connection's: connectRedis logs once that Redis
+ * went away and once that it came back, so the queue's own reports of each
+ * retry are not printed (unheard, each would be a stack on stderr).
+ */
+export const quietQueue = <Q extends Queue>(queue: Q): Q => {
+  queue.on('error', () => {})
+  return queue
+}
+
 export function createWorkQueue<T>(
   name: string,
   connection: Redis,
@@ -34,7 +44,7 @@ export function createWorkQueue<T>(
     keepCompleted?: number
   },
 ): WorkQueue<T> {
-  const queue = new Queue<T>(name, { connection })
+  const queue = quietQueue(new Queue<T>(name, { connection }))
   return {
     name,
     bull: queue,
