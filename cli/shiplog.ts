@@ -5,6 +5,11 @@ import { allRoles, ConfigError, loadConfig, type Role } from '../shared/infra/co
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { isShiplogError } from '../shared/domain/errors.ts'
 import { LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE } from '../shared/domain/fields.ts'
+import {
+  hasNotifications,
+  NOTIFICATION_LANGUAGE_MESSAGE,
+  notificationLanguages,
+} from '../shared/domain/notifications/languages.ts'
 import { parseDateTime } from '../shared/domain/time.ts'
 import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/projections.ts'
@@ -49,6 +54,7 @@ const parseTime = (value: string) => {
 }
 const parseLanguage = (value: string) => {
   if (!LANGUAGE_CODE.test(value)) throw new InvalidArgumentError(LANGUAGE_CODE_MESSAGE)
+  if (!hasNotifications(value)) throw new InvalidArgumentError(NOTIFICATION_LANGUAGE_MESSAGE)
   return value
 }
 const eventTypes = Object.keys(eventSchemas)
@@ -101,7 +107,12 @@ accounts
   .command('create')
   .description('create an account and print its keys as JSON (shown only once)')
   .requiredOption('--name <name>', 'account name')
-  .option('--language <code>', "the customers' language when an order has none (ISO 639-1)", parseLanguage, 'en')
+  .option(
+    '--language <code>',
+    `the customers' language when an order has none: ${notificationLanguages.join(', ')}`,
+    parseLanguage,
+    'en',
+  )
   .action(async (options: { name: string; language: string }) => {
     return withRuntime(
       async (rt) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { type AccountDoc, renderAccount } from '../../projectors/accounts/account.ts'
-import { languageCode } from '../../shared/domain/fields.ts'
+import { accountLanguage } from '../../shared/domain/notifications/languages.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { POSITION_HEADER } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -10,7 +10,7 @@ import { changeAccount } from '../../commands/accounts/change-account.ts'
 import { notificationSlugs, notificationTypes } from '../../shared/domain/notifications/types.ts'
 import { renderNotificationType } from '../../projectors/resources/render.ts'
 
-export const updateAccountBody = z.strictObject({ language_code: languageCode })
+export const updateAccountBody = z.strictObject({ language_code: accountLanguage })
 
 export function accountWriteRoutes(app: App, rt: Runtime) {
   app.patch(

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
 import type { Notification } from '../../shared/domain/events/resources.ts'
+import {
+  type NotificationLanguage,
+  notificationLanguageOf,
+  notificationLanguages,
+} from '../../shared/domain/notifications/languages.ts'
 import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
 
 /*
@@ -22,10 +27,9 @@ interface Words {
 }
 
 const template = (name: string) => readFileSync(new URL(`./templates/${name}`, import.meta.url), 'utf8')
-const languages: Record<string, Words> = {
-  en: JSON.parse(template('en.json')) as Words,
-  fr: JSON.parse(template('fr.json')) as Words,
-}
+const languages = Object.fromEntries(
+  notificationLanguages.map((language) => [language, JSON.parse(template(`${language}.json`)) as Words]),
+) as Record<NotificationLanguage, Words>
 const textLayout = Handlebars.compile(template('email.text.hbs'), { noEscape: true, strict: false })
 const htmlLayout = Handlebars.compile(template('email.html.hbs'), { strict: false })
 /** A phrase of the words files, filled in as plain text; the HTML layout escapes it where it goes. */
@@ -60,7 +64,7 @@ const longDate = (date: string, language: string) =>
   new Intl.DateTimeFormat(language, { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
 
 export function renderEmail(facts: EmailFacts): RenderedEmail {
-  const language = facts.language in languages ? facts.language : 'en'
+  const language = notificationLanguageOf(facts.language)
   const words = languages[language]!
   const type = words.types[facts.slug]
   if (!type) throw new Error(`no e-mail template for notification type ${facts.slug}`)

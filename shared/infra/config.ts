@@ -1,7 +1,10 @@
+import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
 
 const roles = ['command', 'query', 'projector', 'worker'] as const
 export type Role = (typeof roles)[number]
+
+const isAddressOrRange = (v: string) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v)
 
 const url = (protocols: string[]) =>
   z.string().refine(
@@ -60,6 +63,10 @@ export const configSchema = z.object({
   TRUST_PROXY: z
     .string()
     .default('false')
+    .refine(
+      (v) => v === 'true' || v === 'false' || v.split(',').every((a) => isAddressOrRange(a.trim())),
+      'must be true, false, or addresses and CIDR ranges separated by commas, such as 10.0.0.2,172.18.0.0/16',
+    )
     .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v)),
   /** Bearer token of the job queue dashboard at /admin/queues; unset, the dashboard is off. */
   SHIPLOG_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -140,6 +147,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
   const result = configSchema.safeParse(known)
   if (result.success) return result.data
-  const lines = result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`)
+  const lines = result.error.issues.map((i) => {
+    const name = String(i.path[0])
+    const message =
+      i.code === 'invalid_type' && i.expected === 'number'
+        ? `must be a number, not ${JSON.stringify(env[name])}`
+        : i.message
+    return `${name}: ${message}`
+  })
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
 }

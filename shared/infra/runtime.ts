@@ -1,5 +1,5 @@
-import { accessSync, constants, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -91,10 +91,17 @@ export class StartupError extends Error {
 /** How long a start waits for a database server before it says which one is away. */
 const CONNECT_TIMEOUT_MS = 10_000
 
-/** The data directory, created when missing, and writable. */
+/**
+ * The data directory, created when missing, and writable. Its missing folders
+ * are made one by one from the nearest one that exists: Node's recursive
+ * mkdir retries for ever under a parent that says a child is missing and
+ * cannot be made (`/proc`).
+ */
 function usableDataDir(dir: string) {
   try {
-    mkdirSync(dir, { recursive: true })
+    const missing: string[] = []
+    for (let at = resolve(dir); !existsSync(at); at = dirname(at)) missing.unshift(at)
+    for (const folder of missing) mkdirSync(folder)
     accessSync(dir, constants.W_OK)
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message

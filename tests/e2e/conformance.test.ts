@@ -233,5 +233,11 @@ t.test('the account’s language: PATCH /v2/account, and items without language_
   const bad = await server.request('PATCH', '/v2/account', { body: { language_code: 'French' } })
   t.equal(bad.status, 400)
   t.match(bad.body.errors, { language_code: /ISO 639-1/ })
+  const untranslated = await server.request('PATCH', '/v2/account', { body: { language_code: 'xx' } })
+  t.equal(untranslated.status, 400, 'a language shiplog has no notifications in')
+  t.match(untranslated.body.errors, { language_code: /^must be a language shiplog writes notifications in: en, fr/ })
+  t.match((await server.request('PATCH', '/v2/account', { body: { language_code: 'fr-CA' } })).body, {
+    language_code: 'fr-CA',
+  })
   t.equal((await server.request('PATCH', '/v2/account', { body: {}, key: server.publicKey })).status, 403)
 })

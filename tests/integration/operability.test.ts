@@ -31,6 +31,16 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
     /^shiplog: the data directory .*a-file\/data is not writable \([A-Z]+\): set DATA_DIR$/,
   )
 
+  // A folder whose parent says it is missing yet cannot make it: refused at once, not retried for ever.
+  const proc = shiplogCli(['serve'], { ...env, PORT: '0', DATA_DIR: '/proc/shiplog-data' })
+  t.equal(proc.status, 1)
+  t.equal(proc.stderr.trim(), 'shiplog: the data directory /proc/shiplog-data is not writable (ENOENT): set DATA_DIR')
+
+  const proxy = shiplogCli(['serve'], { ...env, PORT: '0', TRUST_PROXY: 'maybe' })
+  t.equal(proxy.status, 2)
+  t.match(proxy.stderr, /TRUST_PROXY: must be true, false, or addresses/)
+  t.notMatch(proxy.stderr, /\s+at /, 'no stack trace')
+
   const mongo = shiplogCli(['serve'], { ...env, PORT: '0', MONGODB_URL: 'mongodb://user:secret@127.0.0.1:9/shiplog' })
   t.equal(mongo.status, 1)
   t.match(

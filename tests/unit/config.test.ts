@@ -18,7 +18,23 @@ t.test('a bad value stops the start with a message naming the variable', async (
     ['MONGODB_URL', 'nope'],
     ['ROLES', 'command,cook'],
     ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'maybe'],
+    ['TRUST_PROXY', '10.0.0.1,gateway'],
+    ['SHIPLOG_DHL_RATE_LIMIT', 'fast'],
+    ['SHIPLOG_LAPOSTE_RATE_LIMIT', '0'],
+    ['SHIPLOG_LAPOSTE_API_URL', 'ftp://api.laposte.fr'],
+    ['SHIPLOG_POLL_INTERVAL', '0'],
+    ['SMTP_URL', 'mail.example.com'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(`${name}:`) }, name)
   }
+})
+
+t.test('TRUST_PROXY takes true, false, or addresses and ranges of the gateway', async (t) => {
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY, true)
+  t.equal(loadConfig({}).TRUST_PROXY, false)
+  t.equal(loadConfig({ TRUST_PROXY: '10.0.0.2, 172.18.0.0/16' }).TRUST_PROXY, '10.0.0.2, 172.18.0.0/16')
+  t.throws(() => loadConfig({ SHIPLOG_DHL_RATE_LIMIT: 'fast' }), {
+    message: /SHIPLOG_DHL_RATE_LIMIT: must be a number, not "fast"/,
+  })
 })
