@@ -54,6 +54,32 @@ t.test('the queue dashboard: off without SHIPLOG_ADMIN_TOKEN, and only with that
   t.match(queues.body, { queues: [{ name: String }] })
 })
 
+t.test(
+  'the queue dashboard opens in a browser: HTTP Basic with the token, every asset, nothing from outside',
+  async (t) => {
+    const token = 'a-long-operator-token-1234'
+    const server = await startTestServer(t, { env: { SHIPLOG_ADMIN_TOKEN: token } })
+    const refused = await fetch(`${server.url}/admin/queues`)
+    t.equal(refused.status, 401)
+    t.match(refused.headers.get('www-authenticate'), /^Basic realm="shiplog queues"/, 'the browser asks for the token')
+    const basic = (user: string, password: string) => ({
+      authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+    })
+    t.equal((await fetch(`${server.url}/admin/queues`, { headers: basic('admin', 'wrong-token-000000') })).status, 401)
+    const page = await fetch(`${server.url}/admin/queues`, { headers: basic('admin', token) })
+    t.equal(page.status, 200)
+    const html = await page.text()
+    t.notMatch(html, /https?:\/\//, 'no asset from another host')
+    const assets = [...html.matchAll(/(?:src|href)="(static\/[^"]+)"/g)].map((m) => m[1]!)
+    t.ok(assets.length >= 2, 'scripts and styles')
+    for (const asset of assets) {
+      const served = await fetch(`${server.url}/admin/queues/${asset}`, { headers: basic('', token) })
+      t.equal(served.status, 200, asset)
+      await served.arrayBuffer()
+    }
+  },
+)
+
 t.test('the API reference: /docs from the OpenAPI document, which names every status, header and body', async (t) => {
   const server = await startTestServer(t)
   const root = await server.request('GET', '/', { key: '' })

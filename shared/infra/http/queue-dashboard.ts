@@ -15,10 +15,22 @@ const sameToken = (given: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** The admin token of a request: HTTP Basic's password (any user name), or a Bearer token. */
+export function adminTokenOf(authorization: string | undefined): string | undefined {
+  const [scheme, value] = (authorization ?? '').split(/\s+/, 2)
+  if (!value) return undefined
+  if (/^bearer$/i.test(scheme!)) return value
+  if (!/^basic$/i.test(scheme!)) return undefined
+  const decoded = Buffer.from(value, 'base64').toString('utf8')
+  return decoded.includes(':') ? decoded.slice(decoded.indexOf(':') + 1) : undefined
+}
+
 /**
  * The BullMQ dashboard (bull-board) for operators, at /admin/queues, behind
- * `Authorization: Bearer <SHIPLOG_ADMIN_TOKEN>`; off when no token is set.
- * Merchants' API keys do not open it, nor appear in the API reference.
+ * the admin token (`SHIPLOG_ADMIN_TOKEN`, 16 characters at least): a browser
+ * opens it with HTTP Basic (the token as the password), a script with
+ * `Authorization: Bearer`. Off when no token is set. Merchants' API keys do
+ * not open it, nor appear in the API reference.
  */
 export async function queueDashboard(app: App, queues: readonly Queue[], token: string | undefined) {
   if (!token) return
@@ -29,13 +41,21 @@ export async function queueDashboard(app: App, queues: readonly Queue[], token: 
     })
     // Answered here: bull-board's own error handler would make a refusal a 500.
     scope.addHook('onRequest', async (request, reply) => {
-      const given = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]
+      const given = adminTokenOf(request.headers.authorization)
       if (given && sameToken(given, token)) return
       const refused = new ShiplogError(
         'SHIPLOG_ERR_UNAUTHORIZED',
-        'The queue dashboard needs Authorization: Bearer <SHIPLOG_ADMIN_TOKEN>',
+        'The queue dashboard needs the admin token: HTTP Basic with SHIPLOG_ADMIN_TOKEN as the password, or Authorization: Bearer <SHIPLOG_ADMIN_TOKEN>',
       )
+      // A browser asks for the token once and sends it with every asset of the page.
+      reply.header('www-authenticate', 'Basic realm="shiplog queues", charset="UTF-8"')
       return handleError(refused, request, reply)
+    })
+    // The page asks an outside host for its fonts: left out, so the dashboard works offline and tells no one it was opened.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      if (typeof payload !== 'string' || !String(reply.getHeader('content-type')).startsWith('text/html'))
+        return payload
+      return payload.replace(/<link[^>]+https:\/\/fonts\.googleapis\.com[^>]*>/g, '')
     })
     const adapter = new FastifyAdapter()
     createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter })
