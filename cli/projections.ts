@@ -21,9 +21,9 @@ export async function projectionStatus(rt: Runtime) {
       const checkpoint = (await rt.readStore.checkpoint(p.name)) ?? 0n
       return {
         projection: p.name,
-        checkpoint: checkpoint.toString(),
-        head: head.toString(),
-        lag: (head - checkpoint).toString(),
+        checkpoint: Number(checkpoint),
+        head: Number(head),
+        lag: Number(head - checkpoint),
       }
     }),
   )
@@ -55,10 +55,14 @@ export async function rebuildProjections(rt: Runtime, names: string[], out: Node
       finish = () => bar.stop()
     } else {
       let last = 0
-      const line = (position: bigint) =>
+      let printed: bigint | undefined
+      const line = (position: bigint) => {
+        if (position === printed) return // the last report and the finish can name the same position
+        printed = position
         out.write(
           `${projection.name}: ${position}/${head} (${Math.floor((Number(position) / Math.max(head, 1)) * 100)}%), ${rate()} events/s\n`,
         )
+      }
       report = (position) => {
         if (performance.now() - last < 2000) return
         last = performance.now()

@@ -98,7 +98,11 @@ t.test('projections rebuild is repeatable, and an interrupted one is cleaned up 
   for (let run = 1; run <= 3; run++) {
     const rebuilt = shiplogCli(['projections', 'rebuild', '--all'], env)
     t.equal(rebuilt.status, 0, `rebuild ${run}: ${rebuilt.stderr.split('\n').at(-2) ?? ''}`)
+    const lines = rebuilt.stderr.trim().split('\n')
+    t.same(lines, [...new Set(lines)], `rebuild ${run}: each progress line once`)
   }
+  const status = JSON.parse(shiplogCli(['projections', 'status'], env).stdout) as Record<string, unknown>[]
+  t.match(status[0], { projection: 'accounts', checkpoint: Number, head: Number, lag: 0 }, 'positions are numbers')
   // An interrupted rebuild: killed while it fills its shadow table.
   const interrupted: ChildProcess = spawn(process.execPath, ['bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
     env,
