@@ -47,6 +47,7 @@ export async function runJob(
       }
     }
     await appendToJob({ type: 'CompleteJob', at: at() })
+    await removeUpload(rt, job)
   } catch (error) {
     if (isConcurrencyError(error)) throw error // another runner moved the job: retry from its new state
     if (error instanceof JobFailure || options.lastAttempt) {
@@ -55,8 +56,18 @@ export async function runJob(
           ? error.message
           : 'The job failed after several attempts'
       await appendToJob({ type: 'FailJob', error: message, at: at() })
+      await removeUpload(rt, job)
       return
     }
     throw error
   }
+}
+
+/**
+ * A job's uploaded file is removed once the job has ended: its results are
+ * in the log, and nothing reads the file again. A file that cannot be
+ * removed is left behind rather than failing a job that has ended.
+ */
+async function removeUpload(rt: JobContext['rt'], job: JobContext['job']) {
+  if (job.blob) await rt.blobs.remove(job.blob).catch(() => undefined)
 }

@@ -1,9 +1,18 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { startTestServer } from '../support/server.ts'
+
+/** The files left in the data directory's uploads folder. */
+const uploads = (dataDir: string) => {
+  const folder = join(dataDir, 'blobs')
+  return existsSync(folder)
+    ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    : []
+}
 
 t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
   const server = await startTestServer(t)
@@ -26,6 +35,7 @@ t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
     gps_long: 151.25,
     opening_hours: { friday: { pm_opening: '13:30', pm_closing: '17:45' } },
   })
+  t.same(uploads(server.dataDir), [], 'the uploaded file is removed once its job has completed')
 })
 
 t.test('lines are the file’s own: a quoted line break and a blank line count', async (t) => {
@@ -71,6 +81,7 @@ t.test('a broken file ends failed, with a message', async (t) => {
     [],
     'nothing of a broken file is imported',
   )
+  t.same(uploads(server.dataDir), [], 'the uploaded files are removed once their jobs have failed')
 })
 
 t.test('jobs of another account, or unknown, are 404', async (t) => {
