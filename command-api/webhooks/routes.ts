@@ -61,6 +61,21 @@ const endpointParams = z.object({
   id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
 })
 
+/** How long a rotated-out secret still signs by default, as Standard Webhooks advises: a day. */
+const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600
+
+const rotateBody = z
+  .strictObject({
+    /** Seconds the previous secret signs beside the new one; 0 stops it at once. */
+    expires_in: z
+      .number()
+      .int('must be whole seconds')
+      .min(0, 'must be 0 or more seconds')
+      .max(7 * 24 * 3600, 'must be at most 604800 seconds (7 days)')
+      .optional(),
+  })
+  .nullish()
+
 /** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
@@ -160,14 +175,21 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
 
   app.post(
     `${ENDPOINTS}/:id/rotate_secret`,
-    { schema: { params: endpointParams, summary: "Replace a webhook endpoint's signing secret" } },
+    {
+      schema: {
+        params: endpointParams,
+        body: rotateBody,
+        summary: "Replace a webhook endpoint's signing secret; the previous one signs beside it for expires_in seconds",
+      },
+    },
     async (request, reply) => {
       const secret = newSecret()
+      const expiresIn = request.body?.expires_in ?? DEFAULT_ROTATION_GRACE_SECONDS
       return change(
         request,
         reply,
         request.params.id,
-        (at) => ({ type: 'RotateWebhookSecret', data: { secret, at } }),
+        (at) => ({ type: 'RotateWebhookSecret', data: { secret, previous_expires_at: at + expiresIn, at } }),
         (all) => ({ status: 200, body: rendered(all, secret) }),
       )
     },

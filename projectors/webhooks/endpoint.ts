@@ -4,14 +4,18 @@ import {
   type WebhookEndpointState,
 } from '../../shared/domain/webhooks/endpoint.ts'
 
-/** The endpoint as the read model keeps it: never its secret, which only the answers that make one show. */
-export interface WebhookEndpointDoc extends Omit<WebhookEndpointState, 'secret'> {
+/** The endpoint as the read model keeps it: never a secret, which only the answers that make one show. */
+export interface WebhookEndpointDoc extends Omit<WebhookEndpointState, 'secret' | 'previous_secret'> {
   created_at: number
   updated_at: number
 }
 
 export function evolveWebhookEndpoint(doc: WebhookEndpointDoc | undefined, event: WebhookEndpointEvent) {
-  const { secret: _, ...state } = evolveWebhookEndpointState(doc && { ...doc, secret: '' }, event)
+  const {
+    secret: _,
+    previous_secret: __,
+    ...state
+  } = evolveWebhookEndpointState(doc && { ...doc, secret: '', previous_secret: null }, event)
   const at = event.data.at
   return { ...state, created_at: doc?.created_at ?? at, updated_at: at } satisfies WebhookEndpointDoc
 }

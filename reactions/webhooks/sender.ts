@@ -5,6 +5,7 @@ import { isConcurrencyError } from '../../shared/domain/errors.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
   evolveWebhookEndpointState,
+  signingSecrets,
   type WebhookEndpointEvent,
   type WebhookEndpointState,
   webhookEndpointStream,
@@ -33,11 +34,12 @@ type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 const CONCURRENCY = 16
 
 /** The Standard Webhooks headers of one attempt, signed with the endpoint's secret. */
-export function signedHeaders(secret: string, webhookId: string, at: Date, body: string) {
+/** Standard Webhooks headers, with a signature by each secret given (`v1,<new> v1,<old>` while a rotation's grace lasts). */
+export function signedHeaders(secrets: readonly string[], webhookId: string, at: Date, body: string) {
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(webhookId, at, body),
+    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(webhookId, at, body)).join(' '),
   }
 }
 
@@ -67,7 +69,7 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
     ? { status_code: null, error: `the endpoint is ${closed}` }
     : await postJson(
         endpoint!.url,
-        signedHeaders(endpoint!.secret, webhookIdOf(message.position), now, message.body),
+        signedHeaders(signingSecrets(endpoint!, toUnixSeconds(now)), webhookIdOf(message.position), now, message.body),
         message.body,
         { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
       )

@@ -332,3 +332,37 @@ t.test('a receiver the operator no longer allows is refused at send: the message
   }
   t.equal(receiver.received.length, 0, 'nothing reached the receiver')
 })
+
+t.test(
+  'after rotate_secret both secrets sign for the grace period; expires_in 0 stops the old one at once',
+  async (t) => {
+    const server = await start(t)
+    const receiver = await startReceiver(t)
+    const endpoint = await createEndpoint(server, receiver)
+    const rotated = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/rotate_secret`)
+    t.equal(rotated.status, 200)
+    const tested = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/test`)
+    t.equal(tested.status, 202)
+    const [graced] = await receiver.waitFor(1)
+    t.equal(String(graced!.headers['webhook-signature']).split(' ').length, 2, 'v1,<new> v1,<old>')
+    verified(t, rotated.body.secret, [graced!])
+    verified(t, endpoint.secret, [graced!])
+
+    const bad = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/rotate_secret`, {
+      body: { expires_in: -1 },
+    })
+    t.equal(bad.status, 400)
+    t.match(bad.body.errors, { expires_in: /0 or more/ })
+    const atOnce = await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/rotate_secret`, {
+      body: { expires_in: 0 },
+    })
+    await server.request('POST', `/v2/webhook_endpoints/${endpoint.id}/test`)
+    const [, alone] = await receiver.waitFor(2)
+    t.equal(String(alone!.headers['webhook-signature']).split(' ').length, 1)
+    verified(t, atOnce.body.secret, [alone!])
+    t.throws(
+      () => new Webhook(rotated.body.secret).verify(alone!.body, alone!.headers as Record<string, string>),
+      'the secret rotated out at once no longer verifies',
+    )
+  },
+)

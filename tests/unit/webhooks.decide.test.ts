@@ -3,6 +3,7 @@ import type { DomainEvent } from '../../shared/domain/events/index.ts'
 import {
   decideWebhookEndpoint,
   evolveWebhookEndpointState,
+  signingSecrets,
   subscribesTo,
 } from '../../shared/domain/webhooks/endpoint.ts'
 import { decideWebhookMessage, evolveWebhookMessageState } from '../../shared/domain/webhooks/message.ts'
@@ -175,4 +176,18 @@ t.test('jobs tell how they ended; an endpoint tested tells webhook.test; the res
   t.match(messageOf(failed, [failed]), { type: 'job.failed' })
   t.match(messageOf(tested, [tested]), { type: 'webhook.test', subject: { kind: 'webhook_endpoint' } })
   t.equal(messageOf(started, [started]), undefined)
+})
+
+t.test('a rotated-out secret signs beside the new one until it expires; 0 stops it at once', async (t) => {
+  const rotated = (previous_expires_at?: number) =>
+    evolveWebhookEndpointState(evolveWebhookEndpointState(undefined, created), {
+      type: 'WebhookEndpointSecretRotated',
+      data: { secret: 'whsec_b', ...(previous_expires_at === undefined ? {} : { previous_expires_at }), at: 400 },
+    })
+  const graced = rotated(400 + 86_400)
+  t.same(graced.previous_secret, { secret: 'whsec_a', expires_at: 86_800 })
+  t.same(signingSecrets(graced, 500), ['whsec_b', 'whsec_a'], 'both sign during the grace period')
+  t.same(signingSecrets(graced, 86_800), ['whsec_b'], 'the new one alone once it is over')
+  t.same(signingSecrets(rotated(400), 400), ['whsec_b'], 'expires_in 0')
+  t.same(signingSecrets(rotated(), 400), ['whsec_b'], 'a rotation recorded before grace periods existed')
 })

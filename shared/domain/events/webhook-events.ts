@@ -45,7 +45,16 @@ export const webhookEndpointEvents = {
       .partial(),
     at,
   }),
-  WebhookEndpointSecretRotated: z.object({ secret: z.string(), at }),
+  /**
+   * A new signing secret. Until `previous_expires_at` (absent: at once) the
+   * previous one signs beside it, so a receiver can switch without refusing
+   * anything.
+   */
+  WebhookEndpointSecretRotated: z.object({
+    secret: z.string(),
+    previous_expires_at: z.number().int().optional(),
+    at,
+  }),
   WebhookEndpointDeleted: z.object({ at }),
   /** The merchant asked for a `webhook.test` message. */
   WebhookEndpointTested: z.object({ at }),

@@ -13,8 +13,16 @@ export interface WebhookEndpointState {
   description: string | null
   status: 'enabled' | 'disabled'
   secret: string
+  /** The secret before the last rotation, still signing until it expires (Standard Webhooks' rotation). */
+  previous_secret: { secret: string; expires_at: number } | null
   deleted: boolean
 }
+
+/** The secrets that sign a message sent at `now`: the current one, and the previous one until it expires. */
+export const signingSecrets = (endpoint: Pick<WebhookEndpointState, 'secret' | 'previous_secret'>, now: number) =>
+  endpoint.previous_secret && now < endpoint.previous_secret.expires_at
+    ? [endpoint.secret, endpoint.previous_secret.secret]
+    : [endpoint.secret]
 
 export const webhookEndpointStream = (accountId: number, endpointId: number) =>
   `webhookendpoint-${accountId}_${endpointId}`
@@ -61,14 +69,17 @@ export function evolveWebhookEndpointState(
 ): WebhookEndpointState {
   if (event.type === 'WebhookEndpointCreated') {
     const { endpoint_id: id, url, enabled_events, description, secret } = event.data
-    return { id, url, enabled_events, description, status: 'enabled', secret, deleted: false }
+    return { id, url, enabled_events, description, status: 'enabled', secret, previous_secret: null, deleted: false }
   }
   if (!state) throw new Error(`${event.type} before WebhookEndpointCreated`)
   switch (event.type) {
     case 'WebhookEndpointUpdated':
       return { ...state, ...event.data.changes }
-    case 'WebhookEndpointSecretRotated':
-      return { ...state, secret: event.data.secret }
+    case 'WebhookEndpointSecretRotated': {
+      const expires_at = event.data.previous_expires_at ?? event.data.at
+      const previous_secret = expires_at > event.data.at ? { secret: state.secret, expires_at } : null
+      return { ...state, secret: event.data.secret, previous_secret }
+    }
     case 'WebhookEndpointDeleted':
       return { ...state, deleted: true }
     case 'WebhookEndpointTested':
