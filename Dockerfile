@@ -1,7 +1,7 @@
 # shiplog: one image, every role; the role is chosen by the command.
 # Build stage: native modules (better-sqlite3, lz4) are compiled here, with the tools
 # they need, and the TypeScript sources become JavaScript in dist/ (npm run build).
-FROM node:20.19-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -21,7 +21,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: JavaScript only (no TypeScript compiled at start), no compilers,
 # a non-root user, a health check.
-FROM node:20.19-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules

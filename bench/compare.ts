@@ -18,8 +18,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { STREAM_DOES_NOT_EXIST } from '@event-driven-io/emmett'
-import { getSQLiteEventStore } from '@event-driven-io/emmett-sqlite'
 import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../shared/infra/event-store/sqlite.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import {
@@ -42,6 +40,31 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 6)
 /** Emmett opens a connection for each append to a file: a few batches tell its rate. */
 const EMMETT_BATCHES = Math.min(BATCHES, Number(process.env.BENCH_EMMETT_BATCHES ?? 10))
 const BATCH_SIZE = 1000
+/**
+ * Emmett and the sqlite3 driver it needs are not in the default install
+ * (sqlite3 compiles from source for this benchmark alone): (c) runs once they
+ * are installed beside the project.
+ */
+const EMMETT_INSTALL =
+  'npm install --no-save @event-driven-io/emmett@0.38.5 @event-driven-io/emmett-sqlite@0.38.5 sqlite3@5.1.7'
+
+interface EmmettSqlite {
+  STREAM_DOES_NOT_EXIST: unknown
+  getSQLiteEventStore(options: { fileName: string }): {
+    appendToStream(stream: string, events: { type: string; data: unknown }[], options: object): Promise<unknown>
+  }
+}
+
+/** Emmett's SQLite store when it is installed; its module names are variables, so a checkout without it type-checks. */
+async function loadEmmett(): Promise<EmmettSqlite | undefined> {
+  const modules = ['@event-driven-io/emmett', '@event-driven-io/emmett-sqlite']
+  try {
+    const [core, sqlite] = await Promise.all(modules.map((name) => import(name)))
+    return { STREAM_DOES_NOT_EXIST: core.STREAM_DOES_NOT_EXIST, getSQLiteEventStore: sqlite.getSQLiteEventStore }
+  } catch {
+    return undefined
+  }
+}
 const ROWS_PER_TRANSACTION = 1000
 const CONCURRENCY = 2
 
@@ -124,8 +147,11 @@ await timeAppends('(b) event store port', (appends) => inProcess.runtime.eventSt
 // (c) Emmett's SQLite event store, one stream at a time.
 // Its appends now and then fail with its own SQLITE_BUSY ("SQL statements in
 // progress"): the run then reports that and goes on to (d).
-{
-  const emmett = getSQLiteEventStore({ fileName: join(folder, 'emmett.sqlite') })
+const emmettSqlite = await loadEmmett()
+if (!emmettSqlite) {
+  emmettFailure = `(c) Emmett SQLite: skipped, not installed (${EMMETT_INSTALL})`
+} else {
+  const emmett = emmettSqlite.getSQLiteEventStore({ fileName: join(folder, 'emmett.sqlite') })
   await timeAppends(
     '(c) Emmett SQLite',
     async (appends) => {
@@ -133,7 +159,7 @@ await timeAppends('(b) event store port', (appends) => inProcess.runtime.eventSt
         await emmett.appendToStream(
           a.stream,
           a.events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })),
-          { expectedStreamVersion: STREAM_DOES_NOT_EXIST },
+          { expectedStreamVersion: emmettSqlite.STREAM_DOES_NOT_EXIST },
         )
     },
     EMMETT_BATCHES,

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { Ajv } from 'ajv'
+import t from 'tap'
+import { parse } from 'yaml'
+
+/*
+ * The compose file users start the distributed layout with holds to the
+ * Compose Specification's JSON schema (the copy dclint ships), so `docker
+ * compose` does not stop on it before anything runs. No engine is needed.
+ */
+const dclint = dirname(createRequire(import.meta.url).resolve('dclint/package.json'))
+// Draft 07, named by an https address Ajv does not know it by: compiled without that name.
+const { $schema: _draft, ...schema } = JSON.parse(
+  readFileSync(join(dclint, 'schemas', 'compose.schema.json'), 'utf8'),
+) as Record<string, unknown>
+
+t.test('docker-compose.yml validates against the Compose Specification', async (t) => {
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as unknown
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
+  const valid = validate(compose)
+  t.same(
+    validate.errors?.map((e) => `${e.instancePath} ${e.message}`) ?? [],
+    [],
+    'no schema errors (env_file is a list, every service key is known)',
+  )
+  t.ok(valid)
+})
+
+t.test('the schema catches what compose itself refuses', async (t) => {
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
+  t.notOk(
+    validate({ services: { a: { image: 'x', env_file: { path: '.env', required: false } } } }),
+    'env_file as a map',
+  )
+})
