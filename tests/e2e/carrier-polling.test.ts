@@ -107,6 +107,12 @@ t.test('a rate limit is honoured, faults are retried, and a refused key stops th
   await pollTicksPassed(server, 'poll-dhl')
   t.equal(carrier.requests.get('JD-OK'), asked, 'DHL is not asked again once it refused the key')
   t.equal((await trackerOf(server, 'JD-OK')).delivery_status_code, 'pending')
+  const metrics = await (await fetch(`${server.url}/metrics`)).text()
+  t.match(metrics, /# TYPE shiplog_carrier_polls_total counter/, 'polls are a counter')
+  t.match(metrics, /shiplog_carrier_polls_total\{api="laposte",outcome="rate_limited"\} [1-9]/)
+  t.match(metrics, /shiplog_carrier_polls_total\{api="dhl",outcome="unauthorized"\} [1-9]/)
+  for (const queue of ['webhooks', 'poll-dhl', 'poll-laposte'])
+    t.match(metrics, new RegExp(`shiplog_jobs\\{queue="[^"]+-${queue}",state="waiting"\\} \\d+`), `the ${queue} queue`)
 })
 
 t.test('POST /v2/trackers/{id}/refresh polls one tracker now', async (t) => {
