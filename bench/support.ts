@@ -16,6 +16,7 @@ import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upse
 import type { TrackerInput } from '../commands/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
+import { ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import type { CommandRequest } from '../commands/execute.ts'
 
 /** A server with embedded stores in a temporary folder and one account, as a benchmark needs it. */
@@ -325,7 +326,7 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
  */
 export async function viewsRendered(server: BenchServerProcess) {
   const db = new Database(join(server.dataDir, 'read.db'), { readonly: true })
-  const missing = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM orders WHERE v_full IS NULL')
+  const missing = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM orders WHERE v_${ORDER_FULL_VIEW} IS NULL`)
   const cpu = server.cpuMeter()
   const t0 = performance.now()
   const orders = missing.get()!.n

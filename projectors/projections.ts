@@ -31,7 +31,7 @@ import {
 import { trackerIndexEntry, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
 import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
-import { collections } from '../shared/infra/read-store/collections.ts'
+import { collections, ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
 import { documentProjection, type Projection } from './projection.ts'
@@ -67,7 +67,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
     created_at: doc.created_at,
     ordered_at: doc.ordered_at,
   }),
-  views: (doc) => ({ full: JSON.stringify(renderOrder(doc, fullOrder)) }),
+  views: (doc) => ({ [ORDER_FULL_VIEW]: JSON.stringify(renderOrder(doc, fullOrder)) }),
   viewsWhenIdle: collections.orders.viewsWhenIdle,
 })
 

@@ -23,16 +23,15 @@ const stubList = (object: string, items: readonly { id: number }[]) => list(item
 /** Lists come in descending id order (the list envelope's rule); a list kept in another order says so. */
 const descendingIds = <T extends { id: number }>(items: readonly T[]) => [...items].sort((a, b) => b.id - a.id)
 
-/** A nested list, expanded or stubbed, newest id first unless `ordered` (events: newest happened_at first). */
+/** A nested list, expanded or stubbed, newest id first, as every list of the API. */
 const nestedList = <T extends { id: number }>(
   expansion: Expansion,
   path: string,
   object: string,
   items: readonly T[],
   render: (item: T) => Resource,
-  ordered = false,
 ) => {
-  const sorted = ordered ? items : descendingIds(items)
+  const sorted = descendingIds(items)
   return expansion.has(path) ? list(sorted.map(render)) : stubList(object, sorted)
 }
 
@@ -94,7 +93,7 @@ export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Reso
     carrier:
       t.carrier && (x.has(`${prefix}carrier`) ? renderCarrier(t.carrier) : { object: 'carrier', code: t.carrier.code }),
     carrier_service: t.carrier_service && renderCarrierService(t.carrier_service),
-    events: nestedList(x, `${prefix}events`, 'event', t.events, (e) => renderEvent(e, x, `${prefix}events.`), true),
+    events: nestedList(x, `${prefix}events`, 'event', t.events, (e) => renderEvent(e, x, `${prefix}events.`)),
     notifications: nestedList(x, `${prefix}notifications`, 'notification', t.notifications, (n) =>
       renderNotification(n, x, `${prefix}notifications.`),
     ),

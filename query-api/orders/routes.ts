@@ -4,7 +4,7 @@ import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { OrderDoc } from '../../projectors/orders/document.ts'
-import { collections } from '../../shared/infra/read-store/collections.ts'
+import { collections, ORDER_FULL_VIEW } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { Expansion, orderExpandPaths } from '../../projectors/resources/expansion.ts'
 import { listPage, pageOf, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
@@ -48,7 +48,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
       await awaitPosition(request, rt, [ORDERS])
       if (expansion.isFull) {
         // Fully expanded orders are kept pre-rendered: the page is joined, never parsed and re-serialised.
-        const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), 'full')
+        const page = await rt.readStore.findView(ORDERS, pageQuery(account.id, q, where), ORDER_FULL_VIEW)
         const views = page.views.filter((v) => v !== null)
         if (views.length === page.views.length) return sendViewList(reply, views, page.hasMore)
       }

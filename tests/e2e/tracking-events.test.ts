@@ -67,7 +67,7 @@ t.test('events move a tracker along its way, and render newest first with their 
   t.match(
     tracker.events.data.map((e: { event_type_code: string }) => e.event_type_code),
     ['origin_scan', 'label_created'],
-    'newest happened_at first',
+    'newest first',
   )
   const order = await readAfter(server, `/v2/orders?order_number=A-1&${EVENTS_EXPANDED}`, pushed.position)
   const event = order.body.data[0].fulfillments.data[0].trackers.data[0].events.data[0]
@@ -108,6 +108,17 @@ t.test('a late older scan never moves a delivered parcel back; the first attempt
   t.equal(tracker.delivered_at, T0 + 500)
   t.equal(tracker.first_delivery_attempted_at, T0 + 100)
   t.equal(tracker.shipped_at, T0 + 50, 'the earliest movement, even when it arrives last')
+  const ids = tracker.events.data.map((e: { id: number }) => e.id)
+  t.same(
+    ids,
+    [...ids].sort((a: number, b: number) => b - a),
+    'events are listed in descending id order, as every list',
+  )
+  t.same(
+    tracker.events.data.map((e: { event_type_code: string | null }) => e.event_type_code),
+    [null, 'transit', 'delivered', 'failed_attempt'],
+    'the late scan is listed as it arrived, not by when it happened',
+  )
   t.equal(tracker.events.data.length, 4)
   t.ok(delivered.position)
   const byStatus = await readAfter(server, '/v2/trackers?delivery_status_code=delivered', late.position)

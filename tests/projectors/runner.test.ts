@@ -18,7 +18,7 @@ import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts
 import { createIdGenerator } from '../../shared/infra/ids.ts'
 import { orderStream } from '../../shared/domain/orders/state.ts'
 import { foldOrderState } from '../../shared/domain/orders/state.ts'
-import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
+import { allCollections, collections, ORDER_FULL_VIEW } from '../../shared/infra/read-store/collections.ts'
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
@@ -235,7 +235,7 @@ t.test('the orders full view is left out of the writes and rendered once the pro
     writtenViews.every((v) => v === undefined),
     'no order is written with its view',
   )
-  const page = () => readStore.findView(collections.orders.name, { accountId: 7, limit: 1000 }, 'full')
+  const page = () => readStore.findView(collections.orders.name, { accountId: 7, limit: 1000 }, ORDER_FULL_VIEW)
   const before = await page()
   t.ok(before.views.length >= 300 && before.views.every((v) => v === null), 'meanwhile every view is missing')
   openGate()

@@ -1,5 +1,13 @@
 import type { CollectionSpec } from './port.ts'
 
+/**
+ * The name of an order's full view carries the version of what it holds: a
+ * change to the rendering (nested events in descending id order, version 2)
+ * gets a new name, so a view stored by older code is never served; orders
+ * without one are rendered from their documents until it is filled.
+ */
+export const ORDER_FULL_VIEW = 'full_2'
+
 /** The read models' collections and the fields each is queried by. */
 export const collections = {
   accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
@@ -7,7 +15,7 @@ export const collections = {
     name: 'orders',
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
     /** `full`: the order rendered with every expansion, the answer dashboards and syncs ask for most. */
-    views: ['full'],
+    views: [ORDER_FULL_VIEW],
     /**
      * An order changes with every carrier event, and rendering its full view
      * costs as much as the rest of its write: the view is rendered once the
