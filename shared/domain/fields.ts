@@ -28,10 +28,16 @@ export const countryCode = z
 
 export const timeOfDay = z.string().regex(TIME_OF_DAY, TIME_OF_DAY_MESSAGE)
 
+/**
+ * Marks an issue whose value cannot be read as its kind at all (a date that
+ * is no date): reported, as a wrong type is, under `Wrong data type for keys`.
+ */
+export const UNREADABLE = { unreadable: true } as const
+
 const toSeconds = (value: number | string, ctx: z.RefinementCtx) => {
   const seconds = parseDateTime(value)
   if (seconds !== undefined) return seconds
-  ctx.addIssue({ code: 'custom', message: DATETIME_MESSAGE })
+  ctx.addIssue({ code: 'custom', message: DATETIME_MESSAGE, params: UNREADABLE })
   return z.NEVER
 }
 

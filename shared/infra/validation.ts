@@ -36,6 +36,8 @@ const keyOf = (issue: $ZodIssue, part: string) => (issue.path.length > 0 ? issue
 
 const isTypeIssue = (issue: $ZodIssue) => issue.code === 'invalid_type' || issue.code === 'invalid_union'
 const isWrongType = (issue: $ZodIssue) => isTypeIssue(issue) && issue.input !== undefined
+/** A value that cannot be read as its kind (see UNREADABLE in shared/domain/fields.ts). */
+const isUnreadable = (issue: $ZodIssue) => issue.code === 'custom' && issue.params?.unreadable === true
 const isMissing = (issue: $ZodIssue) => isTypeIssue(issue) && issue.input === undefined
 
 /**
@@ -68,10 +70,11 @@ const byPlace = (a: number[], b: number[]) => {
 }
 
 /**
- * One message for all the issues, each list in the order the keys came in the
- * input: `Wrong data type for keys: a, b` (the specification's form) first,
- * then `Missing required keys: c, d`, then any other reason per key, joined
- * by `; `; and the reason for each key, for the v2 per-field error body.
+ * One message for all the issues, and the reason for each key (the v2
+ * per-field error body). When any key has the wrong type or a value that
+ * cannot be read, the message is the specification's form and nothing else:
+ * `Wrong data type for keys: a, b`, those keys in input order. Otherwise
+ * `Missing required keys: c, d`, then any other reason per key, joined by `; `.
  */
 export function describeIssues(error: RequestValidationError): { message: string; fields: Record<string, string> } {
   const missing: string[] = []
@@ -88,16 +91,18 @@ export function describeIssues(error: RequestValidationError): { message: string
     } else if (isWrongType(issue)) {
       wrongType.push(key)
       fields[key] = issue.code === 'invalid_type' ? `must be of type ${issue.expected}` : 'has the wrong data type'
+    } else if (isUnreadable(issue)) {
+      wrongType.push(key)
+      fields[key] = issue.message
     } else {
       other.push(`${key}: ${issue.message}`)
       fields[key] = issue.message
     }
   }
-  const parts = [
-    wrongType.length > 0 && `Wrong data type for keys: ${unique(wrongType).join(', ')}`,
-    missing.length > 0 && `Missing required keys: ${unique(missing).join(', ')}`,
-    ...other,
-  ].filter((p): p is string => Boolean(p))
+  if (wrongType.length > 0) return { message: `Wrong data type for keys: ${unique(wrongType).join(', ')}`, fields }
+  const parts = [missing.length > 0 && `Missing required keys: ${unique(missing).join(', ')}`, ...other].filter(
+    (p): p is string => Boolean(p),
+  )
   return { message: parts.join('; '), fields }
 }
 
