@@ -6,6 +6,9 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 import { callerOf } from '../shared/infra/http/auth.ts'
 import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
 
+/** The path a request was made on, as called (`/api/v2/...` stays so), without its query. */
+export const pathCalled = (request: FastifyRequest) => request.url.split('?')[0]!
+
 /** The command an HTTP request asks for: its caller's account and key, and its Idempotency-Key. */
 export function commandRequest(request: FastifyRequest): CommandRequest {
   const { account, keyId } = callerOf(request)
@@ -17,7 +20,7 @@ export function commandRequest(request: FastifyRequest): CommandRequest {
     keyId,
     idempotency:
       typeof key === 'string' && key.length > 0
-        ? { key, method: request.method, path: request.url.split('?')[0]!, body: request.body }
+        ? { key, method: request.method, path: pathCalled(request), body: request.body }
         : undefined,
   }
 }

@@ -3,7 +3,7 @@ import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { executeCommand, metadataFor } from '../../commands/execute.ts'
-import { commandRequest, sendCommandResponse, acceptJobRequest } from '../command-request.ts'
+import { acceptJobRequest, commandRequest, pathCalled, sendCommandResponse } from '../command-request.ts'
 import { batchCreateBody, orderBody } from '../../commands/orders/schema.ts'
 import { ORDERS_PATH, planOrderUpsert } from '../../commands/orders/upsert.ts'
 
@@ -32,7 +32,7 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
     async (request, reply) => {
       const job = {
         type: 'orders.batch_create' as const,
-        payload: { method: 'POST', url: BATCH_PATH, body: request.body },
+        payload: { method: 'POST', url: pathCalled(request), body: request.body },
       }
       return (await acceptJobRequest(rt, queue, request, job, 'job_id')).send(reply)
     },

@@ -4,7 +4,7 @@ import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
-import { acceptJobRequest } from '../command-request.ts'
+import { acceptJobRequest, pathCalled } from '../command-request.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const IMPORT_PATH = '/v2/pickup_points/import'
@@ -40,7 +40,7 @@ export function pickupPointWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
         const accepted = await acceptJobRequest(rt, queue, request, {
           job_id: jobId,
           type: 'pickup_points.import',
-          payload: { method: 'POST', url: IMPORT_PATH, body: { file: { filename: file.filename, bytes } } },
+          payload: { method: 'POST', url: pathCalled(request), body: { file: { filename: file.filename, bytes } } },
           blob,
         })
         // A repeat with the same Idempotency-Key answers the first job: this upload is not needed.

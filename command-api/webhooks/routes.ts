@@ -19,7 +19,7 @@ import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
 import { executeCommand, metadataFor, toNewEvents } from '../../commands/execute.ts'
-import { commandRequest, sendCommandResponse, acceptJobRequest } from '../command-request.ts'
+import { acceptJobRequest, commandRequest, pathCalled, sendCommandResponse } from '../command-request.ts'
 
 const ENDPOINTS = '/v2/webhook_endpoints'
 
@@ -226,10 +226,9 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
         undefined as never,
       )
       if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
-      const url = `${ENDPOINTS}/${endpointId}/replay`
       const accepted = await acceptJobRequest(rt, jobs, request, {
         type: 'webhook_endpoints.replay',
-        payload: { method: 'POST', url, body: { endpoint_id: endpointId, ...request.body } },
+        payload: { method: 'POST', url: pathCalled(request), body: { endpoint_id: endpointId, ...request.body } },
       })
       return accepted.send(reply)
     },

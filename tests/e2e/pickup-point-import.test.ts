@@ -25,6 +25,7 @@ t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
     )
   const upload = await server.upload('/api/v2/pickup_points/import', csvForm(csv))
   const { job } = await waitForJob(server, upload.body.id)
+  t.match(job.payload, { method: 'POST', url: '/api/v2/pickup_points/import' }, 'the path as called')
   t.same(
     job.results.map((r: { status: number }) => r.status),
     [201],
