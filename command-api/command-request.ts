@@ -7,7 +7,7 @@ import { callerOf } from '../shared/infra/http/auth.ts'
 import { POSITION_HEADER } from '../shared/infra/http/read-your-writes.ts'
 
 /** The path a request was made on, as called (`/api/v2/...` stays so), without its query. */
-export const pathCalled = (request: FastifyRequest) => request.url.split('?')[0]!
+export const pathCalled = (request: FastifyRequest) => request.originalUrl.split('?')[0]!
 
 /** The command an HTTP request asks for: its caller's account and key, and its Idempotency-Key. */
 export function commandRequest(request: FastifyRequest): CommandRequest {
