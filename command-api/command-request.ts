@@ -20,7 +20,8 @@ export function commandRequest(request: FastifyRequest): CommandRequest {
     keyId,
     idempotency:
       typeof key === 'string' && key.length > 0
-        ? { key, method: request.method, path: pathCalled(request), body: request.body }
+        ? // The canonical path (/api/v2/... read as /v2/...): a key means one request, whichever prefix.
+          { key, method: request.method, path: request.url.split('?')[0]!, body: request.body }
         : undefined,
   }
 }

@@ -195,7 +195,13 @@ async function replay(
 ): Promise<CommandResponse | undefined> {
   const [first] = await rt.eventStore.readStream(record.stream)
   if (!first) return undefined
-  const data = first.data as { body_hash: string; status: number; body: unknown }
+  const data = first.data as { method: string; path: string; body_hash: string; status: number; body: unknown }
+  if (data.method !== record.method || data.path !== record.path) {
+    throw new ShiplogError(
+      'SHIPLOG_ERR_UNPROCESSABLE',
+      `This Idempotency-Key was already used with another request (${data.method} ${data.path})`,
+    )
+  }
   if (data.body_hash !== record.bodyHash) {
     throw new ShiplogError(
       'SHIPLOG_ERR_UNPROCESSABLE',

@@ -314,4 +314,22 @@ t.test('Idempotency-Key: a repeat returns the first response and appends nothing
     'idempotency-key': 'batch-42',
   })
   t.equal(misuse.status, 422, 'the same key with another body is refused')
+
+  // A key means one request: method, path and body. On another route it is refused, and nothing is done.
+  const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
+    body: { url: 'https://erp.example.com/hooks' },
+  })
+  const path = `/v2/webhook_endpoints/${endpoint.body.id}`
+  const elsewhere = [
+    await server.request('POST', `${path}/rotate_secret`, { headers: { 'idempotency-key': 'batch-42' } }),
+    await server.request('DELETE', path, { headers: { 'idempotency-key': 'batch-42' } }),
+  ]
+  for (const answer of elsewhere) {
+    t.equal(answer.status, 422)
+    t.match(answer.body.errors.details, 'already used with another request (POST /v1/trackers)')
+  }
+  t.equal((await server.request('GET', path)).status, 200, 'the endpoint was not deleted')
+  const api = await server.request('POST', '/api/v2/webhook_endpoints/0/test', { headers: { 'idempotency-key': 'k' } })
+  const v2 = await server.request('POST', '/v2/webhook_endpoints/0/test', { headers: { 'idempotency-key': 'k' } })
+  t.equal(v2.status, api.status, 'the same request under /api/v2 and /v2 is one')
 })
