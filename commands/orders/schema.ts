@@ -4,6 +4,7 @@ import {
   countryCode,
   customVariables,
   dateTime,
+  emailAddress,
   LIMITS,
   languageCode,
 } from '../../shared/domain/fields.ts'
@@ -90,7 +91,7 @@ const fulfillment = z.object({
 export const orderBody = z.object({
   merchant_id: identifier,
   order_number: absentIfNull(identifier),
-  email: clearable(shortText),
+  email: clearable(emailAddress),
   first_name: clearable(shortText),
   last_name: clearable(shortText),
   phone: clearable(shortText),

@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import { boundedText, countryCode, customVariables, dateTime, LIMITS } from '../../shared/domain/fields.ts'
+import {
+  boundedText,
+  countryCode,
+  customVariables,
+  dateTime,
+  emailAddress,
+  LIMITS,
+} from '../../shared/domain/fields.ts'
 
 /** Most trackers one POST /v1/trackers may carry. */
 export const MAX_TRACKERS_PER_REQUEST = 1000
@@ -21,7 +28,7 @@ export const trackerItemSchema = z.object({
   carrier_code: optionalText,
   carrier_service_code: optionalText,
   custom_variables: customVariables.nullish(),
-  email: optionalText,
+  email: emailAddress.nullish(),
   expected_delivery_at: dateTime.nullish(),
   first_name: optionalText,
   last_name: optionalText,

@@ -60,6 +60,10 @@ export const LIMITS = {
   longText: 2000,
   /** `custom_variables`, serialized as JSON, in characters. */
   customVariablesLength: 16_384,
+  /** `custom_variables`' nesting: objects and arrays within each other. */
+  customVariablesDepth: 16,
+  /** `custom_variables`' keys, at every level together. */
+  customVariablesKeys: 512,
   /** Trackers (with their fulfillments) of one order. */
   trackersPerOrder: 500,
   /** A CSV cell. */
@@ -71,10 +75,49 @@ const tooLong = (max: number) => `must be at most ${max} characters`
 /** A string of at most `max` characters. */
 export const boundedText = (max: number) => z.string().max(max, tooLong(max))
 
-/** `custom_variables`: an object whose JSON is at most 16,384 characters. */
+/**
+ * How deep a JSON value nests and how many keys it holds, walked without
+ * recursion and given up past `maxDepth`: a value nested thousands deep is
+ * measured without exhausting the stack.
+ */
+export function jsonShape(value: unknown, maxDepth: number): { depth: number; keys: number } {
+  let depth = 0
+  let keys = 0
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length > 0) {
+    const [at, level] = stack.pop()!
+    if (at === null || typeof at !== 'object') continue
+    depth = Math.max(depth, level)
+    if (depth > maxDepth) return { depth, keys }
+    const children = Array.isArray(at) ? at : Object.values(at)
+    if (!Array.isArray(at)) keys += children.length
+    for (const child of children) stack.push([child, level + 1])
+  }
+  return { depth, keys }
+}
+
+/**
+ * `custom_variables`: an object nested at most 16 deep, with at most 512 keys,
+ * whose JSON is at most 16,384 characters: every store, MongoDB's 100 levels
+ * included, keeps it, and comparing two of them stays cheap.
+ */
 export const customVariables = z
   .record(z.string(), z.unknown())
+  .refine((v) => jsonShape(v, LIMITS.customVariablesDepth).depth <= LIMITS.customVariablesDepth, {
+    message: `must nest at most ${LIMITS.customVariablesDepth} levels deep`,
+    abort: true,
+  })
+  .refine((v) => jsonShape(v, LIMITS.customVariablesDepth).keys <= LIMITS.customVariablesKeys, {
+    message: `must hold at most ${LIMITS.customVariablesKeys} keys`,
+    abort: true,
+  })
   .refine(
     (v) => JSON.stringify(v).length <= LIMITS.customVariablesLength,
     `must be at most ${LIMITS.customVariablesLength} characters once serialized as JSON`,
   )
+
+/** One e-mail address: a list of them, or a header folded into one, would reach several people. */
+export const emailAddress = z
+  .string()
+  .max(LIMITS.shortText, tooLong(LIMITS.shortText))
+  .regex(/^[^\s@,;<>"()[\]\\]+@[^\s@,;<>"()[\]\\]+\.[^\s@,;<>"()[\]\\]+$/, 'must be one e-mail address')

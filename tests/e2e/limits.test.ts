@@ -22,6 +22,58 @@ t.test('what one tracker may hold is bounded: a 400 names the field, and nothing
   t.equal(fits.status, 201)
 })
 
+t.test('custom_variables nest at most 16 deep with at most 512 keys; an update of a deep one is a 400', async (t) => {
+  const server = await startTestServer(t)
+  const nested = (depth: number) => {
+    const root: Record<string, unknown> = {}
+    let at = root
+    for (let i = 1; i < depth; i++) {
+      const child: Record<string, unknown> = {}
+      at.x = child
+      at = child
+    }
+    return root
+  }
+  t.equal(
+    (await postTrackers(server, [{ order_number: 'D-1', tracking_number: 'T', custom_variables: nested(16) }])).status,
+    201,
+  )
+  for (const depth of [17, 4_000]) {
+    for (const path of ['/v1/trackers', '/v2/orders'] as const) {
+      const body =
+        path === '/v1/trackers'
+          ? { trackers: [{ order_number: 'D-1', tracking_number: 'T', custom_variables: nested(depth) }] }
+          : { merchant_id: 'D-1', custom_variables: nested(depth) }
+      const refused = await server.request('POST', path, { body })
+      t.equal(refused.status, 400, `${path}, depth ${depth}`)
+      t.match(JSON.stringify(refused.body), /custom_variables.*must nest at most 16 levels deep/)
+    }
+  }
+  const many = Object.fromEntries(Array.from({ length: 513 }, (_, i) => [`k${i}`, i]))
+  const keys = await postTrackers(server, [{ order_number: 'D-2', tracking_number: 'T', custom_variables: many }])
+  t.match(keys.body.error, /trackers\.0\.custom_variables: must hold at most 512 keys/)
+})
+
+t.test('an e-mail field takes one address, never a list or a folded header', async (t) => {
+  const server = await startTestServer(t)
+  for (const email of [
+    'a@x.test, b@y.test\r\nBcc: c@z.test',
+    'a@x.test\nBcc: c@z.test',
+    'a@x.test;b@y.test',
+    'nobody',
+  ]) {
+    const tracker = await postTrackers(server, [{ order_number: 'E-1', tracking_number: 'T', email }])
+    t.same(tracker.body, { error: 'trackers.0.email: must be one e-mail address' }, JSON.stringify(email))
+    const order = await server.request('POST', '/v2/orders', { body: { merchant_id: 'E-1', email } })
+    t.match(order, { status: 400, body: { errors: { email: 'must be one e-mail address' } } })
+  }
+  t.equal(
+    (await postTrackers(server, [{ order_number: 'E-1', tracking_number: 'T', email: 'jo.o+tag@example.co.uk' }]))
+      .status,
+    201,
+  )
+})
+
 t.test('an order holds at most 500 trackers', async (t) => {
   const server = await startTestServer(t)
   const batch = (from: number, n: number) =>
