@@ -41,7 +41,7 @@ export async function runJob(
           queued.accountId,
           queued.accountId,
         )
-        if (!account) throw new JobFailure('The account was deleted')
+        if (!account || account.doc.deleted) throw new JobFailure('The account was deleted')
         await runBatchCreate(ctx, account.doc)
         break
       }

@@ -4,7 +4,9 @@ import t from 'tap'
 import { runJob } from '../../jobs/run.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/domain/events/index.ts'
-import { jobStream } from '../../shared/domain/jobs/job.ts'
+import { type JobEvent, jobStream } from '../../shared/domain/jobs/job.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { deleteAccount } from '../../commands/accounts/change-account.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { startTestServer } from '../support/server.ts'
@@ -326,4 +328,30 @@ t.test('a Redis restart while a job waits loses nothing', async (t) => {
     [201, 201],
     'applied once',
   )
+})
+
+t.test('a batch job of an account deleted before it ran fails, and writes no order', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const batch = await server.request('POST', '/v2/orders/batch_create', {
+    body: { orders: [{ merchant_id: 'GONE-1' }, { merchant_id: 'GONE-2' }] },
+  })
+  t.equal(batch.status, 202)
+  await deleteAccount(server.runtime, server.accountId)
+  await runJob(server.runtime, { accountId: server.accountId, jobId: batch.body.job_id }, { lastAttempt: false })
+  const events = asDomainEvents<JobEvent>(
+    await server.runtime.eventStore.readStream(jobStream(server.accountId, batch.body.job_id)),
+  )
+  t.match(events.at(-1), { type: 'JobFailed', data: { error: 'The account was deleted' } })
+  const orders = await server.runtime.eventStore.readAll({ types: ['OrderCreated'], limit: 10 })
+  t.same(orders, [], 'no order was created for the deleted account')
+})
+
+t.test('X-Shiplog-Position beyond the head of the log is a 400 at once, not a held read', async (t) => {
+  const server = await startTestServer(t, { env: { CONSISTENCY_WAIT_MS: '60000' } })
+  const head = await server.runtime.eventStore.head()
+  const far = await server.request('GET', '/v2/orders', { headers: { 'x-shiplog-position': String(head + 1000n) } })
+  t.equal(far.status, 400)
+  t.match(far.body.errors, { 'x-shiplog-position': 'is beyond the last position written' })
+  const here = await server.request('GET', '/v2/orders', { headers: { 'x-shiplog-position': String(head) } })
+  t.equal(here.status, 200)
 })

@@ -13,7 +13,7 @@ export const POSITION_HEADER = 'x-shiplog-position'
  */
 export async function awaitPosition(
   request: FastifyRequest,
-  rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'projections'>,
   projections: readonly string[],
 ): Promise<void> {
   const header = request.headers[POSITION_HEADER]
@@ -23,5 +23,13 @@ export async function awaitPosition(
       [POSITION_HEADER]: 'is not a position',
     })
   }
-  await waitForProjections(rt.readStore, projections, BigInt(header), rt.config.CONSISTENCY_WAIT_MS, rt.projections)
+  // A position no write has answered yet would hold the read for the whole wait, for nothing.
+  const position = BigInt(header)
+  const head = await rt.eventStore.head()
+  if (position > head) {
+    throw validationError(`X-Shiplog-Position ${position} is beyond the log's head (${head})`, {
+      [POSITION_HEADER]: 'is beyond the last position written',
+    })
+  }
+  await waitForProjections(rt.readStore, projections, position, rt.config.CONSISTENCY_WAIT_MS, rt.projections)
 }
