@@ -77,6 +77,7 @@ export async function startServer(
       redisAvailable: queues && (() => isRedisReady(queues.redis)),
       reactions: () => new Map(reactions.map((r) => [r.name, r.position()])),
       carrierPolling: () => polling?.stats,
+      token: config.SHIPLOG_METRICS_TOKEN,
     })
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)

@@ -84,7 +84,9 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
   const checkReceiver = async (url: string | undefined) => {
     if (url === undefined) return
     const refused = await refusedReceiver(url, rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE)
-    if (refused) throw validationError(`The url is refused: ${refused}`, { url: `is refused: ${refused}` })
+    if (!refused) return
+    rt.logger.info({ url, detail: refused.detail }, 'webhook receiver refused')
+    throw validationError(`The url is refused: ${refused.reason}`, { url: `is refused: ${refused.reason}` })
   }
 
   /** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */

@@ -68,6 +68,8 @@ export const configSchema = z.object({
       'must be true, false, or addresses and CIDR ranges separated by commas, such as 10.0.0.2,172.18.0.0/16',
     )
     .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v)),
+  /** Token /metrics asks for (Bearer, or HTTP Basic's password); unset, /metrics is open. */
+  SHIPLOG_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Bearer token of the job queue dashboard at /admin/queues; unset, the dashboard is off. */
   SHIPLOG_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Past this share of V8's heap limit, requests are shed with 503 and Retry-After instead of risking the process. */

@@ -39,6 +39,21 @@ t.test('/metrics: events appended by type, projection lag, jobs by state, reques
   t.match(text, /shiplog_http_request_duration_seconds_count\{method="POST",route="\/v1\/trackers",status="201"\} 1/)
 })
 
+t.test('/metrics asks for SHIPLOG_METRICS_TOKEN when one is set', async (t) => {
+  const token = 'a-long-metrics-token-5678'
+  const server = await startTestServer(t, { env: { SHIPLOG_METRICS_TOKEN: token } })
+  const refused = await fetch(`${server.url}/metrics`)
+  t.equal(refused.status, 401)
+  t.match(refused.headers.get('www-authenticate'), /^Bearer/)
+  t.equal(
+    (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.privateKey}` } })).status,
+    401,
+  )
+  const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+  t.equal(scraped.status, 200)
+  t.match(await scraped.text(), /shiplog_events_appended_total/)
+})
+
 t.test('the queue dashboard: off without SHIPLOG_ADMIN_TOKEN, and only with that token', async (t) => {
   const off = await startTestServer(t)
   t.equal((await off.request('GET', '/admin/queues', { key: '' })).status, 404)

@@ -85,6 +85,8 @@ t.test(
     await new Promise((r) => redis.on('exit', r))
     await new Promise((r) => setTimeout(r, 500))
     t.equal(await ready(), 503, '/readyz says so')
+    const readiness = (await (await fetch(`${server.url}/readyz`)).json()) as { checks: Record<string, string> }
+    t.equal(readiness.checks.redis, 'unavailable', 'which dependency, without its error message or address')
     t.equal((await fetch(`${server.url}/healthz`)).status, 200)
     const write = await call(server.url, account.private_key, '/v1/trackers', {
       method: 'POST',

@@ -1,6 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Queue } from 'bullmq'
 import type { EventStore } from '../event-store/port.ts'
+import { ShiplogError } from '../../domain/errors.ts'
+import { carriesToken } from './operator-token.ts'
 import type { App } from './server.ts'
 import type { Runtime } from '../runtime.ts'
 
@@ -14,6 +16,8 @@ export interface MetricSources {
   redisAvailable?: () => boolean
   /** The position in the log each reaction (webhooks, e-mails) has handled. */
   reactions: () => ReadonlyMap<string, bigint>
+  /** The token /metrics asks for (SHIPLOG_METRICS_TOKEN); unset, it is open. */
+  token?: string
   /** Carrier polling's counts (`<api>|<outcome>`), its ticks, and the APIs stopped by a refused key. */
   carrierPolling?: () => { polls: ReadonlyMap<string, number>; ticks: number; stopped: ReadonlySet<string> } | undefined
 }
@@ -116,9 +120,13 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
       reply.elapsedTime / 1000,
     )
   })
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  )
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
+    if (sources.token && !carriesToken(request.headers.authorization, sources.token)) {
+      reply.header('www-authenticate', 'Bearer realm="shiplog metrics"')
+      throw new ShiplogError('SHIPLOG_ERR_UNAUTHORIZED', '/metrics needs Authorization: Bearer <SHIPLOG_METRICS_TOKEN>')
+    }
+    return reply.type(registry.contentType).send(await registry.metrics())
+  })
 }
 
 /** The same store, counting what each append writes by event type. */

@@ -1,29 +1,13 @@
-import { timingSafeEqual } from 'node:crypto'
 import { createBullBoard } from '@bull-board/api'
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter'
 import { FastifyAdapter } from '@bull-board/fastify'
 import type { Queue } from 'bullmq'
 import { ShiplogError } from '../../domain/errors.ts'
 import { handleError } from './errors.ts'
+import { carriesToken } from './operator-token.ts'
 import type { App } from './server.ts'
 
 export const DASHBOARD_PATH = '/admin/queues'
-
-const sameToken = (given: string, expected: string) => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-/** The admin token of a request: HTTP Basic's password (any user name), or a Bearer token. */
-export function adminTokenOf(authorization: string | undefined): string | undefined {
-  const [scheme, value] = (authorization ?? '').split(/\s+/, 2)
-  if (!value) return undefined
-  if (/^bearer$/i.test(scheme!)) return value
-  if (!/^basic$/i.test(scheme!)) return undefined
-  const decoded = Buffer.from(value, 'base64').toString('utf8')
-  return decoded.includes(':') ? decoded.slice(decoded.indexOf(':') + 1) : undefined
-}
 
 /**
  * The BullMQ dashboard (bull-board) for operators, at /admin/queues, behind
@@ -41,8 +25,7 @@ export async function queueDashboard(app: App, queues: readonly Queue[], token: 
     })
     // Answered here: bull-board's own error handler would make a refusal a 500.
     scope.addHook('onRequest', async (request, reply) => {
-      const given = adminTokenOf(request.headers.authorization)
-      if (given && sameToken(given, token)) return
+      if (carriesToken(request.headers.authorization, token)) return
       const refused = new ShiplogError(
         'SHIPLOG_ERR_UNAUTHORIZED',
         'The queue dashboard needs the admin token: HTTP Basic with SHIPLOG_ADMIN_TOKEN as the password, or Authorization: Bearer <SHIPLOG_ADMIN_TOKEN>',

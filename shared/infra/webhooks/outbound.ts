@@ -42,16 +42,33 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   })
 }
 
-/** Why a receiver URL is refused before anything is sent (its host resolved now), or undefined. */
-export async function refusedReceiver(url: string, allowPrivate: boolean): Promise<string | undefined> {
+/** What a merchant is told of a name that resolves to an inner address: never the address itself. */
+export const INNER_NAME = 'its host resolves to an address webhooks may not reach (private, loopback or reserved)'
+
+/**
+ * Why a receiver URL is refused before anything is sent (its host resolved
+ * now), or undefined: `reason` for the merchant, `detail` (what a name
+ * resolves to) for the operator's log only.
+ */
+export async function refusedReceiver(
+  url: string,
+  allowPrivate: boolean,
+): Promise<{ reason: string; detail: string } | undefined> {
   const parsed = new URL(url)
   if (allowPrivate) return undefined
   const host = hostOf(parsed)
-  if (ipaddr.isValid(host)) return refusedAddress(host)
+  if (ipaddr.isValid(host)) {
+    const refused = refusedAddress(host)
+    return refused === undefined ? undefined : { reason: refused, detail: refused }
+  }
   // A name that does not resolve now is let through: the check at send time still holds.
   return new Promise((resolve) =>
     guardedLookup(host, { all: true }, (error) =>
-      resolve(error?.message.startsWith('refused: ') ? error.message.replace(/^refused: /, '') : undefined),
+      resolve(
+        error?.message.startsWith('refused: ')
+          ? { reason: INNER_NAME, detail: error.message.replace(/^refused: /, '') }
+          : undefined,
+      ),
     ),
   )
 }
@@ -135,9 +152,8 @@ export function postJson(
         response.on('error', done)
       },
     )
-    request.on('error', (error) =>
-      error.message.startsWith('refused: ') ? refuse(error.message.slice('refused: '.length)) : fail(error.message),
-    )
+    // What a name resolves to stays out of the delivery log, which the merchant reads.
+    request.on('error', (error) => (error.message.startsWith('refused: ') ? refuse(INNER_NAME) : fail(error.message)))
     request.end(body)
   })
 }
