@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/webhooks/endpoint.ts'
-import { notFound, validationError } from '../../shared/domain/errors.ts'
+import type { JobDoc } from '../../projectors/jobs/job.ts'
+import { notFound, ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
@@ -16,6 +17,7 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
 import { executeCommand, metadataFor, toNewEvents } from '../../commands/execute.ts'
@@ -89,6 +91,41 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     throw validationError(`The url is refused: ${refused.reason}`, { url: `is refused: ${refused.reason}` })
   }
 
+  /** Each endpoint multiplies every event into a message: an account holds at most SHIPLOG_WEBHOOK_ENDPOINTS_MAX. */
+  const underEndpointCap = async (accountId: number) => {
+    const max = rt.config.SHIPLOG_WEBHOOK_ENDPOINTS_MAX
+    const { docs } = await rt.readStore.find(collections.webhook_endpoints.name, {
+      accountId,
+      where: [{ field: 'deleted', op: 'eq', value: 0 }],
+      limit: max,
+    })
+    if (docs.length >= max) {
+      throw new ShiplogError(
+        'SHIPLOG_ERR_UNPROCESSABLE',
+        `An account holds at most ${max} webhook endpoints; delete one first`,
+      )
+    }
+  }
+
+  /** One replay per endpoint at a time: a second would send every message again beside the first. */
+  const noReplayRunning = async (accountId: number, endpointId: number) => {
+    for (const status of ['queued', 'processing'] as const) {
+      const jobs = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
+      const running = jobs.find(
+        (j) =>
+          j.accountId === accountId &&
+          j.doc.type === 'webhook_endpoints.replay' &&
+          (j.doc.payload.body as { endpoint_id?: number }).endpoint_id === endpointId,
+      )
+      if (running) {
+        throw new ShiplogError(
+          'SHIPLOG_ERR_CONFLICT',
+          `A replay of this endpoint is already ${status} (job ${running.doc.id}); wait for it to end`,
+        )
+      }
+    }
+  }
+
   /** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */
   const change = async (
     request: Parameters<typeof commandRequest>[0],
@@ -130,6 +167,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     { schema: { body: createBody, summary: 'Create a webhook endpoint' } },
     async (request, reply) => {
       await checkReceiver(request.body.url)
+      await underEndpointCap(callerOf(request).account.id)
       const id = rt.ids.next()
       const secret = newSecret()
       const { url, enabled_events = null, description = null } = request.body
@@ -228,6 +266,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
         undefined as never,
       )
       if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
+      await noReplayRunning(account.id, endpointId)
       const accepted = await acceptJobRequest(rt, jobs, request, {
         type: 'webhook_endpoints.replay',
         payload: { method: 'POST', url: pathCalled(request), body: { endpoint_id: endpointId, ...request.body } },

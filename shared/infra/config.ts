@@ -107,6 +107,8 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** Webhook endpoints one account may hold: each multiplies every event into a message. */
+  SHIPLOG_WEBHOOK_ENDPOINTS_MAX: z.coerce.number().int().min(1).max(1000).default(16),
   /** Seconds between a webhook message's failed attempt and the next, one per retry; then it is failed. */
   SHIPLOG_WEBHOOK_RETRY_SCHEDULE: z
     .string()

@@ -366,3 +366,28 @@ t.test(
     )
   },
 )
+
+t.test('an account holds a bounded number of endpoints, and one replay per endpoint runs at a time', async (t) => {
+  const server = await startTestServer(t, {
+    env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', SHIPLOG_WEBHOOK_ENDPOINTS_MAX: '2' },
+    roles: ['command', 'query', 'projector'], // no worker: a replay stays queued
+  })
+  const receiver = await startReceiver(t)
+  const first = await createEndpoint(server, receiver)
+  await createEndpoint(server, receiver)
+  const third = await server.request('POST', '/v2/webhook_endpoints', { body: { url: receiver.url } })
+  t.equal(third.status, 422)
+  t.match(third.body.errors.details, 'at most 2 webhook endpoints')
+  const deleted = await server.request('DELETE', `/v2/webhook_endpoints/${first.id}`)
+  await readAfter(server, '/v2/webhook_endpoints', deleted.headers.get('x-shiplog-position')!)
+  const replacing = await createEndpoint(server, receiver)
+  t.ok(replacing.id, 'a deleted endpoint frees its place')
+
+  const replay = (id: number) => server.request('POST', `/v2/webhook_endpoints/${id}/replay`, { body: { since: 0 } })
+  const queued = await replay(replacing.id)
+  t.equal(queued.status, 202)
+  await readAfter(server, `/v2/jobs/${queued.body.id}`, queued.headers.get('x-shiplog-position')!)
+  const second = await replay(replacing.id)
+  t.equal(second.status, 409)
+  t.match(second.body.errors.details, `already queued (job ${queued.body.id})`)
+})
