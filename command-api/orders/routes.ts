@@ -1,5 +1,6 @@
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
+import { ORDER_BODY_LIMIT } from '../../shared/infra/http/body-limits.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { executeCommand, metadataFor } from '../../commands/execute.ts'
@@ -13,6 +14,7 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
   app.post(
     ORDERS_PATH,
     {
+      bodyLimit: Math.min(ORDER_BODY_LIMIT, rt.config.BODY_LIMIT),
       schema: { body: orderBody, summary: 'Create or update one order with its fulfillments, trackers and line items' },
     },
     async (request, reply) => {
@@ -28,7 +30,10 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
 
   app.post(
     BATCH_PATH,
-    { schema: { body: batchCreateBody, summary: 'Create or update up to 100 orders (a job)' } },
+    {
+      bodyLimit: rt.config.BODY_LIMIT,
+      schema: { body: batchCreateBody, summary: 'Create or update up to 100 orders (a job)' },
+    },
     async (request, reply) => {
       const job = {
         type: 'orders.batch_create' as const,

@@ -18,7 +18,10 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
   const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
   app.post(
     '/v1/trackers',
-    { schema: { body: upsertTrackersBody, summary: 'Batch create or update trackers' } },
+    {
+      bodyLimit: rt.config.BODY_LIMIT,
+      schema: { body: upsertTrackersBody, summary: 'Batch create or update trackers' },
+    },
     async (request, reply) => {
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, planTrackerUpserts(rt, orders, command, request.body.trackers))
@@ -27,7 +30,10 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
   )
   app.post(
     '/v2/trackers/events',
-    { schema: { body: trackingEventsBody, summary: 'Record carrier tracking events on the trackers they concern' } },
+    {
+      bodyLimit: rt.config.BODY_LIMIT,
+      schema: { body: trackingEventsBody, summary: 'Record carrier tracking events on the trackers they concern' },
+    },
     async (request, reply) => {
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, planTrackingEvents(rt, orders, command, request.body.events))

@@ -8,6 +8,7 @@ import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
+import { ESTIMATION_BODY_LIMIT } from '../../shared/infra/http/body-limits.ts'
 import { listPage, paginationQuery } from '../shared/pagination.ts'
 import { bestEstimation, estimateService, type Estimation } from '../../shared/domain/delivery/estimate.ts'
 
@@ -43,6 +44,7 @@ export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
     '/v1/delivery_date_estimation',
     {
       config: { auth: 'public-or-private' },
+      bodyLimit: ESTIMATION_BODY_LIMIT,
       schema: { body: estimationBody, summary: 'Estimate delivery dates per carrier service' },
     },
     async (request) => {

@@ -49,7 +49,7 @@ export const configSchema = z.object({
     .pipe(z.array(z.enum(roles)).min(1)),
   /** Longest a client may take to send a whole request, in ms (408 after): uploads of large CSV files included. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
-  /** Largest JSON request body, in bytes. */
+  /** Largest JSON body of a batch route (trackers, events, batch_create), in bytes; other routes take less. */
   BODY_LIMIT: z.coerce
     .number()
     .int()

@@ -54,6 +54,41 @@ t.test('custom_variables nest at most 16 deep with at most 512 keys; an update o
   t.match(keys.body.error, /trackers\.0\.custom_variables: must hold at most 512 keys/)
 })
 
+t.test('each route takes the body it needs; nesting past what any route needs is refused unparsed', async (t) => {
+  const server = await startTestServer(t)
+  const estimation = await server.request('POST', '/v1/delivery_date_estimation', {
+    body: { delivery_date_estimation: { origin: { country_code: 'FR' }, note: 'x'.repeat(20_000) } },
+    key: server.publicKey,
+  })
+  t.equal(estimation.status, 413, 'the estimation, which the public key may ask, takes a few KB')
+  const account = await server.request('PATCH', '/v2/account', { body: { language_code: 'fr', x: 'y'.repeat(70_000) } })
+  t.equal(account.status, 413, 'a setting takes 64 KB at most')
+  const batch = Array.from({ length: 1000 }, (_, i) => ({
+    order_number: `N-${i}`,
+    tracking_number: `T-${i}`,
+    first_name: 'x'.repeat(100),
+  }))
+  t.equal((await postTrackers(server, batch)).status, 201, 'a batch takes its size')
+
+  for (const [path, key] of [
+    ['/v1/trackers', server.privateKey],
+    ['/v1/delivery_date_estimation', server.publicKey],
+  ] as const) {
+    const nested = `${'['.repeat(5_000)}${']'.repeat(5_000)}`
+    const refused = await server.request('POST', path, {
+      body: nested,
+      key,
+      headers: { 'content-type': 'application/json' },
+    })
+    t.equal(refused.status, 400, path)
+    t.match(refused.body, { error: 'Body nests deeper than 32 levels' }, path)
+  }
+  const inString = await postTrackers(server, [
+    { order_number: 'S-1', tracking_number: 'T', first_name: '[[[[{{{{'.repeat(20) },
+  ])
+  t.equal(inString.status, 201, 'brackets inside a string are text, not nesting')
+})
+
 t.test('an e-mail field takes one address, never a list or a folded header', async (t) => {
   const server = await startTestServer(t)
   for (const email of [

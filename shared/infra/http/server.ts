@@ -14,6 +14,7 @@ import { notFound, ShiplogError } from '../../domain/errors.ts'
 import { authenticate } from './auth.ts'
 import { handleError } from './errors.ts'
 import { validatorCompiler } from './validation.ts'
+import { jsonDepthExceeds, MAX_JSON_DEPTH, SMALL_BODY_LIMIT } from './body-limits.ts'
 
 export type App = Awaited<ReturnType<typeof createHttpServer>>
 
@@ -28,7 +29,8 @@ export async function createHttpServer(
 ) {
   const app = Fastify({
     loggerInstance: rt.logger,
-    bodyLimit: rt.config.BODY_LIMIT,
+    // A route that takes more says so (its bodyLimit): batches take BODY_LIMIT.
+    bodyLimit: Math.min(SMALL_BODY_LIMIT, rt.config.BODY_LIMIT),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : `req_${randomUUID()}`
@@ -45,6 +47,17 @@ export async function createHttpServer(
 
   // JSON only (multipart where a route registers it): anything else is a 415.
   app.removeContentTypeParser('text/plain')
+  // fastify's own JSON parser (with its prototype-poisoning checks), behind a nesting check that needs no parse.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body)
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(new ShiplogError('SHIPLOG_ERR_VALIDATION', `Body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
+      return
+    }
+    parseJson(request, text, done)
+  })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(handleError)
