@@ -181,6 +181,21 @@ t.test('requests without a key are rate limited per client address, behind the g
     )
   }
   t.equal(keyed.filter((s) => s === 429).length, 6, 'a key is limited across every address it comes from')
+
+  // A fresh bogus key at each request is counted against the sender's address, not a bucket of its own.
+  const bogus: number[] = []
+  for (let i = 0; i < 55; i++) {
+    bogus.push(
+      (
+        await server.request('GET', '/v2/orders', {
+          key: `sk_bogus${i}`,
+          headers: { 'x-forwarded-for': '192.0.2.77' },
+        })
+      ).status,
+    )
+  }
+  t.equal(bogus.filter((s) => s === 401).length, 50)
+  t.equal(bogus.filter((s) => s === 429).length, 5, 'bogus keys share their sender’s budget')
 })
 
 t.test('under memory pressure requests are shed with 503 and Retry-After; health still answers', async (t) => {

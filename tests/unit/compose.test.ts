@@ -35,3 +35,19 @@ t.test('the schema catches what compose itself refuses', async (t) => {
     'env_file as a map',
   )
 })
+
+t.test('behind the gateway only the gateway is believed, and it sets X-Forwarded-For itself', async (t) => {
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+    services: Record<
+      string,
+      { environment?: Record<string, string>; networks?: Record<string, { ipv4_address?: string }> }
+    >
+    configs: { gateway: { content: string } }
+  }
+  const gateway = compose.services.gateway!.networks?.default?.ipv4_address
+  t.ok(gateway, 'the gateway has a fixed address')
+  for (const role of ['command', 'query', 'worker', 'projector'])
+    t.equal(compose.services[role]!.environment?.TRUST_PROXY, gateway, `${role} trusts the gateway alone`)
+  t.match(compose.configs.gateway.content, /proxy_set_header X-Forwarded-For \$remote_addr;/)
+  t.notMatch(compose.configs.gateway.content, /proxy_add_x_forwarded_for/, "never the client's own value")
+})

@@ -7,7 +7,6 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { completeDocument, type OperationNotes } from './openapi.ts'
 import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
-import { keyFromAuthorization } from '../accounts/keys.ts'
 import qs from 'qs'
 import type { Runtime } from '../runtime.ts'
 import { notFound, ShiplogError } from '../../domain/errors.ts'
@@ -92,14 +91,14 @@ export async function createHttpServer(
     api_reference: '/docs',
     openapi: '/openapi.json',
   }))
-  // Per key (or client address, without one), per process; 429 with Retry-After past the limit.
-  // Not global: the limit is checked first in the one onRequest hook below, before
-  // authentication, so requests without a valid key are limited too.
+  // Per verified key, else per client address (no key, or a key no account has), per process;
+  // 429 with Retry-After past the limit. A fresh bogus key each time is counted against its
+  // sender's address, and never makes a bucket of its own that could push out a real one.
   await app.register(rateLimit, {
     global: false,
     max: rt.config.RATE_LIMIT_PER_MINUTE,
     timeWindow: 60_000,
-    keyGenerator: (request) => keyFromAuthorization(request.headers.authorization) ?? request.ip,
+    keyGenerator: (request) => (request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`),
     allowList: (request) => request.url === '/healthz' || request.url === '/readyz',
   })
   // As an onRequest hook of ours, so that it runs before authentication.
@@ -137,11 +136,19 @@ export async function createHttpServer(
   })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // The key is checked first (one indexed lookup), so the limit knows whose request it is;
+    // a refusal is answered after the limit has counted it.
+    let refused: unknown
+    if (request.routeOptions.url) {
+      try {
+        request.caller = await authenticate(request, rt.readStore, request.routeOptions.config.auth ?? 'private')
+      } catch (error) {
+        refused = error
+      }
+    }
     await limit.call(app, request, reply)
     if (reply.sent) return
-    // An unknown route is a 404 whoever asks; it has no key to check.
-    if (!request.routeOptions.url) return
-    request.caller = await authenticate(request, rt.readStore, request.routeOptions.config.auth ?? 'private')
+    if (refused) throw refused
   })
   return app
 }
