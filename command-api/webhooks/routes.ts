@@ -157,10 +157,14 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
         readPosition,
       }
     })
-    return sendCommandResponse(reply, response)
+    // The answer is recorded (for Idempotency-Key repeats) with the secret sealed; the client gets it open.
+    const body = response.body as { secret?: string }
+    const shown = body?.secret === undefined ? body : { ...body, secret: rt.secrets.open(body.secret) }
+    return sendCommandResponse(reply, { ...response, body: shown })
   }
-  const rendered = (all: WebhookEndpointEvent[], secret?: string) =>
-    renderWebhookEndpoint(all.reduce(evolveWebhookEndpoint, undefined as never), secret)
+  /** The endpoint as the answer shows it; `sealed`, a secret made by this command, shown once (opened on the way out). */
+  const rendered = (all: WebhookEndpointEvent[], sealed?: string) =>
+    renderWebhookEndpoint(all.reduce(evolveWebhookEndpoint, undefined as never), sealed)
 
   app.post(
     ENDPOINTS,
@@ -169,7 +173,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
       await checkReceiver(request.body.url)
       await underEndpointCap(callerOf(request).account.id)
       const id = rt.ids.next()
-      const secret = newSecret()
+      const secret = rt.secrets.seal(newSecret())
       const { url, enabled_events = null, description = null } = request.body
       return change(
         request,
@@ -223,7 +227,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
       },
     },
     async (request, reply) => {
-      const secret = newSecret()
+      const secret = rt.secrets.seal(newSecret())
       const expiresIn = request.body?.expires_in ?? DEFAULT_ROTATION_GRACE_SECONDS
       return change(
         request,

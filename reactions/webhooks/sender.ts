@@ -28,7 +28,7 @@ import { toNewEvents } from '../../commands/execute.ts'
 import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
 import type { DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
 
-type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
+type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger' | 'secrets'>
 
 /** Messages sent at once by one worker process: each mostly waits for its receiver. */
 const CONCURRENCY = 16
@@ -69,7 +69,12 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
     ? { status_code: null, error: `the endpoint is ${closed}` }
     : await postJson(
         endpoint!.url,
-        signedHeaders(signingSecrets(endpoint!, toUnixSeconds(now)), webhookIdOf(message.position), now, message.body),
+        signedHeaders(
+          signingSecrets(endpoint!, toUnixSeconds(now)).map((sealed) => rt.secrets.open(sealed)),
+          webhookIdOf(message.position),
+          now,
+          message.body,
+        ),
         message.body,
         { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
       )

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
+import { parseSecretKey } from './secrets.ts'
 
 const roles = ['command', 'query', 'projector', 'worker'] as const
 export type Role = (typeof roles)[number]
@@ -68,6 +69,15 @@ export const configSchema = z.object({
       'must be true, false, or addresses and CIDR ranges separated by commas, such as 10.0.0.2,172.18.0.0/16',
     )
     .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v)),
+  /**
+   * Key sealing stored secrets (webhook signing secrets): 32 bytes in base64
+   * or hex. Unset, a key is made in DATA_DIR (mode 0600); every process of a
+   * layout with shared stores must be given the same one.
+   */
+  SHIPLOG_SECRET_KEY: z
+    .string()
+    .refine((v) => parseSecretKey(v) !== undefined, 'must be 32 bytes in base64 or hex (openssl rand -base64 32)')
+    .optional(),
   /** Token /metrics asks for (Bearer, or HTTP Basic's password); unset, /metrics is open. */
   SHIPLOG_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Bearer token of the job queue dashboard at /admin/queues; unset, the dashboard is off. */

@@ -1,10 +1,12 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { isMainThread } from 'node:worker_threads'
 import { pino, type Logger } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import type { ProjectionProgress } from './read-store/projection-progress.ts'
 import { createFileBlobStore } from './blobs/files.ts'
+import { createSecretBox, dataDirectoryKey, parseSecretKey, type SecretBox } from './secrets.ts'
 import type { BlobStore } from './blobs/port.ts'
 import type { EventStore } from './event-store/port.ts'
 import { createSqliteEventStore } from './event-store/sqlite.ts'
@@ -23,6 +25,8 @@ export interface Runtime {
   clock: Clock
   logger: Logger
   blobs: BlobStore
+  /** Seals and opens the secrets shiplog stores (webhook signing secrets). */
+  secrets: SecretBox
   /** This process's projector's progress, when it runs one: writes and reads wait on it. */
   projections?: ProjectionProgress
   close(): Promise<void>
@@ -47,7 +51,14 @@ export interface RuntimeOptions {
 export async function openRuntime(config: Config, overrides: RuntimeOptions = {}): Promise<Runtime> {
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'shiplog' } })
   const embedded = embeddedFiles(config).length > 0
+  // What the service writes (stores, uploads, its key) is for its own user only.
+  if (isMainThread) process.umask(0o077)
   if (embedded) usableDataDir(config.DATA_DIR)
+  if (config.EVENTSTORE_URL && !config.SHIPLOG_SECRET_KEY) {
+    throw new StartupError('set SHIPLOG_SECRET_KEY: with a shared event store every process must seal secrets alike')
+  }
+  // The key is read (or made) when a secret is first sealed or opened, not by commands that need none.
+  const secrets = lazySecretBox(() => secretKey(config))
   // The server adapters' clients are loaded only when configured: each weighs
   // several MB of heap in every thread that opens a runtime.
   const eventStore = config.EVENTSTORE_URL
@@ -77,10 +88,28 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
     clock,
     logger,
     blobs,
+    secrets,
     async close() {
       await Promise.allSettled([eventStore.close(), readStore.close(), blobs.close?.()])
     },
   }
+}
+
+/**
+ * The key sealing stored secrets: SHIPLOG_SECRET_KEY, else the data
+ * directory's. With a shared event store every process must be given the
+ * same key, or one could not open what another sealed.
+ */
+function secretKey(config: Config): Buffer {
+  if (config.SHIPLOG_SECRET_KEY) return parseSecretKey(config.SHIPLOG_SECRET_KEY)!
+  usableDataDir(config.DATA_DIR)
+  return dataDirectoryKey(config.DATA_DIR)
+}
+
+function lazySecretBox(key: () => Buffer): SecretBox {
+  let box: SecretBox | undefined
+  const opened = () => (box ??= createSecretBox(key()))
+  return { seal: (plain) => opened().seal(plain), open: (stored) => opened().open(stored) }
 }
 
 /** A fault of the service's surroundings at start (a port taken, a store away): one line, no stack trace. */

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Webhook } from 'standardwebhooks'
 import { waitForJob } from '../support/jobs.ts'
@@ -391,3 +393,31 @@ t.test('an account holds a bounded number of endpoints, and one replay per endpo
   t.equal(second.status, 409)
   t.match(second.body.errors.details, `already queued (job ${queued.body.id})`)
 })
+
+t.test(
+  'signing secrets are sealed at rest: not in the log, not in kept answers; the data is the service user’s',
+  async (t) => {
+    const server = await start(t)
+    const receiver = await startReceiver(t)
+    const headers = { 'idempotency-key': 'create-endpoint-1' }
+    const created = await server.request('POST', '/v2/webhook_endpoints', { body: { url: receiver.url }, headers })
+    t.match(created.body.secret, /^whsec_/)
+    const repeat = await server.request('POST', '/v2/webhook_endpoints', { body: { url: receiver.url }, headers })
+    t.equal(repeat.body.secret, created.body.secret, 'a repeat with the Idempotency-Key shows the same secret')
+    const rotated = await server.request('POST', `/v2/webhook_endpoints/${created.body.id}/rotate_secret`)
+
+    const log = JSON.stringify((await server.runtime.eventStore.readAll({ limit: 10_000 })).map((e) => e.data))
+    for (const secret of [created.body.secret, rotated.body.secret]) {
+      t.notOk(log.includes(secret), 'the secret is not in the event log')
+      t.notOk(log.includes(secret.slice('whsec_'.length)), 'nor its key material')
+    }
+    t.match(log, /sealed:v1:/)
+    await server.request('POST', `/v2/webhook_endpoints/${created.body.id}/test`)
+    verified(t, rotated.body.secret, await receiver.waitFor(1))
+
+    const mode = (path: string) => statSync(path).mode & 0o777
+    t.equal(mode(join(server.dataDir, 'secret.key')), 0o600, 'the key file')
+    t.equal(mode(join(server.dataDir, 'events.db')), 0o600, 'the event log')
+    t.equal(mode(join(server.dataDir, 'read.db')), 0o600, 'the read models')
+  },
+)

@@ -48,6 +48,7 @@ t.test('behind the gateway only the gateway is believed, and it sets X-Forwarded
   t.ok(gateway, 'the gateway has a fixed address')
   for (const role of ['command', 'query', 'worker', 'projector'])
     t.equal(compose.services[role]!.environment?.TRUST_PROXY, gateway, `${role} trusts the gateway alone`)
-  t.match(compose.configs.gateway.content, /proxy_set_header X-Forwarded-For \$remote_addr;/)
+  // Compose writes nginx's $ as $$.
+  t.match(compose.configs.gateway.content, /proxy_set_header X-Forwarded-For \$\$remote_addr;/)
   t.notMatch(compose.configs.gateway.content, /proxy_add_x_forwarded_for/, "never the client's own value")
 })

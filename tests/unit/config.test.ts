@@ -25,6 +25,9 @@ t.test('a bad value stops the start with a message naming the variable', async (
     ['SHIPLOG_LAPOSTE_API_URL', 'ftp://api.laposte.fr'],
     ['SHIPLOG_POLL_INTERVAL', '0'],
     ['SMTP_URL', 'mail.example.com'],
+    ['SHIPLOG_SECRET_KEY', 'too-short'],
+    ['SHIPLOG_METRICS_TOKEN', 'short'],
+    ['SHIPLOG_WEBHOOK_ENDPOINTS_MAX', '0'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(`${name}:`) }, name)
   }

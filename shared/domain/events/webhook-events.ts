@@ -22,8 +22,9 @@ const enabledEvents = z.array(z.enum(webhookMessageTypes)).nullable()
 
 /**
  * Events of a webhook endpoint stream (`webhookendpoint-<accountId>_<endpointId>`).
- * The signing secret is kept as it is: signing needs it, unlike an API key,
- * which is only ever compared.
+ * The signing secret is kept sealed (shared/infra/secrets.ts): signing needs
+ * it again, unlike an API key, which is only ever compared by its hash.
+ * Events recorded before sealing hold it as it is, and read as such.
  */
 export const webhookEndpointEvents = {
   WebhookEndpointCreated: z.object({
