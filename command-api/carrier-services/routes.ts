@@ -5,6 +5,7 @@ import { countryCode, timeOfDay } from '../../shared/domain/fields.ts'
 import { evolveCarrierService, renderCarrierServiceConfig } from '../../projectors/carrier-services/carrier-service.ts'
 import {
   carrierServiceStream,
+  legacyCarrierServiceStream,
   decideCarrierService,
   evolveCarrierServiceState,
 } from '../../shared/domain/carrier-services/carrier-service.ts'
@@ -43,6 +44,19 @@ export const carrierServiceBody = z.strictObject({
 })
 
 export function carrierServiceWriteRoutes(app: App, rt: Runtime) {
+  /** The service's stream and its events: its own, or the legacy one it was configured in (see legacyCarrierServiceStream). */
+  const serviceStream = async (accountId: number, carrier_code: string, service_code: string) => {
+    const stream = carrierServiceStream(accountId, carrier_code, service_code)
+    const recorded = await rt.eventStore.readStream(stream)
+    const legacy = legacyCarrierServiceStream(accountId, carrier_code, service_code)
+    if (recorded.length > 0 || legacy === stream) return { stream, recorded }
+    const old = await rt.eventStore.readStream(legacy)
+    const last = old.at(-1)?.data as { carrier_code: string; service_code: string } | undefined
+    return last?.carrier_code === carrier_code && last.service_code === service_code
+      ? { stream: legacy, recorded: old }
+      : { stream, recorded }
+  }
+
   app.put(
     '/v2/carrier_services/:carrier_code/:service_code',
     {
@@ -55,10 +69,9 @@ export function carrierServiceWriteRoutes(app: App, rt: Runtime) {
     async (request, reply) => {
       const { account } = callerOf(request)
       const { carrier_code, service_code } = request.params
-      const stream = carrierServiceStream(account.id, carrier_code, service_code)
       const command = commandRequest(request)
       const response = await executeCommand(rt, command, async () => {
-        const recorded = await rt.eventStore.readStream(stream)
+        const { stream, recorded } = await serviceStream(account.id, carrier_code, service_code)
         const history = asDomainEvents<Extract<DomainEvent, { type: 'CarrierServiceConfigured' }>>(recorded)
         const fold = <S>(evolve: (s: S | undefined, d: EventData<'CarrierServiceConfigured'>) => S) =>
           history.reduce<S | undefined>((s, e) => evolve(s, e.data), undefined)

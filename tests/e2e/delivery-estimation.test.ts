@@ -1,6 +1,12 @@
 import t from 'tap'
 import { fixedClock } from '../../shared/infra/clock.ts'
-import { startTestServer } from '../support/server.ts'
+import { toNewEvents } from '../../commands/execute.ts'
+import {
+  carrierServiceStream,
+  legacyCarrierServiceStream,
+} from '../../shared/domain/carrier-services/carrier-service.ts'
+import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import { readAfter, startTestServer } from '../support/server.ts'
 
 const colissimo = {
   name: 'Colissimo Home',
@@ -143,3 +149,46 @@ t.test('estimation: public or private key, every field optional, deterministic b
     'the public key works nowhere else',
   )
 })
+
+t.test(
+  'carrier services whose codes hold _ keep streams of their own; one configured before goes on in its own',
+  async (t) => {
+    const server = await startTestServer(t)
+    const first = await server.request('PUT', '/v2/carrier_services/a_b/c', { body: colissimo })
+    const second = await server.request('PUT', '/v2/carrier_services/a/b_c', { body: colissimo })
+    t.equal(first.status, 201)
+    t.equal(second.status, 201, 'a/b_c is another service, not an update of a_b/c')
+    t.not(second.body.id, first.body.id)
+    const list = await readAfter(server, '/v2/carrier_services', second.headers.get('x-shiplog-position')!)
+    t.equal(list.body.data.length, 2)
+
+    // A service configured when `_` was not escaped: its stream has the legacy name, and it is updated there.
+    const configured = await server.request('PUT', '/v2/carrier_services/other/one', { body: colissimo })
+    const [event] = await server.runtime.eventStore.readStream(carrierServiceStream(server.accountId, 'other', 'one'))
+    const legacy = legacyCarrierServiceStream(server.accountId, 'dhl_express', 'home')
+    t.not(carrierServiceStream(server.accountId, 'dhl_express', 'home'), legacy)
+    const old = {
+      ...(event!.data as object),
+      carrier_service_id: 42,
+      carrier_code: 'dhl_express',
+      service_code: 'home',
+    }
+    await server.runtime.eventStore.append([
+      {
+        stream: legacy,
+        expected: 'no_stream',
+        events: toNewEvents([{ type: 'CarrierServiceConfigured', data: old } as DomainEvent], {
+          accountId: server.accountId,
+          correlationId: 'legacy',
+          recordedAt: 0,
+        }),
+      },
+    ])
+    const updated = await server.request('PUT', '/v2/carrier_services/dhl_express/home', {
+      body: { ...colissimo, cutoff_time: '16:00' },
+    })
+    t.equal(updated.status, 200, 'an update of the service configured before, in its legacy stream')
+    t.match(updated.body, { id: 42, cutoff_time: '16:00' })
+    t.equal(configured.status, 201)
+  },
+)

@@ -9,7 +9,18 @@ export interface CarrierServiceState {
   config: CarrierServiceConfig
 }
 
+/** A code escaped for a stream name: `_` separates the parts, so a code's own is escaped too. */
+const streamPart = (code: string) => encodeURIComponent(code).replaceAll('_', '%5F')
+
 export const carrierServiceStream = (accountId: number, carrierCode: string, serviceCode: string) =>
+  `carrierservice-${accountId}_${streamPart(carrierCode)}_${streamPart(serviceCode)}`
+
+/**
+ * The name streams had before `_` was escaped in codes, under which `a_b/c`
+ * and `a/b_c` met: a service whose codes hold `_` and that was configured
+ * then goes on in it, as long as its last event is that service's.
+ */
+export const legacyCarrierServiceStream = (accountId: number, carrierCode: string, serviceCode: string) =>
   `carrierservice-${accountId}_${encodeURIComponent(carrierCode)}_${encodeURIComponent(serviceCode)}`
 
 export interface ConfigureCarrierService {

@@ -15,7 +15,7 @@ export const carrierServiceConfig = z.object({
 })
 export type CarrierServiceConfig = z.infer<typeof carrierServiceConfig>
 
-/** Events of a carrier service stream (`carrierservice-<accountId>_<carrier>_<service>`). */
+/** Events of a carrier service stream (`carrierservice-<accountId>_<carrier>_<service>`, `_` in a code escaped). */
 export const carrierServiceEvents = {
   CarrierServiceConfigured: z.object({
     carrier_service_id: z.number().int(),
