@@ -51,8 +51,23 @@ const orderExample = {
   shipping_address: null,
 }
 
+/** Every operation of the API: its name for generated clients, its resource, the success statuses it answers. */
 export const apiNotes: Record<string, OperationNotes> = {
+  'GET /healthz': { operationId: 'health', tag: 'health', summary: 'The process is up' },
+  'GET /readyz': {
+    operationId: 'readiness',
+    tag: 'health',
+    summary: 'The stores and Redis answer and the projections are caught up',
+  },
+  'GET /v2/account': { operationId: 'getAccount', tag: 'account' },
+  'PATCH /v2/account': { operationId: 'updateAccount', tag: 'account' },
+  'GET /v2/notification_types': { operationId: 'listNotificationTypes', tag: 'notifications' },
+  'PATCH /v2/notification_types/{slug}': { operationId: 'updateNotificationType', tag: 'notifications' },
+  'GET /v2/notifications/{id}/preview': { operationId: 'previewNotification', tag: 'notifications' },
   'POST /v1/trackers': {
+    operationId: 'upsertTrackers',
+    tag: 'trackers',
+    statuses: [201],
     requestExample: {
       trackers: [
         {
@@ -69,7 +84,12 @@ export const apiNotes: Record<string, OperationNotes> = {
       201: { description: 'Every item, in request order: created or updated', schema: upsertTrackersResponse },
     },
   },
+  'GET /v2/trackers': { operationId: 'listTrackers', tag: 'trackers' },
+  'POST /v2/trackers/{id}/refresh': { operationId: 'refreshTracker', tag: 'trackers', statuses: [202] },
   'POST /v2/trackers/events': {
+    operationId: 'recordTrackingEvents',
+    tag: 'tracking events',
+    statuses: [201],
     requestExample: {
       events: [
         {
@@ -83,7 +103,28 @@ export const apiNotes: Record<string, OperationNotes> = {
     } satisfies z.input<typeof trackingEventsBody>,
     responses: { 201: { description: 'What became of each event, in request order', schema: trackingEventsResult } },
   },
+  'POST /v2/orders': { operationId: 'upsertOrder', tag: 'orders', statuses: [200, 201] },
+  'GET /v2/orders': {
+    operationId: 'listOrders',
+    tag: 'orders',
+    responses: { 200: { description: 'Orders, newest id first', example: list(orderExample) } },
+  },
+  'GET /v2/orders/{id}': {
+    operationId: 'getOrder',
+    tag: 'orders',
+    responses: { 200: { description: 'The order', example: orderExample } },
+  },
+  'GET /v2/orders/{id}/history': { operationId: 'getOrderHistory', tag: 'orders' },
+  'POST /v2/orders/batch_create': { operationId: 'batchCreateOrders', tag: 'jobs', statuses: [202] },
+  'GET /v2/jobs/{job_id}': {
+    operationId: 'getJob',
+    tag: 'jobs',
+    responses: { 200: { description: 'The job; results once completed', schema: job } },
+  },
   'POST /v2/pickup_points/import': {
+    operationId: 'importPickupPoints',
+    tag: 'pickup points',
+    statuses: [202],
     multipartFile: true,
     responses: {
       202: {
@@ -93,7 +134,21 @@ export const apiNotes: Record<string, OperationNotes> = {
       },
     },
   },
-  'GET /v2/jobs/{job_id}': { responses: { 200: { description: 'The job; results once completed', schema: job } } },
-  'GET /v2/orders': { responses: { 200: { description: 'Orders, newest id first', example: list(orderExample) } } },
-  'GET /v2/orders/{id}': { responses: { 200: { description: 'The order', example: orderExample } } },
+  'GET /v2/pickup_points': { operationId: 'listPickupPoints', tag: 'pickup points' },
+  'PUT /v2/carrier_services/{carrier_code}/{service_code}': {
+    operationId: 'configureCarrierService',
+    tag: 'carrier services',
+    statuses: [200, 201],
+  },
+  'GET /v2/carrier_services': { operationId: 'listCarrierServices', tag: 'carrier services' },
+  'POST /v1/delivery_date_estimation': { operationId: 'estimateDeliveryDates', tag: 'estimation' },
+  'POST /v2/webhook_endpoints': { operationId: 'createWebhookEndpoint', tag: 'webhooks', statuses: [201] },
+  'GET /v2/webhook_endpoints': { operationId: 'listWebhookEndpoints', tag: 'webhooks' },
+  'GET /v2/webhook_endpoints/{id}': { operationId: 'getWebhookEndpoint', tag: 'webhooks' },
+  'PATCH /v2/webhook_endpoints/{id}': { operationId: 'updateWebhookEndpoint', tag: 'webhooks' },
+  'DELETE /v2/webhook_endpoints/{id}': { operationId: 'deleteWebhookEndpoint', tag: 'webhooks' },
+  'POST /v2/webhook_endpoints/{id}/rotate_secret': { operationId: 'rotateWebhookSecret', tag: 'webhooks' },
+  'POST /v2/webhook_endpoints/{id}/test': { operationId: 'testWebhookEndpoint', tag: 'webhooks', statuses: [202] },
+  'POST /v2/webhook_endpoints/{id}/replay': { operationId: 'replayWebhookMessages', tag: 'webhooks', statuses: [202] },
+  'GET /v2/webhook_endpoints/{id}/deliveries': { operationId: 'listWebhookDeliveries', tag: 'webhooks' },
 }

@@ -17,9 +17,17 @@ export const paginationQuery = {
       .int('must be an integer from 1 to 100')
       .min(1, 'must be from 1 to 100')
       .max(100, 'must be from 1 to 100'),
-  ).default(10),
-  starting_after: id.optional(),
-  ending_before: id.optional(),
+  )
+    .default(10)
+    .describe('Items in the page, 1 to 100'),
+  starting_after: id
+    .optional()
+    .describe('Items with greater ids than this one (newer): the page before, in a newest-first list'),
+  ending_before: id
+    .optional()
+    .describe(
+      'Items with lower ids than this one (older): the next page of a newest-first list is ending_before=<the last id>',
+    ),
 }
 
 export interface PaginationParams {

@@ -19,6 +19,21 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes
 
+/** What each code means, for the API reference and docs/errors.md (a test keeps the page complete). */
+export const errorMeanings: Record<ErrorCode, string> = {
+  SHIPLOG_ERR_VALIDATION: 'A field of the wrong type, missing, or out of bounds; the body names it',
+  SHIPLOG_ERR_UNAUTHORIZED: 'No API key, or one no account has',
+  SHIPLOG_ERR_FORBIDDEN: 'The public key on a route that takes the private key',
+  SHIPLOG_ERR_NOT_FOUND: 'No such resource in this account (another account\'s is not found either)',
+  SHIPLOG_ERR_CONFLICT: 'Concurrent changes to the same records, or work already under way; retry later',
+  SHIPLOG_ERR_PAYLOAD_TOO_LARGE: "The body is larger than this route's limit",
+  SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE: 'A Content-Type the route does not take (JSON; multipart for the import)',
+  SHIPLOG_ERR_UNPROCESSABLE: 'Well formed but refused: an Idempotency-Key used with another request, a cap reached',
+  SHIPLOG_ERR_RATE_LIMITED: 'Too many requests; retry after Retry-After seconds',
+  SHIPLOG_ERR_INTERNAL: 'A fault of the service; the body gives only the request id, which the log has',
+  SHIPLOG_ERR_UNAVAILABLE: 'Shedding load, or a dependency is away; retry after Retry-After seconds',
+}
+
 export class ShiplogError extends Error {
   readonly status: number
   constructor(

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
+import { errorCodes } from '../../shared/domain/errors.ts'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 
 t.test('expand[] takes every prefix of a listed path, as clients send them', async (t) => {
@@ -94,6 +96,40 @@ t.test(
     }
   },
 )
+
+t.test('every operation is named, tagged and answers the statuses the reference says', async (t) => {
+  const server = await startTestServer(t)
+  const doc = (await server.request('GET', '/openapi.json', { key: '' })).body
+  t.match(doc.servers, [{ url: '/' }])
+  const tags = new Set(doc.tags.map((tag: { name: string }) => tag.name))
+  const ids: string[] = []
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, operation] of Object.entries<any>(item)) {
+      const name = `${method.toUpperCase()} ${path}`
+      ids.push(operation.operationId)
+      t.ok(operation.operationId, `${name} has an operationId`)
+      t.ok(operation.summary, `${name} has a summary`)
+      t.ok(operation.tags?.length === 1 && tags.has(operation.tags[0]), `${name} has one known tag`)
+    }
+  }
+  t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
+  const successes = (path: string, method: string) =>
+    Object.keys(doc.paths[path][method].responses).filter((s) => s.startsWith('2'))
+  t.same(successes('/v2/webhook_endpoints', 'post'), ['201'], 'create answers 201')
+  t.same(successes('/v2/webhook_endpoints/{id}/test', 'post'), ['202'])
+  t.same(successes('/v2/webhook_endpoints/{id}/replay', 'post'), ['202'])
+  t.same(successes('/v2/orders/batch_create', 'post'), ['202'])
+  // The statuses it says are the ones it answers.
+  const receiverUrl = 'https://erp.example.com/hooks'
+  const created = await server.request('POST', '/v2/webhook_endpoints', { body: { url: receiverUrl } })
+  t.equal(created.status, 201)
+  t.equal((await server.request('POST', `/v2/webhook_endpoints/${created.body.id}/test`)).status, 202)
+
+  const refusal = doc.paths['/v2/orders'].get.responses['400']
+  t.same(refusal.headers['X-Shiplog-Error'].schema.enum, Object.keys(errorCodes), 'every error code')
+  const page = readFileSync('docs/errors.md', 'utf8')
+  for (const code of Object.keys(errorCodes)) t.match(page, `| \`${code}\` |`, `docs/errors.md lists ${code}`)
+})
 
 t.test('the API reference: /docs from the OpenAPI document, which names every status, header and body', async (t) => {
   const server = await startTestServer(t)

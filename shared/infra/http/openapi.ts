@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { errorCodes, errorMeanings } from '../../domain/errors.ts'
 
 /*
  * What the route schemas cannot say about the API, added to the generated
@@ -37,6 +38,14 @@ const errorStatuses: Record<number, string> = {
   429: 'Rate limited: retry after Retry-After seconds',
   503: 'Shedding load, or a dependency is away; retry after Retry-After seconds',
 }
+const errorCodeHeader = {
+  'X-Shiplog-Error': {
+    description: `The error's code (docs/errors.md): ${Object.entries(errorMeanings)
+      .map(([code, meaning]) => `${code}: ${meaning}`)
+      .join('; ')}`,
+    schema: { type: 'string', enum: Object.keys(errorCodes) },
+  },
+}
 const retryAfter = { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } }
 const positionHeader = {
   'X-Shiplog-Position': {
@@ -48,11 +57,41 @@ const positionHeader = {
 
 const unauthenticated = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/', '/docs'])
 
-/** Success bodies documented beyond what a route's own schema says, by `METHOD path`. */
+/** What the reference says of an operation beyond its route's schema, by `METHOD path`. */
 export interface OperationNotes {
+  /** A stable name for generated clients. */
+  operationId: string
+  /** The resource it belongs to (one of `apiTags`). */
+  tag: ApiTag
+  /** A summary, for routes whose schema gives none. */
+  summary?: string
+  /** The success statuses it answers; 200 when not said. */
+  statuses?: readonly number[]
   responses?: Record<number, { description: string; schema?: z.ZodType; example?: unknown; headers?: Json }>
   requestExample?: unknown
   multipartFile?: boolean
+}
+
+/** The resources the reference groups operations under. */
+export const apiTags = {
+  orders: 'Orders with their fulfillments, trackers, line items and history',
+  trackers: 'Trackers: batch upserts, listing, polling now',
+  'tracking events': "A carrier's events on the trackers they concern",
+  jobs: 'Imports and batch operations, run in the background',
+  'pickup points': 'Pickup points, imported from CSV',
+  'carrier services': 'Carrier services configured for delivery date estimation',
+  estimation: 'Delivery date estimation (the public key may ask)',
+  webhooks: "Signed messages to the merchant's systems, their delivery log and replays",
+  notifications: 'Customer notifications: their types and previews',
+  account: 'The account of the key',
+  health: 'Liveness and readiness, no key',
+} as const
+export type ApiTag = keyof typeof apiTags
+
+const successDescription: Record<number, string> = {
+  200: 'Done',
+  201: 'Created',
+  202: 'Accepted: queued as a job',
 }
 
 const jsonSchemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json
@@ -63,18 +102,30 @@ export function completeDocument(document: Json, notes: Record<string, Operation
     ...document.components,
     schemas: { ...document.components?.schemas, ErrorV1: errorV1, ErrorV2: errorV2 },
   }
+  document.servers = [{ url: '/', description: 'The service answering this document' }]
+  document.tags = Object.entries(apiTags).map(([name, description]) => ({ name, description }))
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(item)) {
       const key = `${method.toUpperCase()} ${path}`
-      const note = notes[key] ?? {}
+      const note = notes[key]
+      if (!note) throw new Error(`the API reference has no notes for ${key} (server/api-reference.ts)`)
       const v1 = path.startsWith('/v1/')
+      operation.operationId = note.operationId
+      operation.tags = [note.tag]
+      operation.summary ??= note.summary
       operation.responses ??= {}
+      // The success statuses it really answers, and no other.
+      const statuses = note.statuses ?? [200]
+      for (const status of Object.keys(operation.responses))
+        if (status.startsWith('2') && !statuses.includes(Number(status))) delete operation.responses[status]
+      for (const status of statuses)
+        operation.responses[status] ??= { description: successDescription[status] ?? 'Done' }
       if (unauthenticated.has(path)) operation.security = []
       for (const [status, description] of Object.entries(errorStatuses)) {
         if (unauthenticated.has(path) && Number(status) !== 503) continue
         operation.responses[status] ??= {
           description,
-          ...(status === '429' || status === '503' ? { headers: retryAfter } : {}),
+          headers: { ...errorCodeHeader, ...(status === '429' || status === '503' ? retryAfter : {}) },
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${v1 ? 'ErrorV1' : 'ErrorV2'}` } } },
         }
       }
