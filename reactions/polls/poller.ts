@@ -173,11 +173,14 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
   /** Carrier events into the push API's command, as the account's own: true when one was new. */
   const recordEvents = async (accountId: number, fetched: CarrierEventInput[], correlation: string) => {
     // A carrier's answer is held to the push API's own rules: the command appends what they let through unchecked.
-    const events = fetched.flatMap((e) => {
-      const parsed = carrierEventSchema.safeParse(e)
-      if (!parsed.success) log.warn({ correlation, error: parsed.error.message }, 'carrier event refused')
-      return parsed.success ? [parsed.data] : []
-    })
+    // Oldest first, as they happened: the events' ids (the order every list shows) then follow their time.
+    const events = fetched
+      .flatMap((e) => {
+        const parsed = carrierEventSchema.safeParse(e)
+        if (!parsed.success) log.warn({ correlation, error: parsed.error.message }, 'carrier event refused')
+        return parsed.success ? [parsed.data] : []
+      })
+      .sort((a, b) => a.happened_at - b.happened_at)
     const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId)
     if (!account || account.doc.deleted || events.length === 0) return false
     const request: CommandRequest = { source: 'reaction', account: account.doc, correlationId: correlation }

@@ -24,7 +24,7 @@ export const errorMeanings: Record<ErrorCode, string> = {
   SHIPLOG_ERR_VALIDATION: 'A field of the wrong type, missing, or out of bounds; the body names it',
   SHIPLOG_ERR_UNAUTHORIZED: 'No API key, or one no account has',
   SHIPLOG_ERR_FORBIDDEN: 'The public key on a route that takes the private key',
-  SHIPLOG_ERR_NOT_FOUND: 'No such resource in this account (another account\'s is not found either)',
+  SHIPLOG_ERR_NOT_FOUND: "No such resource in this account (another account's is not found either)",
   SHIPLOG_ERR_CONFLICT: 'Concurrent changes to the same records, or work already under way; retry later',
   SHIPLOG_ERR_PAYLOAD_TOO_LARGE: "The body is larger than this route's limit",
   SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE: 'A Content-Type the route does not take (JSON; multipart for the import)',

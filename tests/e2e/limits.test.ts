@@ -46,7 +46,10 @@ t.test('custom_variables nest at most 16 deep with at most 512 keys; an update o
           : { merchant_id: 'D-1', custom_variables: nested(depth) }
       const refused = await server.request('POST', path, { body })
       t.equal(refused.status, 400, `${path}, depth ${depth}`)
-      t.match(JSON.stringify(refused.body), /custom_variables.*must nest at most 16 levels deep/)
+      // Past what any route needs, the body is refused before it is even parsed.
+      const reason =
+        depth > 32 ? /Body nests deeper than 32 levels/ : /custom_variables.*must nest at most 16 levels deep/
+      t.match(JSON.stringify(refused.body), reason)
     }
   }
   const many = Object.fromEntries(Array.from({ length: 513 }, (_, i) => [`k${i}`, i]))

@@ -15,15 +15,19 @@ const CAUGHT_UP_WITHIN_MS = 2000
 /** /healthz: the process is up. /readyz: the stores and Redis answer and projections are caught up. */
 export function healthRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore' | 'logger'>, checks: HealthChecks) {
   app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }))
+  /** Checks that failed at the last look: a failure is logged when it starts, not at every probe. */
+  const failing = new Set<string>()
   app.get('/readyz', { config: { auth: 'none' } }, async (_request, reply) => {
     const results: Record<string, string> = {}
     const check = async (name: string, probe: () => Promise<unknown>) => {
       try {
         const outcome = await probe()
         results[name] = outcome === false ? 'lagging' : 'ok'
+        failing.delete(name)
       } catch (error) {
         // The reason stays in the log: an answer without a key names no host, address or driver message.
-        rt.logger.warn({ err: error, check: name }, 'readiness check failed')
+        if (!failing.has(name)) rt.logger.warn({ check: name, reason: (error as Error).message }, 'not ready')
+        failing.add(name)
         results[name] = 'unavailable'
       }
     }
@@ -33,7 +37,7 @@ export function healthRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSto
     const redisUp = checks.redis
     if (redisUp) {
       await check('redis', async () => {
-        if (!redisUp()) throw new Error('Redis is unreachable')
+        if (!redisUp()) throw new Error('no connection to Redis')
       })
     }
     if (checks.projections.length > 0) {
