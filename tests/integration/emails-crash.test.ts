@@ -1,5 +1,6 @@
 import t from 'tap'
 import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { startMailbox } from '../support/smtp.ts'
 
 /*
@@ -35,10 +36,11 @@ t.test('e-mails built before a kill -9 are sent after the restart, once each', a
     'every customer was told',
   )
   t.equal(new Set(mails.map((m) => m.messageId)).size, 20, 'each with its own Message-ID')
-  // Each sent e-mail is recorded dispatched just after the SMTP server took it: let that happen first.
-  await new Promise((r) => setTimeout(r, 1500))
+  // Each sent e-mail is recorded dispatched just after the SMTP server took it: its job ends then.
+  await queueDrained(service, 'emails')
   await service.kill('SIGKILL')
   service = await spawnServer(env)
-  await new Promise((r) => setTimeout(r, 2000))
+  await reactionPassed(service, 'emails', posted.headers.get('x-shiplog-position')!)
+  await queueDrained(service, 'emails')
   t.equal(mailbox.messages.length, 20, 'another kill and restart sends nothing again')
 })

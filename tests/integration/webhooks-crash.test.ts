@@ -1,5 +1,6 @@
 import t from 'tap'
 import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 
 /*
@@ -44,7 +45,7 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
   // A message waiting for its retry when the service dies is sent after the restart.
   receiver.answers.push(500)
   const before = receiver.received.length
-  await call(service.url, account.private_key, '/v1/trackers', {
+  const written = await call(service.url, account.private_key, '/v1/trackers', {
     method: 'POST',
     body: JSON.stringify({ trackers: [{ order_number: 'L-1', tracking_number: 'TN-L1' }] }),
   })
@@ -54,7 +55,8 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
   const after = await receiver.waitFor(before + 2)
   t.equal(after[before + 1]!.headers['webhook-id'], after[before]!.headers['webhook-id'])
   t.equal(after[before + 1]!.json.data.object.order_number, 'L-1')
-  await new Promise((r) => setTimeout(r, 1500))
+  await reactionPassed(service, 'webhooks', written.headers.get('x-shiplog-position')!)
+  await queueDrained(service, 'webhooks')
   t.equal(receiver.received.length, before + 2, 'and nothing more')
   t.equal(endpoint.object, 'webhook_endpoint')
 })
