@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { errorCodes } from '../../shared/domain/errors.ts'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 
@@ -125,6 +126,11 @@ t.test('every operation is named, tagged and answers the statuses the reference 
   t.equal(created.status, 201)
   t.equal((await server.request('POST', `/v2/webhook_endpoints/${created.body.id}/test`)).status, 202)
 
+  t.equal(doc.info.version, JSON.parse(readFileSync('package.json', 'utf8')).version, "the service's version")
+  await t.resolves(
+    SwaggerParser.validate(structuredClone(doc)),
+    'a valid OpenAPI 3.1 document (@apidevtools/swagger-parser)',
+  )
   const refusal = doc.paths['/v2/orders'].get.responses['400']
   t.same(refusal.headers['X-Shiplog-Error'].schema.enum, Object.keys(errorCodes), 'every error code')
   const page = readFileSync('docs/errors.md', 'utf8')

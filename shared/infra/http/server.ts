@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
@@ -22,6 +23,11 @@ export type App = Awaited<ReturnType<typeof createHttpServer>>
  * strings (`created_at[gt]=`, `expand[]=`), zod validation, authentication and
  * the one error handler. Roles register their routes as plugins on it.
  */
+/** The service's version, as package.json (beside the sources, or in dist/) gives it. */
+const serviceVersion = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version
+
 export async function createHttpServer(
   rt: Pick<Runtime, 'config' | 'readStore' | 'logger'>,
   apiNotes: Record<string, OperationNotes> = {},
@@ -63,9 +69,10 @@ export async function createHttpServer(
   // The OpenAPI document comes from the same zod schemas that validate the requests.
   await app.register(swagger, {
     openapi: {
+      openapi: '3.1.0',
       info: {
         title: 'shiplog',
-        version: '1',
+        version: serviceVersion,
         description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation',
       },
       components: { securitySchemes: { key: { type: 'http', scheme: 'bearer' } } },
