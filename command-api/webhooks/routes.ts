@@ -81,88 +81,90 @@ const rotateBody = z
 /** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
-export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
-  /** Private and loopback receivers are refused unless the operator allows them; checked again at every send. */
-  const checkReceiver = async (url: string | undefined) => {
-    if (url === undefined) return
-    const refused = await refusedReceiver(url, rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE)
-    if (!refused) return
-    rt.logger.info({ url, detail: refused.detail }, 'webhook receiver refused')
-    throw validationError(`The url is refused: ${refused.reason}`, { url: `is refused: ${refused.reason}` })
-  }
+/** Private and loopback receivers are refused unless the operator allows them; checked again at every send. */
+async function checkReceiver(rt: Runtime, url: string | undefined) {
+  if (url === undefined) return
+  const refused = await refusedReceiver(url, rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE)
+  if (!refused) return
+  rt.logger.info({ url, detail: refused.detail }, 'webhook receiver refused')
+  throw validationError(`The url is refused: ${refused.reason}`, { url: `is refused: ${refused.reason}` })
+}
 
-  /** Each endpoint multiplies every event into a message: an account holds at most SHIPLOG_WEBHOOK_ENDPOINTS_MAX. */
-  const underEndpointCap = async (accountId: number) => {
-    const max = rt.config.SHIPLOG_WEBHOOK_ENDPOINTS_MAX
-    const { docs } = await rt.readStore.find(collections.webhook_endpoints.name, {
-      accountId,
-      where: [{ field: 'deleted', op: 'eq', value: 0 }],
-      limit: max,
-    })
-    if (docs.length >= max) {
+/** Each endpoint multiplies every event into a message: an account holds at most SHIPLOG_WEBHOOK_ENDPOINTS_MAX. */
+async function underEndpointCap(rt: Runtime, accountId: number) {
+  const max = rt.config.SHIPLOG_WEBHOOK_ENDPOINTS_MAX
+  const { docs } = await rt.readStore.find(collections.webhook_endpoints.name, {
+    accountId,
+    where: [{ field: 'deleted', op: 'eq', value: 0 }],
+    limit: max,
+  })
+  if (docs.length >= max) {
+    throw new ShiplogError(
+      'SHIPLOG_ERR_UNPROCESSABLE',
+      `An account holds at most ${max} webhook endpoints; delete one first`,
+    )
+  }
+}
+
+/** One replay per endpoint at a time: a second would send every message again beside the first. */
+async function noReplayRunning(rt: Runtime, accountId: number, endpointId: number) {
+  for (const status of ['queued', 'processing'] as const) {
+    const jobs = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
+    const running = jobs.find(
+      (j) =>
+        j.accountId === accountId &&
+        j.doc.type === 'webhook_endpoints.replay' &&
+        (j.doc.payload.body as { endpoint_id?: number }).endpoint_id === endpointId,
+    )
+    if (running) {
       throw new ShiplogError(
-        'SHIPLOG_ERR_UNPROCESSABLE',
-        `An account holds at most ${max} webhook endpoints; delete one first`,
+        'SHIPLOG_ERR_CONFLICT',
+        `A replay of this endpoint is already ${status} (job ${running.doc.id}); wait for it to end`,
       )
     }
   }
+}
 
-  /** One replay per endpoint at a time: a second would send every message again beside the first. */
-  const noReplayRunning = async (accountId: number, endpointId: number) => {
-    for (const status of ['queued', 'processing'] as const) {
-      const jobs = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
-      const running = jobs.find(
-        (j) =>
-          j.accountId === accountId &&
-          j.doc.type === 'webhook_endpoints.replay' &&
-          (j.doc.payload.body as { endpoint_id?: number }).endpoint_id === endpointId,
-      )
-      if (running) {
-        throw new ShiplogError(
-          'SHIPLOG_ERR_CONFLICT',
-          `A replay of this endpoint is already ${status} (job ${running.doc.id}); wait for it to end`,
-        )
-      }
+/** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */
+async function changeEndpoint(
+  rt: Runtime,
+  request: Parameters<typeof commandRequest>[0],
+  reply: Parameters<typeof sendCommandResponse>[0],
+  endpointId: number,
+  decide: (at: number) => WebhookEndpointCommand,
+  /** The answer, given the endpoint's events up to and with those decided. */
+  answer: (all: WebhookEndpointEvent[]) => { status: number; body: unknown },
+) {
+  const { account } = callerOf(request)
+  const stream = webhookEndpointStream(account.id, endpointId)
+  const command = commandRequest(request)
+  const response = await executeCommand(rt, command, async () => {
+    const recorded = await rt.eventStore.readStream(stream)
+    const history = asDomainEvents<WebhookEndpointEvent>(recorded)
+    const now = rt.clock.now()
+    const state = history.reduce(evolveWebhookEndpointState, undefined as never)
+    const events = decideWebhookEndpoint(decide(toUnixSeconds(now)), state)
+    const readPosition = recorded.at(-1)?.position ?? 0n
+    return {
+      appends: [
+        {
+          stream,
+          expected: expectedAfter(recorded.length - 1),
+          events: toNewEvents(events, metadataFor(command, now.getTime())),
+        },
+      ],
+      ...answer([...history, ...events]),
+      readPosition,
     }
-  }
+  })
+  // The answer is recorded (for Idempotency-Key repeats) with the secret sealed; the client gets it open.
+  const body = response.body as { secret?: string }
+  const shown = body?.secret === undefined ? body : { ...body, secret: rt.secrets.open(body.secret) }
+  return sendCommandResponse(reply, { ...response, body: shown })
+}
+/** The endpoint as the answer shows it; `sealed`, a secret made by this command, shown once (opened on the way out). */
 
-  /** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */
-  const change = async (
-    request: Parameters<typeof commandRequest>[0],
-    reply: Parameters<typeof sendCommandResponse>[0],
-    endpointId: number,
-    decide: (at: number) => WebhookEndpointCommand,
-    /** The answer, given the endpoint's events up to and with those decided. */
-    answer: (all: WebhookEndpointEvent[]) => { status: number; body: unknown },
-  ) => {
-    const { account } = callerOf(request)
-    const stream = webhookEndpointStream(account.id, endpointId)
-    const command = commandRequest(request)
-    const response = await executeCommand(rt, command, async () => {
-      const recorded = await rt.eventStore.readStream(stream)
-      const history = asDomainEvents<WebhookEndpointEvent>(recorded)
-      const now = rt.clock.now()
-      const state = history.reduce(evolveWebhookEndpointState, undefined as never)
-      const events = decideWebhookEndpoint(decide(toUnixSeconds(now)), state)
-      const readPosition = recorded.at(-1)?.position ?? 0n
-      return {
-        appends: [
-          {
-            stream,
-            expected: expectedAfter(recorded.length - 1),
-            events: toNewEvents(events, metadataFor(command, now.getTime())),
-          },
-        ],
-        ...answer([...history, ...events]),
-        readPosition,
-      }
-    })
-    // The answer is recorded (for Idempotency-Key repeats) with the secret sealed; the client gets it open.
-    const body = response.body as { secret?: string }
-    const shown = body?.secret === undefined ? body : { ...body, secret: rt.secrets.open(body.secret) }
-    return sendCommandResponse(reply, { ...response, body: shown })
-  }
-  /** The endpoint as the answer shows it; `sealed`, a secret made by this command, shown once (opened on the way out). */
+export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
   const rendered = (all: WebhookEndpointEvent[], sealed?: string) =>
     renderWebhookEndpoint(all.reduce(evolveWebhookEndpoint, undefined as never), sealed)
 
@@ -170,12 +172,13 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     ENDPOINTS,
     { schema: { body: createBody, summary: 'Create a webhook endpoint' } },
     async (request, reply) => {
-      await checkReceiver(request.body.url)
-      await underEndpointCap(callerOf(request).account.id)
+      await checkReceiver(rt, request.body.url)
+      await underEndpointCap(rt, callerOf(request).account.id)
       const id = rt.ids.next()
       const secret = rt.secrets.seal(newSecret())
       const { url, enabled_events = null, description = null } = request.body
-      return change(
+      return changeEndpoint(
+        rt,
         request,
         reply,
         id,
@@ -192,9 +195,10 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     `${ENDPOINTS}/:id`,
     { schema: { params: endpointParams, body: updateBody, summary: 'Change a webhook endpoint' } },
     async (request, reply) => {
-      await checkReceiver(request.body.url)
+      await checkReceiver(rt, request.body.url)
       const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined))
-      return change(
+      return changeEndpoint(
+        rt,
         request,
         reply,
         request.params.id,
@@ -208,7 +212,8 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     `${ENDPOINTS}/:id`,
     { schema: { params: endpointParams, summary: 'Delete a webhook endpoint' } },
     async (request, reply) =>
-      change(
+      changeEndpoint(
+        rt,
         request,
         reply,
         request.params.id,
@@ -229,7 +234,8 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     async (request, reply) => {
       const secret = rt.secrets.seal(newSecret())
       const expiresIn = request.body?.expires_in ?? DEFAULT_ROTATION_GRACE_SECONDS
-      return change(
+      return changeEndpoint(
+        rt,
         request,
         reply,
         request.params.id,
@@ -243,7 +249,8 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
     `${ENDPOINTS}/:id/test`,
     { schema: { params: endpointParams, summary: 'Send a webhook.test message to a webhook endpoint' } },
     async (request, reply) =>
-      change(
+      changeEndpoint(
+        rt,
         request,
         reply,
         request.params.id,
@@ -270,7 +277,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
         undefined as never,
       )
       if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
-      await noReplayRunning(account.id, endpointId)
+      await noReplayRunning(rt, account.id, endpointId)
       const accepted = await acceptJobRequest(rt, jobs, request, {
         type: 'webhook_endpoints.replay',
         payload: { method: 'POST', url: pathCalled(request), body: { endpoint_id: endpointId, ...request.body } },

@@ -66,33 +66,7 @@ export async function createHttpServer(
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.setErrorHandler(handleError)
-  // The OpenAPI document comes from the same zod schemas that validate the requests.
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'shiplog',
-        version: serviceVersion,
-        description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation',
-      },
-      components: { securitySchemes: { key: { type: 'http', scheme: 'bearer' } } },
-      security: [{ key: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: (documentObject) =>
-      completeDocument(
-        'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject,
-        apiNotes,
-      ),
-  })
-  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
-  // The API reference page, from the same document, served with its assets (no outside fetch).
-  await app.register(async (scope) => {
-    scope.addHook('onRoute', (route) => {
-      route.config = { ...route.config, auth: 'none' }
-    })
-    await scope.register(swaggerUi, { routePrefix: '/docs' })
-  })
+  await apiReference(app, apiNotes)
   app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     service: 'shiplog',
     api_reference: '/docs',
@@ -124,23 +98,7 @@ export async function createHttpServer(
   app.setNotFoundHandler((request, reply) =>
     handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
   )
-  // A client that takes longer than REQUEST_TIMEOUT_MS to send its whole request is cut off with
-  // 408, so a slow or trickling client holds no connection (Node's own check runs only every 30 s).
-  app.addHook('onRequest', (request, reply, done) => {
-    const raw = request.raw
-    if (raw.complete) return done()
-    const timer = setTimeout(() => {
-      if (raw.complete || raw.socket.destroyed) return
-      request.log.info('request timed out while its body was arriving')
-      raw.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-      raw.socket.destroySoon()
-    }, rt.config.REQUEST_TIMEOUT_MS)
-    const clear = () => clearTimeout(timer)
-    raw.once('end', clear)
-    raw.once('close', clear)
-    reply.raw.once('finish', clear)
-    done()
-  })
+  cutOffSlowClients(app, rt.config.REQUEST_TIMEOUT_MS)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     // The key is checked first (one indexed lookup), so the limit knows whose request it is;
@@ -158,4 +116,57 @@ export async function createHttpServer(
     if (refused) throw refused
   })
   return app
+}
+
+/** The OpenAPI document, from the same zod schemas that validate the requests, and the reference page. */
+async function apiReference(app: App, apiNotes: Record<string, OperationNotes>) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'shiplog',
+        version: serviceVersion,
+        description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation',
+      },
+      components: { securitySchemes: { key: { type: 'http', scheme: 'bearer' } } },
+      security: [{ key: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: (documentObject) =>
+      completeDocument(
+        'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject,
+        apiNotes,
+      ),
+  })
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+  // The API reference page, from the same document, served with its assets (no outside fetch).
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, auth: 'none' }
+    })
+    await scope.register(swaggerUi, { routePrefix: '/docs' })
+  })
+}
+
+/**
+ * A client that takes longer than REQUEST_TIMEOUT_MS to send its whole
+ * request is cut off with 408, so a slow or trickling client holds no
+ * connection (Node's own check runs only every 30 s).
+ */
+function cutOffSlowClients(app: App, timeoutMs: number) {
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw
+    if (raw.complete) return done()
+    const timer = setTimeout(() => {
+      if (raw.complete || raw.socket.destroyed) return
+      request.log.info('request timed out while its body was arriving')
+      raw.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      raw.socket.destroySoon()
+    }, timeoutMs)
+    const clear = () => clearTimeout(timer)
+    raw.once('end', clear)
+    raw.once('close', clear)
+    reply.raw.once('finish', clear)
+    done()
+  })
 }
