@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { errorCodes } from '../../shared/domain/errors.ts'
+import { tempDir } from '../support/temp.ts'
 import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
 
 t.test('expand[] takes every prefix of a listed path, as clients send them', async (t) => {
@@ -130,6 +133,22 @@ t.test('every operation is named, tagged and answers the statuses the reference 
   await t.resolves(
     SwaggerParser.validate(structuredClone(doc)),
     'a valid OpenAPI 3.1 document (@apidevtools/swagger-parser)',
+  )
+  const file = join(tempDir(t, 'shiplog-openapi-'), 'openapi.json')
+  writeFileSync(file, JSON.stringify(doc))
+  const lint = spawnSync('node_modules/.bin/redocly', ['lint', '--format=json', file], {
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  })
+  const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf('{'))) as {
+    totals: { errors: number; warnings: number }
+    problems: { ruleId: string; message: string }[]
+  }
+  t.equal(report.totals.errors, 0, 'Redocly lint, its recommended rules: no error')
+  t.same(
+    report.problems.filter((p) => p.ruleId !== 'operation-4xx-response').map((p) => `${p.ruleId}: ${p.message}`),
+    [],
+    'no warning but for the health routes, which answer no 4xx',
   )
   const refusal = doc.paths['/v2/orders'].get.responses['400']
   t.same(refusal.headers['X-Shiplog-Error'].schema.enum, Object.keys(errorCodes), 'every error code')

@@ -127,6 +127,7 @@ async function apiReference(app: App, apiNotes: Record<string, OperationNotes>) 
         title: 'shiplog',
         version: serviceVersion,
         description: 'Self-hostable shipment tracking: trackers, orders, jobs, pickup points, delivery date estimation',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       components: { securitySchemes: { key: { type: 'http', scheme: 'bearer' } } },
       security: [{ key: [] }],
