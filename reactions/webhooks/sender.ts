@@ -43,6 +43,23 @@ export function signedHeaders(secrets: readonly string[], webhookId: string, at:
   }
 }
 
+const UNOPENED_SECRET = 'the signing secret cannot be opened: SHIPLOG_SECRET_KEY is not the key it was sealed with'
+
+/**
+ * The endpoint's signing secrets, opened; undefined when the key in use is
+ * not the one they were sealed with (an operator's mistake, logged): the
+ * attempt fails and the message is retried on its schedule, so a fixed key
+ * delivers it.
+ */
+function openSecrets(rt: SenderRuntime, endpoint: WebhookEndpointState, now: number) {
+  try {
+    return signingSecrets(endpoint, now).map((sealed) => rt.secrets.open(sealed))
+  } catch (error) {
+    rt.logger.error({ err: error, endpoint: endpoint.id }, UNOPENED_SECRET)
+    return undefined
+  }
+}
+
 const fold = <S, E>(evolve: (s: S | undefined, e: E) => S, events: readonly E[]) =>
   events.reduce<S | undefined>(evolve, undefined)
 
@@ -65,19 +82,17 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
   )
   // A message for an endpoint since disabled or deleted fails at once; a replay can send it later.
   const closed = !endpoint || endpoint.deleted ? 'deleted' : endpoint.status === 'disabled' ? 'disabled' : undefined
+  const secrets = closed ? [] : openSecrets(rt, endpoint!, toUnixSeconds(now))
   const { refused, ...outcome }: PostOutcome = closed
     ? { status_code: null, error: `the endpoint is ${closed}` }
-    : await postJson(
-        endpoint!.url,
-        signedHeaders(
-          signingSecrets(endpoint!, toUnixSeconds(now)).map((sealed) => rt.secrets.open(sealed)),
-          webhookIdOf(message.position),
-          now,
+    : !secrets
+      ? { status_code: null, error: UNOPENED_SECRET }
+      : await postJson(
+          endpoint!.url,
+          signedHeaders(secrets, webhookIdOf(message.position), now, message.body),
           message.body,
-        ),
-        message.body,
-        { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
-      )
+          { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
+        )
   const at = toUnixSeconds(rt.clock.now())
   // A receiver refused at send (a private address the operator no longer allows, no URL) fails at once.
   if (refused) rt.logger.warn({ stream: delivery.stream, error: outcome.error }, 'webhook message refused')

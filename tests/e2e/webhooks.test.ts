@@ -421,3 +421,40 @@ t.test(
     t.equal(mode(join(server.dataDir, 'read.db')), 0o600, 'the read models')
   },
 )
+
+t.test(
+  'a secret sealed with another key fails the attempt with why, and is delivered once the key is right',
+  async (t) => {
+    const receiver = await startReceiver(t)
+    const dataDir = tempDir(t, 'shiplog-webhooks-key-')
+    const env = (key: string) => ({
+      SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      SHIPLOG_SECRET_KEY: key,
+      QUEUE_NAME: `sealed-${Date.now()}`,
+    })
+    const keyA = Buffer.alloc(32, 1).toString('base64')
+    const keyB = Buffer.alloc(32, 2).toString('base64')
+    const first = await startTestServer(t, { dataDir, env: env(keyA) })
+    const endpoint = await createEndpoint(first, receiver)
+    await first.close()
+    const wrong = await startTestServer(t, { dataDir, env: env(keyB) })
+    const asOwner: TestServer = {
+      ...wrong,
+      request: (method, path, options = {}) => wrong.request(method, path, { key: first.privateKey, ...options }),
+    }
+    await asOwner.request('POST', `/v2/webhook_endpoints/${endpoint.id}/test`)
+    const [failed] = await deliveries(asOwner, endpoint.id, (l) => l[0]?.attempts >= 1)
+    t.match(failed, { status: 'pending', last_error: /SHIPLOG_SECRET_KEY is not the key it was sealed with/ })
+    t.equal(receiver.received.length, 0, 'nothing sent unsigned')
+    await wrong.close()
+    const right = await startTestServer(t, { dataDir, env: env(keyA) })
+    const fixed: TestServer = {
+      ...right,
+      request: (method, path, options = {}) => right.request(method, path, { key: first.privateKey, ...options }),
+    }
+    verified(t, endpoint.secret, await receiver.waitFor(1))
+    const [delivered] = await deliveries(fixed, endpoint.id, (l) => l[0]?.status === 'succeeded')
+    t.equal(delivered.status, 'succeeded')
+  },
+)
