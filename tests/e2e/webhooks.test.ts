@@ -429,7 +429,8 @@ t.test(
     const dataDir = tempDir(t, 'shiplog-webhooks-key-')
     const env = (key: string) => ({
       SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
-      SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      // Enough retries that the wrong key's attempts do not use up the schedule before the fix.
+      SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '2,2,2,2,2,2',
       SHIPLOG_SECRET_KEY: key,
       QUEUE_NAME: `sealed-${Date.now()}`,
     })
