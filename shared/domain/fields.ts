@@ -103,13 +103,16 @@ export function jsonShape(value: unknown, maxDepth: number): { depth: number; ke
  */
 export const customVariables = z
   .record(z.string(), z.unknown())
-  .refine((v) => jsonShape(v, LIMITS.customVariablesDepth).depth <= LIMITS.customVariablesDepth, {
-    message: `must nest at most ${LIMITS.customVariablesDepth} levels deep`,
-    abort: true,
-  })
-  .refine((v) => jsonShape(v, LIMITS.customVariablesDepth).keys <= LIMITS.customVariablesKeys, {
-    message: `must hold at most ${LIMITS.customVariablesKeys} keys`,
-    abort: true,
+  .check((ctx) => {
+    // The value is walked once for both bounds; past either, its length is not measured.
+    const { depth, keys } = jsonShape(ctx.value, LIMITS.customVariablesDepth)
+    const message =
+      depth > LIMITS.customVariablesDepth
+        ? `must nest at most ${LIMITS.customVariablesDepth} levels deep`
+        : keys > LIMITS.customVariablesKeys
+          ? `must hold at most ${LIMITS.customVariablesKeys} keys`
+          : undefined
+    if (message) ctx.issues.push({ code: 'custom', message, input: ctx.value, continue: false })
   })
   .refine(
     (v) => JSON.stringify(v).length <= LIMITS.customVariablesLength,

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import t from 'tap'
+import { typescriptFiles } from '../support/sources.ts'
 
 /**
  * The rooms of the house and the rooms each may import (docs/architecture.md):
@@ -29,15 +30,10 @@ const WITHOUT_HTTP = ['shared/domain', 'projectors', 'commands', 'reactions', 'j
 
 const roomOf = (file: string) => ROOMS.find(([room]) => file.startsWith(`${room}/`))?.[0]
 
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  )
-
 /** Every module of the rooms with what it imports: project files by path, packages by name. */
 const graph = new Map<string, { files: string[]; packages: string[] }>()
 for (const [room] of ROOMS) {
-  for (const file of sources(room)) {
+  for (const file of typescriptFiles(room)) {
     const specs = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => m[1]!)
     graph.set(file, {
       files: specs.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s))),

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
+import { typescriptFiles } from '../support/sources.ts'
 
 /**
  * shared/domain/ holds pure rules: it imports zod, pure libraries and itself,
@@ -16,14 +16,9 @@ const allowedPackages = new Set([
   'ts-tracking-number',
 ])
 
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  )
-
 t.test('the domain imports nothing with I/O, nor the infrastructure', async (t) => {
   const offending: string[] = []
-  for (const file of files(DOMAIN)) {
+  for (const file of typescriptFiles(DOMAIN)) {
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)) {
       const fine = spec!.startsWith('.')
         ? !spec!.includes('infra/') && !spec!.includes('../../../')
@@ -35,7 +30,7 @@ t.test('the domain imports nothing with I/O, nor the infrastructure', async (t) 
 })
 
 t.test('the domain never reads the clock nor makes ids', async (t) => {
-  const offending = files(DOMAIN).filter((file) =>
+  const offending = typescriptFiles(DOMAIN).filter((file) =>
     /Date\.now\(|new Date\(\)|randomUUID|Math\.random|crypto/.test(readFileSync(file, 'utf8')),
   )
   t.same(offending, [])

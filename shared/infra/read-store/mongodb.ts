@@ -11,6 +11,7 @@ import {
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentReads,
   type DocumentWrite,
   type FindQuery,
   type ReadStore,
@@ -149,22 +150,7 @@ async function pageRows(collection: Collection<Stored>, query: FindQuery, projec
 }
 
 /** The store's reads: by id, key or indexed field, and pages of documents or of their views. */
-function documentReads(
-  collection: CollectionOf,
-  specOf: (name: string) => CollectionSpec,
-): Pick<
-  ReadStore,
-  | 'get'
-  | 'getByKey'
-  | 'getManyByKey'
-  | 'lookup'
-  | 'lookupAll'
-  | 'lookupDue'
-  | 'keysByField'
-  | 'find'
-  | 'findView'
-  | 'missingViews'
-> {
+function documentReads(collection: CollectionOf, specOf: (name: string) => CollectionSpec): DocumentReads {
   return {
     async get<D>(name: string, accountId: number, id: number) {
       const found = await collection(name).findOne({ accountId, id })

@@ -181,6 +181,21 @@ export interface ReadStore {
   close(): Promise<void>
 }
 
+/** The reads every store answers from its documents: by id, key or indexed field, and pages of documents or views. */
+export type DocumentReads = Pick<
+  ReadStore,
+  | 'get'
+  | 'getByKey'
+  | 'getManyByKey'
+  | 'lookup'
+  | 'lookupAll'
+  | 'lookupDue'
+  | 'keysByField'
+  | 'find'
+  | 'findView'
+  | 'missingViews'
+>
+
 /** A collection's rebuild shadow, as the stores name it. */
 export const shadowOf = (spec: CollectionSpec): CollectionSpec => ({ ...spec, name: `${spec.name}__rebuild` })
 

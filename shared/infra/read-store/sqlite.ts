@@ -6,6 +6,7 @@ import {
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentReads,
   type DocumentWrite,
   type FindQuery,
   type ReadStore,
@@ -301,22 +302,7 @@ function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, se
 }
 
 /** The store's reads: by id, key or indexed field, and pages of documents or of their views. */
-function documentReads(
-  sql: Statements,
-  specOf: SpecOf,
-): Pick<
-  ReadStore,
-  | 'get'
-  | 'getByKey'
-  | 'getManyByKey'
-  | 'lookup'
-  | 'lookupAll'
-  | 'lookupDue'
-  | 'keysByField'
-  | 'find'
-  | 'findView'
-  | 'missingViews'
-> {
+function documentReads(sql: Statements, specOf: SpecOf): DocumentReads {
   return {
     async get<D>(collection: string, accountId: number, id: number) {
       const row = sql
