@@ -1,5 +1,7 @@
 import { renderAccount } from '../projectors/accounts/account.ts'
-import { list, renderNotificationType } from '../projectors/resources/render.ts'
+import { renderNotificationType } from '../projectors/resources/render.ts'
+import { accountResource, listOf, notificationTypeResource } from '../projectors/resources/schemas.ts'
+import { listEnvelope } from './shared/pagination.ts'
 import { notificationTypes } from '../shared/domain/notifications/types.ts'
 import { callerOf } from '../shared/infra/http/auth.ts'
 import type { App } from '../shared/infra/http/server.ts'
@@ -16,15 +18,23 @@ import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
 export function queryApi(app: App, rt: Runtime) {
   app.get(
     '/v2/account',
-    { schema: { summary: 'The account of the key: its id, name and settings' } },
+    { schema: { response: { 200: accountResource }, summary: 'The account of the key: its id, name and settings' } },
     async (request) => renderAccount(callerOf(request).account),
   )
   app.get(
     '/v2/notification_types',
-    { schema: { summary: 'The types of customer notification, each enabled or not for the account' } },
+    {
+      schema: {
+        response: { 200: listOf(notificationTypeResource) },
+        summary: 'The types of customer notification, each enabled or not for the account',
+      },
+    },
     async (request) => {
       const disabled = callerOf(request).account.disabled_notification_types ?? []
-      return list(Object.values(notificationTypes).map((t) => renderNotificationType(t, !disabled.includes(t.slug))))
+      return listEnvelope(
+        Object.values(notificationTypes).map((t) => renderNotificationType(t, !disabled.includes(t.slug))),
+        false,
+      )
     },
   )
   orderReadRoutes(app, rt)

@@ -29,6 +29,8 @@ export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string
   runtime: Runtime
+  /** The OpenAPI document GET /openapi.json serves: this process's routes. */
+  openapi(): unknown
   close(): Promise<void>
 }
 
@@ -111,6 +113,7 @@ export async function startServer(
 
   return {
     url: `http://${host}:${port}`,
+    openapi: () => app!.swagger(),
     runtime: rt,
     close,
   }

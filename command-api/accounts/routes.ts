@@ -1,3 +1,4 @@
+import { accountResource, notificationTypeResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { type AccountDoc, renderAccount } from '../../projectors/accounts/account.ts'
 import { accountLanguage } from '../../shared/domain/notifications/languages.ts'
@@ -15,7 +16,13 @@ export const updateAccountBody = z.strictObject({ language_code: accountLanguage
 export function accountWriteRoutes(app: App, rt: Runtime) {
   app.patch(
     '/v2/account',
-    { schema: { body: updateAccountBody, summary: "Change the account's settings: its customers' default language" } },
+    {
+      schema: {
+        body: updateAccountBody,
+        response: { 200: accountResource },
+        summary: "Change the account's settings: its customers' default language",
+      },
+    },
     async (request, reply) => {
       const { account, keyId } = callerOf(request)
       const { position } = await changeAccount(
@@ -35,6 +42,7 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
       schema: {
         params: z.object({ slug: z.enum(notificationSlugs) }),
         body: z.strictObject({ enabled: z.boolean() }),
+        response: { 200: notificationTypeResource },
         summary: 'Turn a type of customer notification on or off for the account',
       },
     },

@@ -1,3 +1,4 @@
+import { carrierServiceConfigResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
@@ -63,6 +64,7 @@ export function carrierServiceWriteRoutes(app: App, rt: Runtime) {
       schema: {
         params: z.object({ carrier_code: code, service_code: code }),
         body: carrierServiceBody,
+        response: { 200: carrierServiceConfigResource, 201: carrierServiceConfigResource },
         summary: 'Configure a carrier service for delivery date estimation',
       },
     },

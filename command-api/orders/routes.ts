@@ -1,3 +1,4 @@
+import { acceptedJobId, orderResource } from '../../projectors/resources/schemas.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { ORDER_BODY_LIMIT } from '../../shared/infra/http/body-limits.ts'
@@ -15,7 +16,11 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
     ORDERS_PATH,
     {
       bodyLimit: Math.min(ORDER_BODY_LIMIT, rt.config.BODY_LIMIT),
-      schema: { body: orderBody, summary: 'Create or update one order with its fulfillments, trackers and line items' },
+      schema: {
+        body: orderBody,
+        response: { 200: orderResource, 201: orderResource },
+        summary: 'Create or update one order with its fulfillments, trackers and line items',
+      },
     },
     async (request, reply) => {
       const command = commandRequest(request)
@@ -32,7 +37,11 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
     BATCH_PATH,
     {
       bodyLimit: rt.config.BODY_LIMIT,
-      schema: { body: batchCreateBody, summary: 'Create or update up to 100 orders (a job)' },
+      schema: {
+        body: batchCreateBody,
+        response: { 202: acceptedJobId },
+        summary: 'Create or update up to 100 orders (a job)',
+      },
     },
     async (request, reply) => {
       const job = {

@@ -1,3 +1,4 @@
+import { jobResource } from '../../projectors/resources/schemas.ts'
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
@@ -14,7 +15,7 @@ export function pickupPointWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
     await scope.register(multipart, { limits: { fileSize: rt.config.MAX_UPLOAD_BYTES, files: 1, fields: 10 } })
     scope.post(
       IMPORT_PATH,
-      { schema: { summary: 'Import pickup points from a CSV file (a job)' } },
+      { schema: { response: { 202: jobResource }, summary: 'Import pickup points from a CSV file (a job)' } },
       async (request, reply) => {
         const { account } = callerOf(request)
         const jobId = rt.ids.next()

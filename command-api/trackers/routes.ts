@@ -10,8 +10,9 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { executeCommand } from '../../commands/execute.ts'
 import { commandRequest, sendCommandResponse } from '../command-request.ts'
-import { planTrackingEvents, trackingEventsBody } from '../../commands/trackers/events.ts'
-import { upsertTrackersBody } from '../../commands/trackers/schema.ts'
+import { planTrackingEvents, trackingEventsBody, trackingEventsResponse } from '../../commands/trackers/events.ts'
+import { upsertTrackersBody, upsertTrackersResponse } from '../../commands/trackers/schema.ts'
+import { trackerRefresh } from '../../projectors/resources/schemas.ts'
 import { createOrderStates, planTrackerUpserts } from '../../commands/trackers/upsert.ts'
 
 export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
@@ -20,7 +21,11 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
     '/v1/trackers',
     {
       bodyLimit: rt.config.BODY_LIMIT,
-      schema: { body: upsertTrackersBody, summary: 'Batch create or update trackers' },
+      schema: {
+        body: upsertTrackersBody,
+        response: { 201: upsertTrackersResponse },
+        summary: 'Batch create or update trackers',
+      },
     },
     async (request, reply) => {
       const command = commandRequest(request)
@@ -32,7 +37,11 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
     '/v2/trackers/events',
     {
       bodyLimit: rt.config.BODY_LIMIT,
-      schema: { body: trackingEventsBody, summary: 'Record carrier tracking events on the trackers they concern' },
+      schema: {
+        body: trackingEventsBody,
+        response: { 201: trackingEventsResponse },
+        summary: 'Record carrier tracking events on the trackers they concern',
+      },
     },
     async (request, reply) => {
       const command = commandRequest(request)
@@ -51,6 +60,7 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
             .positive('must be a positive id')
             .max(Number.MAX_SAFE_INTEGER),
         }),
+        response: { 202: trackerRefresh },
         summary: "Ask the tracker's carrier for news now (carriers with a configured tracking API)",
       },
     },

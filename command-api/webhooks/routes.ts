@@ -1,3 +1,9 @@
+import {
+  deletedWebhookEndpoint,
+  jobResource,
+  webhookEndpointResource,
+  webhookTest,
+} from '../../projectors/resources/schemas.ts'
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/webhooks/endpoint.ts'
@@ -170,7 +176,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
 
   app.post(
     ENDPOINTS,
-    { schema: { body: createBody, summary: 'Create a webhook endpoint' } },
+    { schema: { body: createBody, response: { 201: webhookEndpointResource }, summary: 'Create a webhook endpoint' } },
     async (request, reply) => {
       await checkReceiver(rt, request.body.url)
       await underEndpointCap(rt, callerOf(request).account.id)
@@ -193,7 +199,14 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
 
   app.patch(
     `${ENDPOINTS}/:id`,
-    { schema: { params: endpointParams, body: updateBody, summary: 'Change a webhook endpoint' } },
+    {
+      schema: {
+        params: endpointParams,
+        body: updateBody,
+        response: { 200: webhookEndpointResource },
+        summary: 'Change a webhook endpoint',
+      },
+    },
     async (request, reply) => {
       await checkReceiver(rt, request.body.url)
       const changes = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v !== undefined))
@@ -210,7 +223,13 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
 
   app.delete(
     `${ENDPOINTS}/:id`,
-    { schema: { params: endpointParams, summary: 'Delete a webhook endpoint' } },
+    {
+      schema: {
+        params: endpointParams,
+        response: { 200: deletedWebhookEndpoint },
+        summary: 'Delete a webhook endpoint',
+      },
+    },
     async (request, reply) =>
       changeEndpoint(
         rt,
@@ -228,6 +247,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
       schema: {
         params: endpointParams,
         body: rotateBody,
+        response: { 200: webhookEndpointResource },
         summary: "Replace a webhook endpoint's signing secret; the previous one signs beside it for expires_in seconds",
       },
     },
@@ -247,7 +267,13 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
 
   app.post(
     `${ENDPOINTS}/:id/test`,
-    { schema: { params: endpointParams, summary: 'Send a webhook.test message to a webhook endpoint' } },
+    {
+      schema: {
+        params: endpointParams,
+        response: { 202: webhookTest },
+        summary: 'Send a webhook.test message to a webhook endpoint',
+      },
+    },
     async (request, reply) =>
       changeEndpoint(
         rt,
@@ -265,6 +291,7 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
       schema: {
         params: endpointParams,
         body: replayBody,
+        response: { 202: jobResource },
         summary: 'Send again every message to a webhook endpoint from a point in history (a job)',
       },
     },

@@ -53,12 +53,19 @@ export const trackingEventsBody = z.object({
     .max(MAX_EVENTS_PER_REQUEST, `at most ${MAX_EVENTS_PER_REQUEST} events per request`),
 })
 
-/** One element of the 201 body, in request order. */
-export interface TrackingEventResult {
-  tracking_number: string
+/** The 201 body: what became of each event, in request order. */
+export const trackingEventsResponse = z.object({
+  events: z.array(
+    z.object({
+      tracking_number: z.string(),
+      status: z.enum(['created', 'duplicate', 'unknown_tracker']),
+      tracker_ids: z.array(z.number().int()),
+      event_id: z.number().int().nullable(),
+    }),
+  ),
+})
+export type TrackingEventResult = z.output<typeof trackingEventsResponse>['events'][number] & {
   status: TrackingEventOutcome['status'] | 'unknown_tracker'
-  tracker_ids: number[]
-  event_id: number | null
 }
 
 const TRACKERS = collections.trackers.name

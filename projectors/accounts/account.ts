@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { accountResource } from '../resources/schemas.ts'
 import { assertNever } from '../../shared/domain/events/index.ts'
 import type { AccountEvent } from '../../shared/domain/accounts/account.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
@@ -41,7 +43,7 @@ export function evolveAccount(doc: AccountDoc | undefined, event: AccountEvent):
 }
 
 /** The account resource: what GET and PATCH /v2/account answer (never a key). */
-export const renderAccount = (a: AccountDoc) => ({
+export const renderAccount = (a: AccountDoc): z.output<typeof accountResource> => ({
   object: 'account',
   id: a.id,
   name: a.name,

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { carrierServiceConfigResource } from '../resources/schemas.ts'
 import type { EventData } from '../../shared/domain/events/index.ts'
 import type { CarrierServiceConfig } from '../../shared/domain/events/carrier-service-events.ts'
 
@@ -22,7 +24,7 @@ export const evolveCarrierService = (
 })
 
 /** The carrier service resource: the spec's `{object, id, code, name}` plus its delivery configuration. */
-export const renderCarrierServiceConfig = (s: CarrierServiceDoc) => ({
+export const renderCarrierServiceConfig = (s: CarrierServiceDoc): z.output<typeof carrierServiceConfigResource> => ({
   object: 'carrier_service',
   id: s.id,
   code: s.service_code,

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { jobResource } from '../resources/schemas.ts'
 import { assertNever, type EventData } from '../../shared/domain/events/index.ts'
 import type { JobResult } from '../../shared/domain/events/job-events.ts'
 import type { JobEvent, JobStatus } from '../../shared/domain/jobs/job.ts'
@@ -62,7 +64,7 @@ export interface JobResultsDoc {
 export const resultItemsJson = (results: readonly JobResult[]) => JSON.stringify(results).slice(1, -1)
 
 /** The job resource: `results` (all chunks, in order) only once completed, `failed_at`/`error` only when failed. */
-export function renderJob(job: JobDoc, results: readonly JobResult[] = []) {
+export function renderJob(job: JobDoc, results: readonly JobResult[] = []): z.output<typeof jobResource> {
   return {
     object: 'job',
     id: job.id,

@@ -28,7 +28,7 @@ export interface TrackerDoc extends TrackerFields {
   events: CarrierEventDoc[]
   notifications: Notification[]
   line_items: LineItemDoc[]
-  claims: unknown[]
+  claims: Record<string, unknown>[]
 }
 
 export interface FulfillmentDoc extends FulfillmentFields {

@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import type {
   Address,
   Carrier,
@@ -7,58 +8,86 @@ import type {
 } from '../../shared/domain/events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
 import type { Expansion } from './expansion.ts'
+import type * as schemas from './schemas.ts'
 
 /*
  * One renderer per resource of the spec, used by every route. A nested
  * resource that was not expanded is a stub: `{object, id}` (a carrier shows its
  * code), a list `{object: "list", data: [stubs]}`; never omitted.
  */
-type Resource = Record<string, unknown> & { object: string }
+type Output<S extends z.ZodType> = z.output<S>
 
-export const list = (data: unknown[]) => ({ object: 'list' as const, data })
+export const list = <T>(data: T[]) => ({ object: 'list' as const, data })
 
-const stub = (object: string, item: { id: number }) => ({ object, id: item.id })
-const stubList = (object: string, items: readonly { id: number }[]) => list(items.map((i) => stub(object, i)))
+const stub = <O extends string>(object: O, item: { id: number }) => ({ object, id: item.id })
 
 /** Lists come in descending id order (the list envelope's rule); a list kept in another order says so. */
 const descendingIds = <T extends { id: number }>(items: readonly T[]) => [...items].sort((a, b) => b.id - a.id)
 
 /** A nested list, expanded or stubbed, newest id first, as every list of the API. */
-const nestedList = <T extends { id: number }>(
+const nestedList = <T extends { id: number }, O extends string, R>(
   expansion: Expansion,
   path: string,
-  object: string,
+  object: O,
   items: readonly T[],
-  render: (item: T) => Resource,
+  render: (item: T) => R,
 ) => {
   const sorted = descendingIds(items)
-  return expansion.has(path) ? list(sorted.map(render)) : stubList(object, sorted)
+  return list<R | { object: O; id: number }>(
+    expansion.has(path) ? sorted.map(render) : sorted.map((i) => stub(object, i)),
+  )
 }
 
-const nestedOne = <T extends { id: number }>(
+/** A nested resource, expanded or stubbed. */
+const nestedOne = <T extends { id: number }, O extends string, R>(
   expansion: Expansion,
   path: string,
-  object: string,
+  object: O,
+  item: T,
+  render: (item: T) => R,
+) => (expansion.has(path) ? render(item) : stub(object, item))
+
+const nestedOptional = <T extends { id: number }, O extends string, R>(
+  expansion: Expansion,
+  path: string,
+  object: O,
   item: T | null,
-  render: (item: T) => Resource,
-) => (item === null ? null : expansion.has(path) ? render(item) : stub(object, item))
+  render: (item: T) => R,
+) => (item === null ? null : nestedOne(expansion, path, object, item, render))
 
-export const renderAddress = (a: Address): Resource => ({ object: 'address', ...a })
+export const renderAddress = (a: Address): Output<typeof schemas.addressResource> => ({ object: 'address', ...a })
 
-export const renderCarrier = (c: Carrier): Resource => ({ object: 'carrier', code: c.code, name: c.name })
+export const renderCarrier = (c: Carrier): Output<typeof schemas.carrierResource> => ({
+  object: 'carrier',
+  code: c.code,
+  name: c.name,
+})
 
-export const renderCarrierService = (s: CarrierService): Resource => ({ object: 'carrier_service', ...s })
+export const renderCarrierService = (s: CarrierService): Output<typeof schemas.carrierServiceResource> => ({
+  object: 'carrier_service',
+  ...s,
+})
 
-export const renderLineItem = (li: LineItemDoc): Resource => ({ object: 'line_item', ...li })
+export const renderLineItem = (li: LineItemDoc): Output<typeof schemas.lineItemResource> => ({
+  object: 'line_item',
+  ...li,
+})
 
 /** A notification type; `enabled` (the account's setting) where the account's catalogue is listed. */
-export const renderNotificationType = (t: NotificationType, enabled?: boolean): Resource => ({
+export const renderNotificationType = (
+  t: NotificationType,
+  enabled?: boolean,
+): Output<typeof schemas.notificationTypeResource> => ({
   object: 'notification_type',
   ...t,
   ...(enabled === undefined ? {} : { enabled }),
 })
 
-export function renderNotification(n: Notification, x: Expansion, prefix: string): Resource {
+export function renderNotification(
+  n: Notification,
+  x: Expansion,
+  prefix: string,
+): Output<typeof schemas.notificationResource> {
   return {
     object: 'notification',
     id: n.id,
@@ -80,12 +109,12 @@ export function renderNotification(n: Notification, x: Expansion, prefix: string
   }
 }
 
-export function renderEvent(e: CarrierEventDoc, x: Expansion, prefix: string): Resource {
-  return { object: 'event', ...e, address: nestedOne(x, `${prefix}address`, 'address', e.address, renderAddress) }
+export function renderEvent(e: CarrierEventDoc, x: Expansion, prefix: string): Output<typeof schemas.eventResource> {
+  return { object: 'event', ...e, address: nestedOptional(x, `${prefix}address`, 'address', e.address, renderAddress) }
 }
 
 /** `prefix` is where the tracker sits in the expansion: `fulfillments.trackers.` under an order, `` on its own. */
-export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Resource {
+export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Output<typeof schemas.trackerResource> {
   const { fulfillment_id: _internal, ...fields } = t
   return {
     object: 'tracker',
@@ -102,12 +131,16 @@ export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Reso
   }
 }
 
-export function renderFulfillment(f: FulfillmentDoc, x: Expansion, prefix: string): Resource {
+export function renderFulfillment(
+  f: FulfillmentDoc,
+  x: Expansion,
+  prefix: string,
+): Output<typeof schemas.fulfillmentResource> {
   return {
     object: 'fulfillment',
     ...f,
     line_items: nestedList(x, `${prefix}line_items`, 'line_item', f.line_items, renderLineItem),
-    shipping_address: nestedOne(x, `${prefix}shipping_address`, 'address', f.shipping_address, renderAddress),
+    shipping_address: nestedOptional(x, `${prefix}shipping_address`, 'address', f.shipping_address, renderAddress),
     trackers: nestedList(x, `${prefix}trackers`, 'tracker', f.trackers, (t) =>
       renderTracker(t, x, `${prefix}trackers.`),
     ),
@@ -117,7 +150,7 @@ export function renderFulfillment(f: FulfillmentDoc, x: Expansion, prefix: strin
   }
 }
 
-export function renderOrder(o: OrderDoc, x: Expansion): Resource {
+export function renderOrder(o: OrderDoc, x: Expansion): Output<typeof schemas.orderResource> {
   return {
     object: 'order',
     ...o,
@@ -128,6 +161,6 @@ export function renderOrder(o: OrderDoc, x: Expansion): Resource {
     notifications: nestedList(x, 'notifications', 'notification', o.notifications, (n) =>
       renderNotification(n, x, 'notifications.'),
     ),
-    shipping_address: nestedOne(x, 'shipping_address', 'address', o.shipping_address, renderAddress),
+    shipping_address: nestedOptional(x, 'shipping_address', 'address', o.shipping_address, renderAddress),
   }
 }

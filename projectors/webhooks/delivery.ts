@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { webhookDeliveryResource } from '../resources/schemas.ts'
 import {
   evolveWebhookMessageState,
   webhookIdOf,
@@ -14,7 +16,7 @@ export function evolveWebhookDelivery(doc: WebhookDeliveryDoc | undefined, event
 }
 
 /** The webhook_delivery resource of `GET /v2/webhook_endpoints/{id}/deliveries`. */
-export const renderWebhookDelivery = (d: WebhookDeliveryDoc) => ({
+export const renderWebhookDelivery = (d: WebhookDeliveryDoc): z.output<typeof webhookDeliveryResource> => ({
   object: 'webhook_delivery',
   id: d.delivery_id,
   webhook_id: webhookIdOf(d.position),

@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+import type { webhookEndpointResource } from '../resources/schemas.ts'
 import {
   evolveWebhookEndpointState,
   type WebhookEndpointEvent,
@@ -21,7 +23,10 @@ export function evolveWebhookEndpoint(doc: WebhookEndpointDoc | undefined, event
 }
 
 /** The webhook_endpoint resource; `secret` is added only where one is made (create, rotate_secret). */
-export const renderWebhookEndpoint = (e: Omit<WebhookEndpointDoc, 'deleted'>, secret?: string) => ({
+export const renderWebhookEndpoint = (
+  e: Omit<WebhookEndpointDoc, 'deleted'>,
+  secret?: string,
+): z.output<typeof webhookEndpointResource> => ({
   object: 'webhook_endpoint',
   id: e.id,
   url: e.url,

@@ -1,3 +1,4 @@
+import { carrierServiceConfigResource, deliveryDateEstimations, listOf } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { countryCode } from '../../shared/domain/fields.ts'
 import { isCalendarDate } from '../../shared/domain/delivery/calendar.ts'
@@ -45,7 +46,11 @@ export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
     {
       config: { auth: 'public-or-private' },
       bodyLimit: ESTIMATION_BODY_LIMIT,
-      schema: { body: estimationBody, summary: 'Estimate delivery dates per carrier service' },
+      schema: {
+        body: estimationBody,
+        response: { 200: deliveryDateEstimations },
+        summary: 'Estimate delivery dates per carrier service',
+      },
     },
     async (request) => {
       const { account } = callerOf(request)
@@ -81,7 +86,13 @@ export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
 
   app.get(
     '/v2/carrier_services',
-    { schema: { querystring: z.object(paginationQuery), summary: 'List configured carrier services' } },
+    {
+      schema: {
+        querystring: z.object(paginationQuery),
+        response: { 200: listOf(carrierServiceConfigResource) },
+        summary: 'List configured carrier services',
+      },
+    },
     async (request) => {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [SERVICES])

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream'
+import { jobResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
@@ -14,7 +14,7 @@ import {
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import { viewBytesOf, type ViewBytes } from '../../shared/infra/read-store/port.ts'
-import { joinViews } from '../shared/send-views.ts'
+import { joinViews, sendJsonStream } from '../shared/send-views.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 
 const JOB_RESULTS = collections.job_results.name
@@ -46,7 +46,13 @@ async function* resultItems(rt: Runtime, accountId: number, jobId: number): Asyn
 export function jobReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/jobs/:job_id',
-    { schema: { params: z.object({ job_id: z.coerce.number().int().positive() }), summary: 'Retrieve a job' } },
+    {
+      schema: {
+        params: z.object({ job_id: z.coerce.number().int().positive() }),
+        response: { 200: jobResource },
+        summary: 'Retrieve a job',
+      },
+    },
     async (request, reply) => {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [collections.jobs.name, JOB_RESULTS])
@@ -57,7 +63,7 @@ export function jobReadRoutes(app: App, rt: Runtime) {
       const seenAt = (await rt.readStore.checkpoint(collections.jobs.name)) ?? 0n
       await waitForProjections(rt.readStore, [JOB_RESULTS], seenAt, rt.config.CONSISTENCY_WAIT_MS)
       const items = () => resultItems(rt, account.id, found.doc.id)
-      return reply.type('application/json; charset=utf-8').send(Readable.from(renderJobJson(found.doc, items)))
+      return sendJsonStream(reply, renderJobJson(found.doc, items))
     },
   )
 }

@@ -1,3 +1,4 @@
+import { notificationPreview } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import type { NotificationLocationDoc } from '../../projectors/projections.ts'
 import type { OrderDoc } from '../../projectors/orders/document.ts'
@@ -17,7 +18,11 @@ export function notificationReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/notifications/:id/preview',
     {
-      schema: { params, summary: 'The e-mail a notification sends: subject, text and HTML, as the customer gets them' },
+      schema: {
+        params,
+        response: { 200: notificationPreview },
+        summary: 'The e-mail a notification sends: subject, text and HTML, as the customer gets them',
+      },
     },
     async (request) => {
       const { account } = callerOf(request)
@@ -32,7 +37,7 @@ export function notificationReadRoutes(app: App, rt: Runtime) {
       if (!order || !found) throw notFound('Notification not found')
       const email = renderEmail(emailFactsOf(order.doc, found, account.language_code))
       return {
-        object: 'notification_preview',
+        object: 'notification_preview' as const,
         notification_id: found.notification.id,
         notification_type: found.notification.notification_type.slug,
         language_code: found.notification.language_code,

@@ -1,3 +1,4 @@
+import { historyEventResource, listOf, orderResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
@@ -34,7 +35,7 @@ const orderIdParams = z.object({ id: z.coerce.number().int().positive() })
 export function orderReadRoutes(app: App, rt: Runtime) {
   app.get(
     '/v2/orders',
-    { schema: { querystring: listOrdersQuery, summary: 'List orders' } },
+    { schema: { querystring: listOrdersQuery, response: { 200: listOf(orderResource) }, summary: 'List orders' } },
     async (request, reply) => {
       const { account } = callerOf(request)
       const q = request.query
@@ -52,7 +53,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
         const views = page.views.filter((v) => v !== null)
         if (views.length === page.views.length) return sendViewList(reply, views, page.hasMore)
       }
-      return listPage<OrderDoc>(rt.readStore, ORDERS, account.id, q, where, (doc) => renderOrder(doc, expansion))
+      return listPage(rt.readStore, ORDERS, account.id, q, where, (doc: OrderDoc) => renderOrder(doc, expansion))
     },
   )
 
@@ -68,6 +69,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
       schema: {
         params: orderIdParams,
         querystring: z.object({ expand, as_of: dateTimeText.optional() }),
+        response: { 200: orderResource },
         summary: 'Retrieve an order, as it is now or as it was at a past time (as_of)',
       },
     },
@@ -95,6 +97,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
       schema: {
         params: orderIdParams,
         querystring: z.object(paginationQuery),
+        response: { 200: listOf(historyEventResource) },
         summary: "An order's events, newest first",
       },
     },
@@ -105,11 +108,11 @@ export function orderReadRoutes(app: App, rt: Runtime) {
       const { limit, starting_after, ending_before } = request.query
       // A history entry's id is its revision in the order's stream, counted from 1.
       const entries = (await rt.eventStore.readStream(found.key)).map((e) => ({
-        object: 'history_event',
+        object: 'history_event' as const,
         id: e.revision + 1,
         type: e.type,
         recorded_at: toUnixSeconds(e.metadata.recordedAt),
-        data: e.data,
+        data: e.data as Record<string, unknown>,
       }))
       return pageOf(entries, { limit, startingAfter: starting_after, endingBefore: ending_before })
     },

@@ -1,3 +1,4 @@
+import { listOf, pickupPointResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
@@ -9,7 +10,11 @@ import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
 
 const POINTS = collections.pickup_points.name
 
-export const renderPickupPoint = ({ id, ...fields }: PickupPointDoc) => ({ object: 'pickup_point', id, ...fields })
+export const renderPickupPoint = ({ id, ...fields }: PickupPointDoc): z.output<typeof pickupPointResource> => ({
+  object: 'pickup_point',
+  id,
+  ...fields,
+})
 
 export function pickupPointReadRoutes(app: App, rt: Runtime) {
   app.get(
@@ -17,6 +22,7 @@ export function pickupPointReadRoutes(app: App, rt: Runtime) {
     {
       schema: {
         querystring: z.object({ merchant_id: z.string().optional(), ...paginationQuery }),
+        response: { 200: listOf(pickupPointResource) },
         summary: 'List pickup points',
       },
     },

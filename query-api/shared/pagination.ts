@@ -55,13 +55,13 @@ export const pageQuery = (accountId: number, q: PaginationParams, where: readonl
  * One page of an account's collection as the list envelope of index
  * responses: newest id first, `has_more` when the page is not the end.
  */
-export async function listPage<D>(
+export async function listPage<D, R>(
   store: ReadStore,
   collection: string,
   accountId: number,
   q: PaginationParams,
   where: readonly Condition[],
-  render: (doc: D) => unknown,
+  render: (doc: D) => R,
 ) {
   const page = await store.find<D>(collection, pageQuery(accountId, q, where))
   return listEnvelope(
@@ -71,7 +71,7 @@ export async function listPage<D>(
 }
 
 /** The list envelope of index responses: `data` newest id first, `has_more` when the page is not the end. */
-export const listEnvelope = (data: unknown[], hasMore: boolean) => ({
+export const listEnvelope = <T>(data: T[], hasMore: boolean) => ({
   object: 'list' as const,
   has_more: hasMore,
   data,

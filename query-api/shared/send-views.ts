@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { ViewBytes } from '../../shared/infra/read-store/port.ts'
 
@@ -65,3 +66,7 @@ export function joinViews(views: readonly ViewBytes[]): Buffer {
   copyJoined(views, buffer, 0)
   return buffer
 }
+
+/** A JSON answer streamed as its pieces are made (a job's results, chunk by chunk). */
+export const sendJsonStream = (reply: FastifyReply, pieces: AsyncIterable<string | Uint8Array>) =>
+  reply.type('application/json; charset=utf-8').send(Readable.from(pieces))

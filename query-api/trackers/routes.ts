@@ -1,3 +1,4 @@
+import { listOf, trackerResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
@@ -19,18 +20,24 @@ const listTrackersQuery = z.object({
 const TRACKERS = collections.trackers.name
 
 export function trackerReadRoutes(app: App, rt: Runtime) {
-  app.get('/v2/trackers', { schema: { querystring: listTrackersQuery, summary: 'List trackers' } }, async (request) => {
-    const { account } = callerOf(request)
-    const q = request.query
-    const expansion = Expansion.parse(q.expand, trackerExpandPaths)
-    const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
-    await awaitPosition(request, rt, [TRACKERS, collections.orders.name])
-    // The index finds the page; each tracker is read from its order's document.
-    const page = await rt.readStore.find(TRACKERS, pageQuery(account.id, q, where))
-    const trackers = await trackersOf(rt.readStore, page.docs)
-    return listEnvelope(
-      trackers.map((t) => renderTracker(t, expansion, '')),
-      page.hasMore,
-    )
-  })
+  app.get(
+    '/v2/trackers',
+    {
+      schema: { querystring: listTrackersQuery, response: { 200: listOf(trackerResource) }, summary: 'List trackers' },
+    },
+    async (request) => {
+      const { account } = callerOf(request)
+      const q = request.query
+      const expansion = Expansion.parse(q.expand, trackerExpandPaths)
+      const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
+      await awaitPosition(request, rt, [TRACKERS, collections.orders.name])
+      // The index finds the page; each tracker is read from its order's document.
+      const page = await rt.readStore.find(TRACKERS, pageQuery(account.id, q, where))
+      const trackers = await trackersOf(rt.readStore, page.docs)
+      return listEnvelope(
+        trackers.map((t) => renderTracker(t, expansion, '')),
+        page.hasMore,
+      )
+    },
+  )
 }

@@ -1,3 +1,4 @@
+import { listOf, webhookDeliveryResource, webhookEndpointResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
@@ -6,7 +7,7 @@ import type { App } from '../../shared/infra/http/server.ts'
 import type { Condition } from '../../shared/infra/read-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { renderWebhookDelivery, type WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
+import { renderWebhookDelivery } from '../../projectors/webhooks/delivery.ts'
 import { renderWebhookEndpoint, type WebhookEndpointDoc } from '../../projectors/webhooks/endpoint.ts'
 import { listPage, paginationQuery, whereEqual } from '../shared/pagination.ts'
 
@@ -31,6 +32,7 @@ export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
     {
       schema: {
         querystring: z.object({ status: z.enum(['enabled', 'disabled']).optional(), ...paginationQuery }),
+        response: { 200: listOf(webhookEndpointResource) },
         summary: 'List webhook endpoints',
       },
     },
@@ -38,7 +40,7 @@ export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [ENDPOINTS])
       const where = [notDeleted, ...whereEqual({ status: request.query.status })]
-      return listPage<WebhookEndpointDoc>(rt.readStore, ENDPOINTS, account.id, request.query, where, (doc) =>
+      return listPage(rt.readStore, ENDPOINTS, account.id, request.query, where, (doc: WebhookEndpointDoc) =>
         renderWebhookEndpoint(doc),
       )
     },
@@ -46,7 +48,13 @@ export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
 
   app.get(
     '/v2/webhook_endpoints/:id',
-    { schema: { params: endpointParams, summary: 'Retrieve a webhook endpoint' } },
+    {
+      schema: {
+        params: endpointParams,
+        response: { 200: webhookEndpointResource },
+        summary: 'Retrieve a webhook endpoint',
+      },
+    },
     async (request) => {
       await awaitPosition(request, rt, [ENDPOINTS])
       return renderWebhookEndpoint(await endpointOf(callerOf(request).account.id, request.params.id))
@@ -59,6 +67,7 @@ export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
       schema: {
         params: endpointParams,
         querystring: z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), ...paginationQuery }),
+        response: { 200: listOf(webhookDeliveryResource) },
         summary: "A webhook endpoint's delivery log: each message, its attempts and outcome",
       },
     },
@@ -70,14 +79,7 @@ export function webhookEndpointReadRoutes(app: App, rt: Runtime) {
         { field: 'endpoint_id', op: 'eq', value: endpoint.id },
         ...whereEqual({ status: request.query.status }),
       ]
-      return listPage<WebhookDeliveryDoc>(
-        rt.readStore,
-        DELIVERIES,
-        account.id,
-        request.query,
-        where,
-        renderWebhookDelivery,
-      )
+      return listPage(rt.readStore, DELIVERIES, account.id, request.query, where, renderWebhookDelivery)
     },
   )
 }

@@ -117,6 +117,24 @@ t.test('every operation is named, tagged and answers the statuses the reference 
     }
   }
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
+  // A client generated from the document types every success answer: no operation's body is unknown or absent.
+  const dir = tempDir(t, 'shiplog-client-')
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc))
+  const generated = spawnSync(
+    'node_modules/.bin/openapi-typescript',
+    [join(dir, 'openapi.json'), '-o', join(dir, 'api.d.ts')],
+    {
+      encoding: 'utf8',
+    },
+  )
+  t.equal(generated.status, 0, `openapi-typescript generates a client's types ${generated.stderr}`)
+  writeFileSync(join(dir, 'typed.ts'), typedAnswersCheck)
+  // Without the test runner's hooks (NODE_OPTIONS), which the compiler's launcher does not load under.
+  const tsc = ['--ignoreConfig', '--noEmit', '--strict', '--types', '', join(dir, 'typed.ts')]
+  const compiled = spawnSync('sh', ['-c', 'NODE_OPTIONS= exec node_modules/.bin/tsc "$@"', 'tsc', ...tsc], {
+    encoding: 'utf8',
+  })
+  t.equal(compiled.status, 0, `every success answer has a type: ${compiled.stdout}${compiled.stderr}`)
   const successes = (path: string, method: string) =>
     Object.keys(doc.paths[path][method].responses).filter((s) => s.startsWith('2'))
   t.same(successes('/v2/webhook_endpoints', 'post'), ['201'], 'create answers 201')
@@ -150,8 +168,8 @@ t.test('every operation is named, tagged and answers the statuses the reference 
     [],
     'no warning but for the health routes, which answer no 4xx',
   )
-  const refusal = doc.paths['/v2/orders'].get.responses['400']
-  t.same(refusal.headers['X-Shiplog-Error'].schema.enum, Object.keys(errorCodes), 'every error code')
+  t.same(doc.paths['/v2/orders'].get.responses['400'], { $ref: '#/components/responses/Error400V2' })
+  t.same(doc.components.headers['X-Shiplog-Error'].schema.enum, Object.keys(errorCodes), 'every error code')
   const page = readFileSync('docs/errors.md', 'utf8')
   for (const code of Object.keys(errorCodes)) t.match(page, `| \`${code}\` |`, `docs/errors.md lists ${code}`)
 })
@@ -162,14 +180,30 @@ t.test('the API reference: /docs from the OpenAPI document, which names every st
   t.same(root.body, { service: 'shiplog', api_reference: '/docs', openapi: '/openapi.json' })
   const page = await fetch(`${server.url}/docs`, { redirect: 'follow' })
   t.equal(page.status, 200)
-  t.match(await page.text(), /swagger-ui/i)
+  const html = await page.text()
+  t.match(html, /swagger-ui/i)
+  t.match(html, `<title>shiplog ${JSON.parse(readFileSync('package.json', 'utf8')).version} API reference</title>`)
+  // Offline: every script, style and icon from the service itself, and no call to the online validator.
+  const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+  t.ok(assets.length >= 4, 'scripts, styles and icons')
+  t.same(
+    assets.filter((a) => !a.startsWith('/docs/')),
+    [],
+    'no asset from another host',
+  )
+  for (const asset of assets) t.equal((await fetch(`${server.url}${asset}`)).status, 200, asset)
+  const initializer = await (await fetch(`${server.url}/docs/static/swagger-initializer.js`)).text()
+  t.match(initializer, 'validatorUrl: null', 'no request to validator.swagger.io')
   const doc = (await server.request('GET', '/openapi.json', { key: '' })).body
   const upsert = doc.paths['/v1/trackers'].post
   t.match(upsert.responses['201'].content['application/json'].schema, { properties: { trackers: { type: 'array' } } })
   t.match(upsert.responses['201'].headers, { 'X-Shiplog-Position': {} })
   for (const status of ['400', '401', '403', '413', '415', '429'])
     t.ok(upsert.responses[status], `POST /v1/trackers ${status}`)
-  t.match(upsert.responses['400'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorV1' })
+  t.same(upsert.responses['400'], { $ref: '#/components/responses/Error400V1' })
+  t.match(doc.components.responses.Error400V1.content['application/json'].schema, {
+    $ref: '#/components/schemas/ErrorV1',
+  })
   t.ok(upsert.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key'))
   t.ok(upsert.requestBody.content['application/json'].example)
   const orders = doc.paths['/v2/orders'].get
@@ -177,7 +211,13 @@ t.test('the API reference: /docs from the OpenAPI document, which names every st
   t.ok(
     orders.parameters.some((p: { name: string; in: string }) => p.name === 'X-Shiplog-Position' && p.in === 'header'),
   )
-  t.match(orders.responses['404'].content['application/json'].schema, { $ref: '#/components/schemas/ErrorV2' })
+  t.same(orders.responses['404'], undefined, 'no 404 on a listing')
+  t.same(doc.paths['/v2/orders/{id}'].get.responses['404'], { $ref: '#/components/responses/Error404V2' })
+  t.same(orders.responses['409'], undefined, 'no 409 on a read')
+  t.same(doc.paths['/v1/delivery_date_estimation'].post.responses['403'], undefined, 'the public key may estimate')
+  t.match(doc.paths['/v2/orders'].get.responses['200'].content['application/json'].schema, {
+    properties: { data: { items: { $ref: '#/components/schemas/Order' } } },
+  })
   const upload = doc.paths['/v2/pickup_points/import'].post
   t.match(upload.requestBody.content['multipart/form-data'].schema.properties.file, { format: 'binary' })
   t.ok(upload.responses['202'])
@@ -192,3 +232,14 @@ t.test('the API reference: /docs from the OpenAPI document, which names every st
     'every route documents its success answer',
   )
 })
+
+/** Compiles only if every operation's success answers carry a JSON body of a known type. */
+const typedAnswersCheck = `
+import type { operations } from './api'
+type Body<R> = R extends { content: { 'application/json': infer B } } ? B : never
+type Successes<O> = O extends { responses: infer R } ? { [S in keyof R & (200 | 201 | 202)]: Body<R[S]> } : never
+type Untyped<T> = [T] extends [never] ? true : unknown extends T ? true : false
+type UntypedStatuses<O> = { [S in keyof Successes<O>]: Untyped<Successes<O>[S]> extends true ? S : never }[keyof Successes<O>]
+type UntypedOperations = { [K in keyof operations]: [UntypedStatuses<operations[K]>] extends [never] ? never : K }[keyof operations]
+export const everyAnswerTyped: [UntypedOperations] extends [never] ? 'typed' : { untyped: UntypedOperations } = 'typed'
+`

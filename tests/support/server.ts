@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
+import { checkAnswer } from './contract.ts'
 import { createAccount } from '../../commands/accounts/change-account.ts'
 import { startServer, type RunningServer } from '../../server/start.ts'
 import type { Clock } from '../../shared/infra/clock.ts'
@@ -55,6 +56,13 @@ export async function startTestServer(
     await server.close()
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
+  // Every answer is held to the OpenAPI document this server serves (tests/support/contract.ts).
+  let documentText: string | undefined
+  const checked = async (method: string, path: string, response: TestResponse) => {
+    documentText ??= JSON.stringify(server.openapi())
+    checkAnswer(documentText, { method, path, ...response })
+    return response
+  }
   const request: TestServer['request'] = async (
     method,
     path,
@@ -69,10 +77,16 @@ export async function startTestServer(
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     })
-    return toTestResponse(response)
+    return checked(method, path, await toTestResponse(response))
   }
-  const upload: TestServer['upload'] = async (path, form, key = account.private_key) =>
-    toTestResponse(await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: key }, body: form }))
+  const upload: TestServer['upload'] = async (path, form, key = account.private_key) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: key },
+      body: form,
+    })
+    return checked('POST', path, await toTestResponse(response))
+  }
   return {
     ...server,
     privateKey: account.private_key,

@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import type { App } from './server.ts'
 import type { Runtime } from '../runtime.ts'
 import { waitForProjections } from '../read-store/wait-for-projections.ts'
@@ -9,16 +10,25 @@ export interface HealthChecks {
   redis?: () => boolean
 }
 
+const health = z.object({ status: z.literal('ok') })
+const readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.record(z.string(), z.enum(['ok', 'lagging', 'unavailable'])),
+})
+
 /** How far behind the head of the log projections may be and still count as ready. */
 const CAUGHT_UP_WITHIN_MS = 2000
 
 /** /healthz: the process is up. /readyz: the stores and Redis answer and projections are caught up. */
 export function healthRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore' | 'logger'>, checks: HealthChecks) {
-  app.get('/healthz', { config: { auth: 'none' } }, async () => ({ status: 'ok' }))
+  app.get('/healthz', { config: { auth: 'none' }, schema: { response: { 200: health } } }, async () => ({
+    status: 'ok' as const,
+  }))
   /** Checks that failed at the last look: a failure is logged when it starts, not at every probe. */
   const failing = new Set<string>()
-  app.get('/readyz', { config: { auth: 'none' } }, async (_request, reply) => {
-    const results: Record<string, string> = {}
+  const readyzSchema = { response: { 200: readiness, 503: readiness } }
+  app.get('/readyz', { config: { auth: 'none' }, schema: readyzSchema }, async (_request, reply) => {
+    const results: Record<string, 'ok' | 'lagging' | 'unavailable'> = {}
     const check = async (name: string, probe: () => Promise<unknown>) => {
       try {
         const outcome = await probe()

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { errorCodes, errorMeanings } from '../../domain/errors.ts'
 
 /*
@@ -26,7 +25,7 @@ const errorV2 = {
   required: ['errors'],
 }
 
-const errorStatuses: Record<number, string> = {
+const errorStatuses = {
   400: 'Invalid request: a field of the wrong type, missing or out of bounds, named in the body',
   401: 'Missing or unknown API key',
   403: 'The public key on a route that takes the private key',
@@ -37,7 +36,8 @@ const errorStatuses: Record<number, string> = {
   422: 'The Idempotency-Key was used with another body',
   429: 'Rate limited: retry after Retry-After seconds',
   503: 'Shedding load, or a dependency is away; retry after Retry-After seconds',
-}
+} as const
+type ErrorStatus = keyof typeof errorStatuses
 const errorCodeHeader = {
   'X-Shiplog-Error': {
     description: `The error's code (docs/errors.md): ${Object.entries(errorMeanings)
@@ -63,13 +63,81 @@ export interface OperationNotes {
   operationId: string
   /** The resource it belongs to (one of `apiTags`). */
   tag: ApiTag
+  /** The public key may call it too (no 403). */
+  publicKey?: boolean
   /** A summary, for routes whose schema gives none. */
   summary?: string
-  /** The success statuses it answers; 200 when not said. */
-  statuses?: readonly number[]
-  responses?: Record<number, { description: string; schema?: z.ZodType; example?: unknown; headers?: Json }>
+  /** What the route's response schemas cannot say: a description, an example, headers. */
+  responses?: Record<number, { description: string; example?: unknown; headers?: Json }>
   requestExample?: unknown
   multipartFile?: boolean
+}
+
+const errorResponseName = (status: ErrorStatus, v1: boolean) => `Error${status}${v1 ? 'V1' : 'V2'}`
+
+/** Each refusal once, for the v1 and the v2 error body, referenced by the operations that answer it. */
+function errorResponses(used: ReadonlySet<string>): Json {
+  const responses: Json = {}
+  for (const [code, description] of Object.entries(errorStatuses)) {
+    const status = Number(code) as ErrorStatus
+    for (const v1 of [true, false]) {
+      const name = errorResponseName(status, v1)
+      if (used.has(name))
+        responses[name] = {
+          description,
+          headers: {
+            'X-Shiplog-Error': { $ref: '#/components/headers/X-Shiplog-Error' },
+            ...(status === 429 || status === 503 ? retryAfter : {}),
+          },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${v1 ? 'ErrorV1' : 'ErrorV2'}` } } },
+        }
+    }
+  }
+  return responses
+}
+
+/**
+ * The component schemas something refers to: the zod registry gives each
+ * registered resource an input twin too, which no request here uses.
+ */
+function usedSchemas(document: Json): Json {
+  const schemas: Json = { ...document.components?.schemas }
+  let text = JSON.stringify(document.paths)
+  const referenced = (name: string) => text.includes(`"#/components/schemas/${name}"`)
+  // Components refer to each other: keep what paths use, then what those use, until nothing is added.
+  let kept = Object.keys(schemas).filter(referenced)
+  for (let added = true; added; ) {
+    text = JSON.stringify(kept.map((name) => schemas[name]))
+    const more = Object.keys(schemas).filter((name) => !kept.includes(name) && referenced(name))
+    added = more.length > 0
+    kept = [...kept, ...more]
+  }
+  return Object.fromEntries(kept.map((name) => [name, schemas[name]]))
+}
+
+/**
+ * The refusals an operation can answer: every authenticated one 400, 401, 429
+ * and 503; 403 where only the private key may call; 404 on a resource's path;
+ * 409 and 422 (an Idempotency-Key reused) on a change; 413 and 415 where
+ * there is a body. The health and reference routes only 503.
+ */
+function errorStatusesOf(method: string, path: string, note: OperationNotes): ErrorStatus[] {
+  if (unauthenticated.has(path)) return [503]
+  const change = method !== 'get'
+  const body = method === 'post' || method === 'put' || method === 'patch'
+  const statuses: [ErrorStatus, boolean][] = [
+    [400, true],
+    [401, true],
+    [403, !note.publicKey],
+    [404, path.includes('{')],
+    [409, change],
+    [413, body],
+    [415, body],
+    [422, change],
+    [429, true],
+    [503, true],
+  ]
+  return statuses.filter(([, applies]) => applies).map(([status]) => status)
 }
 
 /** The resources the reference groups operations under. */
@@ -94,16 +162,11 @@ const successDescription: Record<number, string> = {
   202: 'Accepted: queued as a job',
 }
 
-const jsonSchemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json
-
 /** Completes the generated document (fastify-swagger's transformObject). */
 export function completeDocument(document: Json, notes: Record<string, OperationNotes>): Json {
-  document.components = {
-    ...document.components,
-    schemas: { ...document.components?.schemas, ErrorV1: errorV1, ErrorV2: errorV2 },
-  }
   document.servers = [{ url: '/', description: 'The service answering this document' }]
   document.tags = Object.entries(apiTags).map(([name, description]) => ({ name, description }))
+  const refusals = new Set<string>()
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(item)) {
       const key = `${method.toUpperCase()} ${path}`
@@ -114,36 +177,19 @@ export function completeDocument(document: Json, notes: Record<string, Operation
       operation.tags = [note.tag]
       operation.summary ??= note.summary
       operation.responses ??= {}
-      // The success statuses it really answers, and no other.
-      const statuses = note.statuses ?? [200]
-      for (const status of Object.keys(operation.responses))
-        if (status.startsWith('2') && !statuses.includes(Number(status))) delete operation.responses[status]
-      for (const status of statuses)
-        operation.responses[status] ??= { description: successDescription[status] ?? 'Done' }
-      if (unauthenticated.has(path)) operation.security = []
-      for (const [status, description] of Object.entries(errorStatuses)) {
-        if (unauthenticated.has(path) && Number(status) !== 503) continue
-        operation.responses[status] ??= {
-          description,
-          headers: { ...errorCodeHeader, ...(status === '429' || status === '503' ? retryAfter : {}) },
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${v1 ? 'ErrorV1' : 'ErrorV2'}` } } },
-        }
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        if (!status.startsWith('2')) continue
+        const said = note.responses?.[Number(status)]
+        response.description = said?.description ?? successDescription[Number(status)] ?? 'Done'
+        response.headers = { ...(method === 'get' ? {} : positionHeader), ...said?.headers }
+        const json = response.content?.['application/json']
+        if (json && said?.example !== undefined) json.example = said.example
       }
-      for (const [status, response] of Object.entries(note.responses ?? {})) {
-        operation.responses[status] = {
-          description: response.description,
-          headers: { ...(method === 'get' ? {} : positionHeader), ...response.headers },
-          ...(response.schema || response.example
-            ? {
-                content: {
-                  'application/json': {
-                    ...(response.schema ? { schema: jsonSchemaOf(response.schema) } : {}),
-                    ...(response.example ? { example: response.example } : {}),
-                  },
-                },
-              }
-            : {}),
-        }
+      if (unauthenticated.has(path)) operation.security = []
+      for (const status of errorStatusesOf(method, path, note)) {
+        const name = errorResponseName(status, v1)
+        refusals.add(name)
+        operation.responses[status] ??= { $ref: `#/components/responses/${name}` }
       }
       if (note.requestExample && operation.requestBody?.content?.['application/json']) {
         operation.requestBody.content['application/json'].example = note.requestExample
@@ -173,7 +219,7 @@ export function completeDocument(document: Json, notes: Record<string, Operation
             }
           : p,
       )
-      if (method === 'post' || method === 'put') {
+      if (method !== 'get') {
         operation.parameters.push({
           in: 'header',
           name: 'Idempotency-Key',
@@ -190,6 +236,12 @@ export function completeDocument(document: Json, notes: Record<string, Operation
         })
       }
     }
+  }
+  document.components = {
+    ...document.components,
+    schemas: { ...usedSchemas(document), ErrorV1: errorV1, ErrorV2: errorV2 },
+    headers: errorCodeHeader,
+    responses: errorResponses(refusals),
   }
   return document
 }

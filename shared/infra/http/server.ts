@@ -7,8 +7,10 @@ import { getHeapStatistics } from 'node:v8'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { completeDocument, type OperationNotes } from './openapi.ts'
-import { jsonSchemaTransform, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { jsonSchemaTransform, jsonSchemaTransformObject, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import qs from 'qs'
+import fastJson from 'fast-json-stringify'
+import { z } from 'zod'
 import type { Runtime } from '../runtime.ts'
 import { notFound, ShiplogError } from '../../domain/errors.ts'
 import { authenticate } from './auth.ts'
@@ -64,7 +66,7 @@ export async function createHttpServer(
     parseJson(request, text, done)
   })
   app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
+  app.setSerializerCompiler(({ schema }) => serializerOf(schema as z.ZodType))
   app.setErrorHandler(handleError)
   await apiReference(app, apiNotes)
   app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
@@ -118,6 +120,18 @@ export async function createHttpServer(
   return app
 }
 
+/**
+ * An answer's serialiser, from its response schema: fast-json-stringify where
+ * the schema has no union, JSON.stringify where it has one (an expandable
+ * resource), each the faster there (bench/serialise.ts). Neither validates:
+ * the renderers are typed by these schemas, and the tests check every answer.
+ */
+function serializerOf(schema: z.ZodType): (data: unknown) => string {
+  const json = z.toJSONSchema(schema, { io: 'output', reused: 'inline', unrepresentable: 'any' })
+  const hasUnion = JSON.stringify(json).includes('"anyOf"')
+  return hasUnion ? JSON.stringify : fastJson(json as Parameters<typeof fastJson>[0])
+}
+
 /** The OpenAPI document, from the same zod schemas that validate the requests, and the reference page. */
 async function apiReference(app: App, apiNotes: Record<string, OperationNotes>) {
   await app.register(swagger, {
@@ -133,11 +147,8 @@ async function apiReference(app: App, apiNotes: Record<string, OperationNotes>) 
       security: [{ key: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: (documentObject) =>
-      completeDocument(
-        'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject,
-        apiNotes,
-      ),
+    // The resources registered with an id (`.meta({ id })`) become components, referenced where used.
+    transformObject: (documentObject) => completeDocument(jsonSchemaTransformObject(documentObject), apiNotes),
   })
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
   // The API reference page, from the same document, served with its assets (no outside fetch).
@@ -145,7 +156,11 @@ async function apiReference(app: App, apiNotes: Record<string, OperationNotes>) 
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'none' }
     })
-    await scope.register(swaggerUi, { routePrefix: '/docs' })
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      theme: { title: `shiplog ${serviceVersion} API reference` },
+      uiConfig: { tagsSorter: 'alpha', displayOperationId: true },
+    })
   })
 }
 

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto'
+import type { OrderDoc } from '../projectors/orders/document.ts'
+import type { Address } from '../shared/domain/events/resources.ts'
+
+/** Orders of realistic size for the benchmarks: two fulfillments, a tracker of five events each, a notification. */
+
+export const T0 = Date.UTC(2025, 0, 1) / 1000
+
+const address = (id: number, city: string): Address => ({
+  id,
+  address1: '12 rue de la Paix',
+  address2: 'Bâtiment B',
+  city,
+  comment: null,
+  company_title: null,
+  country: 'France',
+  country_code: 'FR',
+  first_name: 'Jo',
+  last_name: 'Martin',
+  name: 'Jo Martin',
+  state: null,
+  zip: '75002',
+})
+
+export function order(i: number, emails: number): OrderDoc {
+  const id = 1_000_000_000 + i * 100
+  const created = T0 + i * 30
+  const tracker = (k: number) => ({
+    id: id + 10 + k * 20,
+    uuid: randomUUID(),
+    fulfillment_id: id + 2 + k,
+    created_at: created,
+    updated_at: created + 3600,
+    shipped_at: created,
+    delivered_at: null,
+    first_delivery_attempted_at: null,
+    custom_variables: { warehouse: 'LYS-1' },
+    delivery_status_code: 'in_transit',
+    displayable_expected_delivery_date: '2025-01-04',
+    displayable_expected_delivery_datetime: created + 3 * 86400,
+    displayable_expected_delivery_kind: 'merchant' as const,
+    mute_notifications: false,
+    tracking_number: `1Z${i}${k}`,
+    tracking_link: `https://wwwapps.ups.com/WebTracking/track?track=yes&trackNums=1Z${i}${k}`,
+    untracked_carrier_name: null,
+    untracked_carrier_url: null,
+    language_code: null,
+    carrier: { code: 'ups', name: 'UPS' },
+    carrier_service: { id: null, code: 'ups_standard', name: 'UPS Standard' },
+    events: Array.from({ length: 5 }, (_, e) => ({
+      id: id + 11 + k * 20 + e,
+      event_type_code: e === 0 ? 'origin_scan' : 'transit',
+      happened_at: created + e * 3600,
+      message: 'Arrived at facility',
+      raw: '{"status":"AF","location":"LYON"}',
+      messages: { en: 'Arrived at facility', fr: 'Arrivé au centre' },
+      address: address(id + 17 + k * 20 + e, 'Lyon'),
+    })),
+    notifications: [],
+    line_items: [],
+    claims: [],
+  })
+  return {
+    id,
+    uuid: randomUUID(),
+    canceled: false,
+    created_at: created,
+    updated_at: created + 3600,
+    ordered_at: created - 600,
+    custom_variables: { channel: 'web' },
+    email: `customer${i % emails}@example.com`,
+    first_name: 'Jo',
+    last_name: 'Martin',
+    phone: '+33612345678',
+    language_code: 'fr',
+    merchant_id: `O-${i}`,
+    mute_notifications: false,
+    order_number: `O-${i}`,
+    shipping_address: address(id + 1, 'Paris'),
+    line_items: [],
+    notifications: [
+      {
+        id: id + 90,
+        created_at: created,
+        language_code: 'fr',
+        notification_type: {
+          id: 1,
+          slug: 'order_placed',
+          name: 'Order placed',
+          category: 'pre_shipment',
+          description: 'Sent when the service receives an order.',
+        },
+        notification_payloads: [
+          {
+            id: id + 91,
+            created_at: created,
+            dispatched: false,
+            status: 'built',
+            error: null,
+            type: 'email',
+            support_cced: null,
+          },
+        ],
+      },
+    ],
+    fulfillments: [0, 1].map((k) => ({
+      id: id + 2 + k,
+      uuid: randomUUID(),
+      created_at: created,
+      updated_at: created,
+      custom_variables: null,
+      estimated_delivery_range_start: null,
+      estimated_delivery_range_end: null,
+      fulfillment_number: `F-${i}-${k}`,
+      merchant_id: `F-${i}-${k}`,
+      status_code: 'shipped',
+      line_items: [],
+      shipping_address: address(id + 4 + k, 'Paris'),
+      trackers: [tracker(k)],
+      notifications: [],
+    })),
+  }
+}
