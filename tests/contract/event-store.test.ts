@@ -5,6 +5,8 @@ import { ConcurrencyError } from '../../shared/domain/errors.ts'
 import { createKurrentEventStore } from '../../shared/infra/event-store/kurrentdb.ts'
 import type { NewEvent } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import { createPostgresEventStore } from '../../shared/infra/event-store/postgres.ts'
+import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
@@ -42,5 +44,52 @@ t.test(
   { skip: url ? false : 'EVENTSTORE_URL is not set: no KurrentDB server to test against' },
   async (t) => {
     eventStoreContract(t, async () => createKurrentEventStore(url!))
+  },
+)
+
+t.test('postgres event store', { skip: await postgresSkip() }, async (t) => {
+  eventStoreContract(t, async () => createPostgresEventStore(postgresUrl, testSchema(t)))
+})
+
+t.test(
+  'postgres: concurrent appends get gap-free positions, committed in position order',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const store = await createPostgresEventStore(postgresUrl, testSchema(t))
+    t.teardown(() => store.close())
+    const event = (): NewEvent => ({
+      id: randomUUID(),
+      type: 'Thing',
+      data: {},
+      metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
+    })
+    // A reader polling while 8 writers append must never see a position before one it has already passed.
+    const seen: bigint[] = []
+    let done = false
+    const reader = (async () => {
+      let after = 0n
+      while (!done || after < (await store.head())) {
+        for (const e of await store.readAll({ after, limit: 1000 })) {
+          seen.push(e.position)
+          after = e.position
+        }
+      }
+    })()
+    await Promise.all(
+      Array.from({ length: 8 }, (_, w) =>
+        (async () => {
+          for (let i = 0; i < 25; i++)
+            await store.append([{ stream: `w${w}`, expected: 'any', events: [event(), event()] }])
+        })(),
+      ),
+    )
+    done = true
+    await reader
+    t.equal(seen.length, 400, 'every event read once')
+    t.same(
+      seen,
+      Array.from({ length: 400 }, (_, i) => BigInt(i + 1)),
+      'positions 1..400, in order, none skipped',
+    )
   },
 )

@@ -85,7 +85,7 @@ export interface ReadAllOptions {
 }
 
 export interface EventStore {
-  readonly kind: 'sqlite' | 'kurrentdb'
+  readonly kind: 'sqlite' | 'kurrentdb' | 'postgres'
   /**
    * Appends to several streams as one atomic unit: every stream's expected
    * state must hold or nothing is written and a ConcurrencyError is thrown.

@@ -1,0 +1,281 @@
+import pg from 'pg'
+import { ConcurrencyError } from '../../domain/errors.ts'
+import type {
+  AppendRequest,
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  EventToFold,
+  ExpectedState,
+  RecordedEvent,
+  Snapshot,
+  StreamRead,
+} from './port.ts'
+
+/*
+ * The event store on PostgreSQL: one append-only table whose `position` is the
+ * global order. Positions are handed out by a single-writer sequence: every
+ * append first locks the one row of `event_head` (held until it commits), so
+ * appends commit in position order and a reader of the log never sees
+ * position N+1 before N; a later-committing writer cannot slip an event in
+ * behind a reader's checkpoint. Appends on one database are serialised by
+ * that lock, as SQLite serialises them; reads are not.
+ * (docs/architecture.md, "PostgreSQL".)
+ */
+
+const TABLES = `
+  CREATE TABLE IF NOT EXISTS events (
+    position    bigint  PRIMARY KEY,
+    id          text    NOT NULL UNIQUE,
+    stream      text    NOT NULL,
+    revision    integer NOT NULL,
+    type        text    NOT NULL,
+    data        jsonb   NOT NULL,
+    metadata    jsonb   NOT NULL,
+    recorded_at bigint  NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE INDEX IF NOT EXISTS events_type ON events (type, position);
+  CREATE TABLE IF NOT EXISTS event_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), position bigint NOT NULL);
+  INSERT INTO event_head (position) VALUES (0) ON CONFLICT DO NOTHING;
+  CREATE TABLE IF NOT EXISTS snapshots (
+    stream   text    PRIMARY KEY,
+    version  text    NOT NULL,
+    revision integer NOT NULL,
+    position bigint  NOT NULL,
+    state    jsonb   NOT NULL
+  );`
+
+/** pg answers bigint columns as strings: positions are bigints here, never numbers that could round. */
+type Row = {
+  position: string
+  id: string
+  stream: string
+  revision: number
+  type: string
+  data: unknown
+  metadata: EventMetadata
+}
+
+const toEvent = (r: Row): RecordedEvent => ({
+  id: r.id,
+  stream: r.stream,
+  revision: r.revision,
+  position: BigInt(r.position),
+  type: r.type,
+  data: r.data,
+  metadata: r.metadata,
+})
+
+const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
+
+const isExpected = (expected: ExpectedState, current: number) =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1) ||
+  (expected === 'stream_exists' && current >= 0) ||
+  expected === current
+
+/** Several stream reads as parallel arrays, joined to the events by their index (`ord`, from 1). */
+const READS = `unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(stream, from_revision, ord)
+  JOIN events e ON e.stream = r.stream AND e.revision >= r.from_revision`
+
+/**
+ * Opens the store on `url` (postgres://…), in `schema` (made if missing;
+ * `public` by default): tests give each run a schema of its own.
+ */
+export async function createPostgresEventStore(url: string, schema = 'public'): Promise<EventStore> {
+  const options = { connectionString: url, options: `-c search_path=${pg.escapeIdentifier(schema)}` }
+  const pool = new pg.Pool({ ...options, max: 8 })
+  // A pool's idle client that loses its server is dropped; the error must not end the process.
+  pool.on('error', () => {})
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`)
+  await pool.query(TABLES)
+  const channel = `shiplog_appends_${schema}`.slice(0, 63)
+  const listeners = new Set<() => void>()
+  const wake = () => {
+    for (const listener of listeners) listener()
+  }
+  // Other processes' appends arrive as notifications; this process's wake its listeners at once.
+  const listener = new pg.Client(options)
+  listener.on('error', () => {})
+  listener.on('notification', wake)
+  await listener.connect()
+  await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+
+  const readStreams = async (reads: readonly StreamRead[], columns: string) => {
+    const { rows } = await pool.query(`SELECT r.ord, ${columns} FROM ${READS} ORDER BY r.ord, e.revision`, [
+      reads.map((r) => r.stream),
+      reads.map((r) => r.fromRevision ?? 0),
+    ])
+    const results: Row[][] = reads.map(() => [])
+    for (const row of rows as (Row & { ord: string })[]) results[Number(row.ord) - 1]!.push(row)
+    return results
+  }
+
+  return {
+    kind: 'postgres',
+    async append(requests) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const result = await appendRequests(client, requests, channel)
+        await client.query('COMMIT')
+        wake()
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+    async readStream(stream, fromRevision = 0) {
+      const { rows } = await pool.query(
+        'SELECT position, id, stream, revision, type, data, metadata FROM events WHERE stream = $1 AND revision >= $2 ORDER BY revision',
+        [stream, fromRevision],
+      )
+      return (rows as Row[]).map(toEvent)
+    },
+    async readStreams(reads) {
+      const results = await readStreams(reads, 'e.position, e.id, e.stream, e.revision, e.type, e.data, e.metadata')
+      return results.map((rows) => rows.map(toEvent))
+    },
+    async readStreamsToFold(reads) {
+      const results = await readStreams(reads, 'e.position, e.revision, e.type, e.data')
+      return results.map((rows) =>
+        rows.map(
+          (r): EventToFold => ({ revision: r.revision, position: BigInt(r.position), type: r.type, data: r.data }),
+        ),
+      )
+    },
+    async readSnapshots(streams, version) {
+      const { rows } = await pool.query(
+        `SELECT s.ord, n.revision, n.position, n.state
+           FROM unnest($1::text[]) WITH ORDINALITY AS s(stream, ord)
+           JOIN snapshots n ON n.stream = s.stream AND n.version = $2`,
+        [streams, version],
+      )
+      const found: (Snapshot | undefined)[] = streams.map(() => undefined)
+      for (const r of rows as { ord: string; revision: number; position: string; state: unknown }[])
+        found[Number(r.ord) - 1] = { revision: r.revision, position: BigInt(r.position), state: r.state }
+      return found
+    },
+    async readAll({ after = 0n, types = [], limit }) {
+      const filter = types.length > 0 ? 'AND type = ANY($3::text[])' : ''
+      const { rows } = await pool.query(
+        `SELECT position, id, stream, revision, type, data, metadata FROM events
+          WHERE position > $1 ${filter} ORDER BY position LIMIT $2`,
+        types.length > 0 ? [after.toString(), limit, types] : [after.toString(), limit],
+      )
+      return (rows as Row[]).map(toEvent)
+    },
+    async head() {
+      const { rows } = await pool.query('SELECT position FROM event_head')
+      return BigInt((rows[0] as { position: string } | undefined)?.position ?? 0)
+    },
+    onAppend(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    async close() {
+      await listener.end().catch(() => {})
+      await pool.end()
+    },
+  }
+}
+
+/** An atomic append's body, inside its transaction: the head locked, every request checked, then written, or none. */
+async function appendRequests(
+  client: pg.PoolClient,
+  requests: AppendRequest[],
+  channel: string,
+): Promise<AppendResult> {
+  const head = await client.query('SELECT position FROM event_head FOR UPDATE')
+  let next = BigInt((head.rows[0] as { position: string }).position)
+  const streams = [...new Set(requests.map((r) => r.stream))]
+  const current = await client.query(
+    'SELECT stream, max(revision) AS revision FROM events WHERE stream = ANY($1::text[]) GROUP BY stream',
+    [streams],
+  )
+  const last = new Map<string, number>(streams.map((s) => [s, -1]))
+  for (const row of current.rows as { stream: string; revision: number }[]) last.set(row.stream, row.revision)
+  let position = 0n
+  const revisions: number[] = []
+  const rows: [string, string, string, number, string, string, string, string][] = []
+  const snapshots: [string, string, number, string, string][] = []
+  // Events already stored make their request a retry, whatever it expects (`any` included).
+  const ids = requests.flatMap((r) => r.events.map((e) => e.id))
+  const stored = await client.query('SELECT id FROM events WHERE id = ANY($1::text[])', [ids])
+  const storedIds = new Set((stored.rows as { id: string }[]).map((r) => r.id))
+  for (const req of requests) {
+    const at = last.get(req.stream)!
+    const isRetry = req.events.some((e) => storedIds.has(e.id))
+    if (isRetry || !isExpected(req.expected, at)) {
+      // A retry of events already stored answers what they were given, and writes nothing.
+      const retry = await alreadyAppended(client, req)
+      if (!retry) {
+        throw new ConcurrencyError(req.stream, describe(req.expected), at === -1 ? 'no stream' : `revision ${at}`)
+      }
+      revisions.push(retry.revision)
+      if (retry.position > position) position = retry.position
+      continue
+    }
+    let revision = at
+    for (const e of req.events) {
+      revision += 1
+      next += 1n
+      rows.push([
+        next.toString(),
+        e.id,
+        req.stream,
+        revision,
+        e.type,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        String(e.metadata.recordedAt),
+      ])
+    }
+    if (req.events.length > 0) position = next
+    last.set(req.stream, revision)
+    revisions.push(revision)
+    const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
+    if (req.snapshot && exact && req.events.length > 0)
+      snapshots.push([req.stream, req.snapshot.version, revision, next.toString(), JSON.stringify(req.snapshot.state)])
+  }
+  if (rows.length > 0) {
+    const column = (i: number) => rows.map((r) => r[i])
+    await client.query(
+      `INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bigint[])`,
+      [0, 1, 2, 3, 4, 5, 6, 7].map(column),
+    )
+    await client.query('UPDATE event_head SET position = $1', [next.toString()])
+    await client.query('SELECT pg_notify($1, $2)', [channel, next.toString()])
+  }
+  for (const snapshot of snapshots) {
+    await client.query(
+      `INSERT INTO snapshots (stream, version, revision, position, state) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (stream) DO UPDATE SET version = $2, revision = $3, position = $4, state = $5`,
+      snapshot,
+    )
+  }
+  return { position, revisions }
+}
+
+/** A request whose first event is already stored is a retry: it must match and writes nothing. */
+async function alreadyAppended(client: pg.PoolClient, req: AppendRequest) {
+  if (req.events.length === 0) return undefined
+  const { rows } = await client.query('SELECT id, stream, revision, position FROM events WHERE id = ANY($1::text[])', [
+    req.events.map((e) => e.id),
+  ])
+  if (rows.length === 0) return undefined
+  const byId = new Map(
+    (rows as { id: string; stream: string; revision: number; position: string }[]).map((r) => [r.id, r]),
+  )
+  const found = req.events.map((e) => byId.get(e.id))
+  if (found.some((f) => !f || f.stream !== req.stream)) {
+    throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
+  }
+  const lastFound = found[found.length - 1]!
+  return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+}
