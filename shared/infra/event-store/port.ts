@@ -1,9 +1,11 @@
 /**
  * The EventStore port. Streams are named `<category>-<id>`; revisions count
  * from 0 within a stream; positions order every event of the store totally
- * (they may have gaps). Both adapters honour exactly these semantics, which
+ * (they may have gaps). Every adapter honours exactly these semantics, which
  * the contract suite in tests/contract checks.
  */
+import { ConcurrencyError } from '../../domain/errors.ts'
+
 export type Position = bigint
 
 /** Where the command that wrote an event came from: a request, a job, a reaction to the log, or the operator's CLI. */
@@ -40,6 +42,37 @@ export type ExpectedState = 'any' | 'no_stream' | 'stream_exists' | number
 
 /** The expected state of an append after reading a stream up to `revision` (-1: nothing read, no stream). */
 export const expectedAfter = (revision: number): ExpectedState => (revision >= 0 ? revision : 'no_stream')
+
+/** Whether a stream at `current` (-1: none) is as an append expects it. */
+export const isExpected = (expected: ExpectedState, current: number) =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1) ||
+  (expected === 'stream_exists' && current >= 0) ||
+  expected === current
+
+/** The conflict of an append whose stream is at `current` (-1: none), not where it expected. */
+export const conflictOf = (stream: string, expected: ExpectedState, current: number) =>
+  new ConcurrencyError(
+    stream,
+    typeof expected === 'number' ? `revision ${expected}` : expected,
+    current === -1 ? 'no stream' : `revision ${current}`,
+  )
+
+/**
+ * A retried append: where each of its events was found stored (undefined: not
+ * stored). All of them, in its stream, answer where the last one is; anything
+ * else is another append reusing ids, a conflict.
+ */
+export function retriedAppend(
+  stream: string,
+  found: readonly ({ stream: string; revision: number; position: number | bigint | string } | undefined)[],
+) {
+  if (found.length === 0 || found.some((f) => !f || f.stream !== stream)) {
+    throw new ConcurrencyError(stream, 'a retry of the same events', 'a different set of events')
+  }
+  const last = found[found.length - 1]!
+  return { revision: last.revision, position: BigInt(last.position) }
+}
 
 export interface AppendRequest {
   stream: string

@@ -1,16 +1,15 @@
 import pg from 'pg'
-import { ConcurrencyError } from '../../domain/errors.ts'
 import type {
   AppendRequest,
   AppendResult,
   EventMetadata,
   EventStore,
   EventToFold,
-  ExpectedState,
   RecordedEvent,
   Snapshot,
   StreamRead,
 } from './port.ts'
+import { conflictOf, isExpected, retriedAppend } from './port.ts'
 
 /*
  * The event store on PostgreSQL: one append-only table whose `position` is the
@@ -66,14 +65,6 @@ const toEvent = (r: Row): RecordedEvent => ({
   data: r.data,
   metadata: r.metadata,
 })
-
-const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
-
-const isExpected = (expected: ExpectedState, current: number) =>
-  expected === 'any' ||
-  (expected === 'no_stream' && current === -1) ||
-  (expected === 'stream_exists' && current >= 0) ||
-  expected === current
 
 /** Several stream reads as parallel arrays, joined to the events by their index (`ord`, from 1). */
 const READS = `unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(stream, from_revision, ord)
@@ -214,7 +205,7 @@ async function appendRequests(
       // A retry of events already stored answers what they were given, and writes nothing.
       const retry = await alreadyAppended(client, req)
       if (!retry) {
-        throw new ConcurrencyError(req.stream, describe(req.expected), at === -1 ? 'no stream' : `revision ${at}`)
+        throw conflictOf(req.stream, req.expected, at)
       }
       revisions.push(retry.revision)
       if (retry.position > position) position = retry.position
@@ -272,10 +263,8 @@ async function alreadyAppended(client: pg.PoolClient, req: AppendRequest) {
   const byId = new Map(
     (rows as { id: string; stream: string; revision: number; position: string }[]).map((r) => [r.id, r]),
   )
-  const found = req.events.map((e) => byId.get(e.id))
-  if (found.some((f) => !f || f.stream !== req.stream)) {
-    throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
-  }
-  const lastFound = found[found.length - 1]!
-  return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+  return retriedAppend(
+    req.stream,
+    req.events.map((e) => byId.get(e.id)),
+  )
 }

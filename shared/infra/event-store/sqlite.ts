@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
 import { BroadcastChannel } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { ConcurrencyError } from '../../domain/errors.ts'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import type {
   AppendRequest,
@@ -9,11 +8,11 @@ import type {
   EventMetadata,
   EventStore,
   EventToFold,
-  ExpectedState,
   RecordedEvent,
   Snapshot,
   StreamRead,
 } from './port.ts'
+import { conflictOf, isExpected, retriedAppend } from './port.ts'
 
 /**
  * A row of a stream read: its stream is the one asked for, not read back.
@@ -125,8 +124,6 @@ type FoldRow = [number, number, number | bigint, string, string]
 
 /** Several stream reads as the one JSON parameter of a statement. */
 const streamReads = (reads: readonly StreamRead[]) => JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0]))
-
-const describe = (state: ExpectedState) => (typeof state === 'number' ? `revision ${state}` : state)
 
 /** The log's table: the storage benchmark (bench/compare.ts) appends raw rows to the same one. */
 export const EVENTS_TABLE = `
@@ -320,20 +317,11 @@ function appendSignal(file: string) {
 function alreadyAppended(statements: EventStatements, req: AppendRequest) {
   const first = req.events[0] && statements.findById.get(req.events[0].id)
   if (!first) return undefined
-  const found = req.events.map((e) => statements.findById.get(e.id))
-  if (found.some((f) => !f || f.stream !== req.stream)) {
-    throw new ConcurrencyError(req.stream, 'a retry of the same events', 'a different set of events')
-  }
-  const lastFound = found[found.length - 1]!
-  return { revision: lastFound.revision, position: BigInt(lastFound.position) }
+  return retriedAppend(
+    req.stream,
+    req.events.map((e) => statements.findById.get(e.id)),
+  )
 }
-
-/** Whether a stream at `current` (-1: none) is as an append expects it. */
-const isExpected = (expected: ExpectedState, current: number) =>
-  expected === 'any' ||
-  (expected === 'no_stream' && current === -1) ||
-  (expected === 'stream_exists' && current >= 0) ||
-  expected === current
 
 /** An atomic append's body, run inside its transaction: every request checked, then written, or none. */
 function appendRequests(statements: EventStatements, requests: AppendRequest[]): AppendResult {
@@ -366,11 +354,7 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
     // ahead as asked: the expected state fails, or the first event's id is taken.
     const retry = ok ? undefined : alreadyAppended(statements, req)
     if (!ok && !retry) {
-      throw new ConcurrencyError(
-        req.stream,
-        describe(req.expected),
-        current === -1 ? 'no stream' : `revision ${current}`,
-      )
+      throw conflictOf(req.stream, req.expected, current)
     }
     if (retry) {
       skip(retry)
