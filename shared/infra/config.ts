@@ -33,6 +33,11 @@ export const configSchema = z.object({
   EVENTSTORE_URL: url(['kurrentdb:', 'kurrentdb+discover:', 'esdb:', 'esdb+discover:']).optional(),
   /** MongoDB connection string; unset means the embedded SQLite read store. */
   MONGODB_URL: url(['mongodb:', 'mongodb+srv:']).optional(),
+  /**
+   * PostgreSQL connection string: both stores (and uploads) on PostgreSQL,
+   * except a store EVENTSTORE_URL or MONGODB_URL puts elsewhere.
+   */
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   /** Node number (0..31) baked into every id this process allocates; unique per writer process. */
   NODE_ID: z.coerce.number().int().min(0).max(31).default(0),
   /** pino log level. */

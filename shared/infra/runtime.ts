@@ -38,7 +38,10 @@ const readFile = (config: Config) => join(config.DATA_DIR, 'read.db')
 
 /** The SQLite files of the stores the configuration leaves embedded. */
 export function embeddedFiles(config: Config): string[] {
-  return [...(config.EVENTSTORE_URL ? [] : [eventsFile(config)]), ...(config.MONGODB_URL ? [] : [readFile(config)])]
+  return [
+    ...(config.EVENTSTORE_URL || config.DATABASE_URL ? [] : [eventsFile(config)]),
+    ...(config.MONGODB_URL || config.DATABASE_URL ? [] : [readFile(config)]),
+  ]
 }
 
 export interface RuntimeOptions {
@@ -54,7 +57,7 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
   // What the service writes (stores, uploads, its key) is for its own user only.
   if (isMainThread) process.umask(0o077)
   if (embedded) usableDataDir(config.DATA_DIR)
-  if (config.EVENTSTORE_URL && !config.SHIPLOG_SECRET_KEY) {
+  if ((config.EVENTSTORE_URL || config.DATABASE_URL) && !config.SHIPLOG_SECRET_KEY) {
     throw new StartupError('set SHIPLOG_SECRET_KEY: with a shared event store every process must seal secrets alike')
   }
   // The key is read (or made) when a secret is first sealed or opened, not by commands that need none.
@@ -68,17 +71,31 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
         (await import('./event-store/kurrentdb.ts')).createKurrentEventStore(config.EVENTSTORE_URL),
         (store) => store.head(),
       )
-    : createSqliteEventStore(eventsFile(config), overrides.walCheckpoints)
+    : config.DATABASE_URL
+      ? await reachable(
+          'PostgreSQL',
+          config.DATABASE_URL,
+          (await import('./event-store/postgres.ts')).createPostgresEventStore(config.DATABASE_URL),
+        )
+      : createSqliteEventStore(eventsFile(config), overrides.walCheckpoints)
   const readStore = config.MONGODB_URL
     ? await reachable(
         'MongoDB',
         config.MONGODB_URL,
         (await import('./read-store/mongodb.ts')).createMongoReadStore(config.MONGODB_URL, allCollections),
       )
-    : createSqliteReadStore(readFile(config), allCollections, overrides.walCheckpoints)
+    : config.DATABASE_URL
+      ? await reachable(
+          'PostgreSQL',
+          config.DATABASE_URL,
+          (await import('./read-store/postgres.ts')).createPostgresReadStore(config.DATABASE_URL, allCollections),
+        )
+      : createSqliteReadStore(readFile(config), allCollections, overrides.walCheckpoints)
   const blobs = config.MONGODB_URL
     ? await (await import('./blobs/gridfs.ts')).createGridFsBlobStore(config.MONGODB_URL)
-    : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
+    : config.DATABASE_URL
+      ? await (await import('./blobs/postgres.ts')).createPostgresBlobStore(config.DATABASE_URL)
+      : createFileBlobStore(join(config.DATA_DIR, 'blobs'))
   const clock = overrides.clock ?? systemClock
   return {
     config,

@@ -3,6 +3,8 @@ import Database from 'better-sqlite3'
 import t from 'tap'
 import { createMongoReadStore } from '../../shared/infra/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
+import { createPostgresReadStore } from '../../shared/infra/read-store/postgres.ts'
+import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
 import { contractCollection, contractCollections, readStoreContract, textOfView } from './read-store.contract.ts'
 
@@ -84,3 +86,8 @@ t.test(
     readStoreContract(t, () => createMongoReadStore(url!, contractCollections))
   },
 )
+
+t.test('postgres read store', { skip: await postgresSkip() }, async (t) => {
+  const schema = testSchema(t)
+  readStoreContract(t, () => createPostgresReadStore(postgresUrl, contractCollections, schema))
+})

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { openPostgres } from '../postgres.ts'
 import type {
   AppendRequest,
   AppendResult,
@@ -22,8 +23,8 @@ import { conflictOf, isExpected, retriedAppend } from './port.ts'
  * (docs/architecture.md, "PostgreSQL".)
  */
 
-const TABLES = `
-  CREATE TABLE IF NOT EXISTS events (
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS events (
     position    bigint  PRIMARY KEY,
     id          text    NOT NULL UNIQUE,
     stream      text    NOT NULL,
@@ -33,17 +34,18 @@ const TABLES = `
     metadata    jsonb   NOT NULL,
     recorded_at bigint  NOT NULL,
     UNIQUE (stream, revision)
-  );
-  CREATE INDEX IF NOT EXISTS events_type ON events (type, position);
-  CREATE TABLE IF NOT EXISTS event_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), position bigint NOT NULL);
-  INSERT INTO event_head (position) VALUES (0) ON CONFLICT DO NOTHING;
-  CREATE TABLE IF NOT EXISTS snapshots (
+  )`,
+  `CREATE INDEX IF NOT EXISTS events_type ON events (type, position)`,
+  `CREATE TABLE IF NOT EXISTS event_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), position bigint NOT NULL)`,
+  `INSERT INTO event_head (position) VALUES (0) ON CONFLICT DO NOTHING`,
+  `CREATE TABLE IF NOT EXISTS snapshots (
     stream   text    PRIMARY KEY,
     version  text    NOT NULL,
     revision integer NOT NULL,
     position bigint  NOT NULL,
     state    jsonb   NOT NULL
-  );`
+  )`,
+]
 
 /** pg answers bigint columns as strings: positions are bigints here, never numbers that could round. */
 type Row = {
@@ -71,23 +73,18 @@ const READS = `unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(stream, from_r
   JOIN events e ON e.stream = r.stream AND e.revision >= r.from_revision`
 
 /**
- * Opens the store on `url` (postgres://…), in `schema` (made if missing;
- * `public` by default): tests give each run a schema of its own.
+ * Opens the store on `url` (postgres://…), in the schema it names (see
+ * openPostgres) or `schema`.
  */
-export async function createPostgresEventStore(url: string, schema = 'public'): Promise<EventStore> {
-  const options = { connectionString: url, options: `-c search_path=${pg.escapeIdentifier(schema)}` }
-  const pool = new pg.Pool({ ...options, max: 8 })
-  // A pool's idle client that loses its server is dropped; the error must not end the process.
-  pool.on('error', () => {})
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`)
-  await pool.query(TABLES)
-  const channel = `shiplog_appends_${schema}`.slice(0, 63)
+export async function createPostgresEventStore(url: string, schema?: string): Promise<EventStore> {
+  const { pool, connection, transaction, schema: chosen } = await openPostgres(url, { max: 8, schema, setup: TABLES })
+  const channel = `shiplog_appends_${chosen}`.slice(0, 63)
   const listeners = new Set<() => void>()
   const wake = () => {
     for (const listener of listeners) listener()
   }
   // Other processes' appends arrive as notifications; this process's wake its listeners at once.
-  const listener = new pg.Client(options)
+  const listener = new pg.Client(connection)
   listener.on('error', () => {})
   listener.on('notification', wake)
   await listener.connect()
@@ -106,19 +103,9 @@ export async function createPostgresEventStore(url: string, schema = 'public'): 
   return {
     kind: 'postgres',
     async append(requests) {
-      const client = await pool.connect()
-      try {
-        await client.query('BEGIN')
-        const result = await appendRequests(client, requests, channel)
-        await client.query('COMMIT')
-        wake()
-        return result
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw error
-      } finally {
-        client.release()
-      }
+      const result = await transaction((client) => appendRequests(client, requests, channel))
+      wake()
+      return result
     },
     async readStream(stream, fromRevision = 0) {
       const { rows } = await pool.query(

@@ -104,7 +104,7 @@ export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({
 })
 
 export interface ReadStore {
-  readonly kind: 'sqlite' | 'mongodb'
+  readonly kind: 'sqlite' | 'mongodb' | 'postgres'
   get<D>(collection: string, accountId: number, id: number): Promise<StoredDocument<D> | undefined>
   getByKey<D>(collection: string, key: string): Promise<StoredDocument<D> | undefined>
   getManyByKey<D>(collection: string, keys: readonly string[]): Promise<Map<string, StoredDocument<D>>>

@@ -1,0 +1,359 @@
+import pg from 'pg'
+import { openPostgres } from '../postgres.ts'
+import {
+  groupKeys,
+  shadowOf,
+  viewBytesOf,
+  type CollectionSpec,
+  type DocumentWrite,
+  type FindQuery,
+  type ReadStore,
+  type StoredDocument,
+} from './port.ts'
+
+/*
+ * The read store on PostgreSQL: a table per collection, each document in a
+ * `jsonb` column beside its indexed fields (`f_<field>`) and its views as
+ * JSON text (`v_<view>`, sent as stored, byte for byte). Every query index
+ * starts with the account id and ends with the id, so a filtered page is one
+ * index range scan in id order, as on SQLite. PostgreSQL compresses large
+ * values itself (TOAST), so `compressed` collections need nothing more.
+ */
+
+const NAME = /^[a-z][a-z0-9_]*$/
+const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+interface Row {
+  account_id: number
+  id: number
+  key: string
+  revision: number
+  doc: unknown
+}
+
+const DOCUMENT = 'account_id, id, key, revision, doc'
+const toStored = <D>(r: Row): StoredDocument<D> => ({
+  accountId: r.account_id,
+  id: r.id,
+  key: r.key,
+  revision: r.revision,
+  doc: r.doc as D,
+})
+
+const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
+const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ? viewColumns(spec)[0] : undefined)
+const fieldColumn = (spec: CollectionSpec, field: string) => {
+  if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
+  return `f_${field}`
+}
+
+/** Ids are 53-bit by design: bigint columns read back as numbers; checkpoints are kept as text. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8
+      ? Number
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+}
+
+/** Opens the store on `url` (postgres://…), in the schema it names (see openPostgres) or `schema`. */
+export async function createPostgresReadStore(
+  url: string,
+  collections: readonly CollectionSpec[],
+  schema?: string,
+): Promise<ReadStore> {
+  const { pool, transaction: inTransaction } = await openPostgres(url, {
+    max: 8,
+    schema,
+    types,
+    setup: [
+      'CREATE TABLE IF NOT EXISTS checkpoints (projection text PRIMARY KEY, position text NOT NULL)',
+      ...collections.flatMap((spec) => tableStatements(spec)),
+    ],
+  })
+  for (const spec of collections) await createIndexes(pool, spec)
+  const specs = new Map(collections.map((c) => [c.name, c]))
+  const specOf = (name: string) => {
+    const spec = specs.get(name)
+    if (!spec) throw new Error(`unknown collection ${name}`)
+    return spec
+  }
+  const joinShadow = (collection: string) => {
+    const shadow = shadowOf(specOf(collection))
+    specs.set(shadow.name, shadow)
+    return shadow.name
+  }
+  const rows = async (sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[]
+  const checkpointOf = async (client: pg.ClientBase | pg.Pool, projection: string) => {
+    const { rows } = await client.query('SELECT position FROM checkpoints WHERE projection = $1', [projection])
+    return rows[0] ? BigInt((rows[0] as { position: string }).position) : undefined
+  }
+
+  return {
+    kind: 'postgres',
+    async get<D>(collection: string, accountId: number, id: number) {
+      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = $1 AND id = $2`, [
+        accountId,
+        id,
+      ])
+      return row && toStored<D>(row)
+    },
+    async getByKey<D>(collection: string, key: string) {
+      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = $1`, [key])
+      return row && toStored<D>(row)
+    },
+    async getManyByKey<D>(collection: string, keys: readonly string[]) {
+      const found = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ANY($1::text[])`, [keys])
+      return new Map(found.map((row) => [row.key, toStored<D>(row)]))
+    },
+    async lookup<D>(collection: string, field: string, value: string) {
+      const spec = specOf(collection)
+      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT 1`, [
+        value,
+      ])
+      return row && toStored<D>(row)
+    },
+    async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
+      const spec = specOf(collection)
+      const found = await rows(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT $2`, [
+        value,
+        limit,
+      ])
+      return found.map((r) => toStored<D>(r))
+    },
+    async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
+      const spec = specOf(collection)
+      const column = fieldColumn(spec, field)
+      const found = await rows(
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= $1 ORDER BY ${column} LIMIT $2`,
+        [upTo, limit],
+      )
+      return found.map((r) => toStored<D>(r))
+    },
+    async keysByField(collection, accountId, field, values) {
+      const spec = specOf(collection)
+      const column = fieldColumn(spec, field)
+      const { rows: found } = await pool.query(
+        `SELECT ${column} AS value, key FROM ${spec.name} WHERE account_id = $1 AND ${column} = ANY($2::text[])`,
+        [accountId, values],
+      )
+      return groupKeys(found as { value: string; key: string }[])
+    },
+    async find<D>(collection: string, query: FindQuery) {
+      const page = await pageRows<Row>(pool, specOf(collection), query, DOCUMENT)
+      return { docs: page.rows.map((r) => toStored<D>(r)), hasMore: page.hasMore }
+    },
+    async findView(collection, query, view) {
+      const spec = specOf(collection)
+      if (!spec.views?.includes(view)) throw new Error(`${view} is not a view of ${collection}`)
+      const page = await pageRows<{ id: number; v: string | null }>(pool, spec, query, `id, v_${view} AS v`)
+      return {
+        views: page.rows.map((r) => (r.v === null ? null : viewBytesOf(Buffer.from(r.v)))),
+        ids: page.rows.map((r) => r.id),
+        hasMore: page.hasMore,
+      }
+    },
+    async missingViews<D>(collection: string, limit: number) {
+      const spec = specOf(collection)
+      const marker = missingViewColumn(spec)
+      if (!marker) throw new Error(`${collection} does not fill its views when idle`)
+      const found = await rows(
+        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT $1`,
+        [limit],
+      )
+      return found.map((r) => toStored<D>(r))
+    },
+    async fillViews(collection, views) {
+      const spec = specOf(collection)
+      const columns = viewColumns(spec)
+      if (views.length === 0 || columns.length === 0) return 0
+      const sets = columns.map((c, i) => `${c} = v.c${i}`).join(', ')
+      const arrays = columns.map((_, i) => `$${i + 3}::text[]`).join(', ')
+      const { rowCount } = await pool.query(
+        `UPDATE ${spec.name} t SET ${sets}
+           FROM unnest($1::text[], $2::int[], ${arrays}) AS v(key, revision, ${columns.map((_, i) => `c${i}`).join(', ')})
+          WHERE t.key = v.key AND t.revision = v.revision`,
+        [
+          views.map((v) => v.key),
+          views.map((v) => v.revision),
+          ...(spec.views ?? []).map((name) => views.map((v) => v.views[name] ?? null)),
+        ],
+      )
+      return rowCount ?? 0
+    },
+    async commit(projections, writes, checkpoint) {
+      await inTransaction(async (client) => {
+        const byCollection = new Map<string, DocumentWrite[]>()
+        for (const w of writes) {
+          const list = byCollection.get(w.collection)
+          if (list) list.push(w)
+          else byCollection.set(w.collection, [w])
+        }
+        for (const [collection, list] of byCollection) await upsert(client, specOf(collection), list)
+        for (const projection of projections) {
+          await client.query(
+            `INSERT INTO checkpoints (projection, position) VALUES ($1, $2)
+             ON CONFLICT (projection) DO UPDATE SET position = excluded.position
+             WHERE checkpoints.position::numeric < excluded.position::numeric`,
+            [projection, checkpoint.toString()],
+          )
+        }
+      })
+    },
+    checkpoint: (projection) => checkpointOf(pool, projection),
+    async prepareRebuild(collection, shadowProjection) {
+      const shadow = shadowOf(specOf(collection))
+      await inTransaction(async (client) => {
+        await client.query(`DROP TABLE IF EXISTS ${shadow.name}`)
+        for (const statement of tableStatements(shadow)) await client.query(statement)
+        await client.query('DELETE FROM checkpoints WHERE projection = $1', [shadowProjection])
+      })
+      return joinShadow(collection)
+    },
+    async indexRebuild(collection) {
+      await createIndexes(pool, shadowOf(specOf(collection)))
+    },
+    async completeRebuild(collection, projection, shadowProjection) {
+      const spec = specOf(collection)
+      return inTransaction(async (client) => {
+        // The live table locked first: a projector's commit in flight finishes, the next waits for the swap.
+        await client.query(`LOCK TABLE ${spec.name} IN ACCESS EXCLUSIVE MODE`)
+        const live = (await checkpointOf(client, projection)) ?? 0n
+        const rebuilt = (await checkpointOf(client, shadowProjection)) ?? -1n
+        if (rebuilt < live) return false
+        await client.query(`DROP TABLE ${spec.name}`)
+        await client.query(`ALTER TABLE ${shadowOf(spec).name} RENAME TO ${spec.name}`)
+        await client.query(
+          `INSERT INTO checkpoints (projection, position) VALUES ($1, $2)
+           ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
+          [projection, rebuilt.toString()],
+        )
+        await client.query('DELETE FROM checkpoints WHERE projection = $1', [shadowProjection])
+        return true
+      })
+    },
+    joinRebuild: joinShadow,
+    async reset(collection, projection) {
+      await inTransaction(async (client) => {
+        await client.query(`DELETE FROM ${specOf(collection).name}`)
+        await client.query('DELETE FROM checkpoints WHERE projection = $1', [projection])
+      })
+    },
+    async close() {
+      await pool.end()
+    },
+  }
+}
+
+/** A collection's table, made if missing, with a column per view (one added later is added). */
+function tableStatements(spec: CollectionSpec): string[] {
+  for (const name of [spec.name, ...Object.keys(spec.fields), ...(spec.views ?? [])]) {
+    if (!NAME.test(name)) throw new Error(`invalid collection, field or view name ${name}`)
+  }
+  const fields = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'bigint' : 'text'}`)
+  return [
+    `CREATE TABLE IF NOT EXISTS ${spec.name} (
+      account_id bigint  NOT NULL,
+      id         bigint  NOT NULL,
+      key        text    NOT NULL UNIQUE,
+      revision   integer NOT NULL,
+      doc        jsonb   NOT NULL${fields.join('')}
+    )`,
+    ...viewColumns(spec).map((view) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${view} text`),
+  ]
+}
+
+/**
+ * A collection's query indexes; a rebuild's shadow gets them once filled.
+ * Index names carry a generation: a shadow renamed into place keeps its
+ * indexes' names, which the next shadow's must not meet.
+ */
+async function createIndexes(db: pg.Pool | pg.ClientBase, spec: CollectionSpec) {
+  const { rows } = await db.query(
+    'SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1',
+    [spec.name],
+  )
+  const existing = (rows as { indexname: string }[]).map((r) => r.indexname)
+  const generation = Date.now().toString(36)
+  const ensureIndex = async (suffix: string, definition: string) => {
+    if (!existing.some((name) => name.endsWith(suffix)))
+      await db.query(`CREATE ${definition.replace('INDEX', `INDEX IF NOT EXISTS ${spec.name}_${generation}${suffix}`)}`)
+  }
+  await ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
+  for (const f of Object.keys(spec.fields))
+    await ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+  const marker = missingViewColumn(spec)
+  if (marker) await ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
+}
+
+/**
+ * A collection's share of a commit in one statement: each document replaces
+ * the stored one only at a newer revision (a write built on an older state
+ * is never applied over a newer one). A key written twice in one commit is
+ * written once, at its highest revision, as one after the other would leave it.
+ */
+async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: readonly DocumentWrite[]) {
+  const latest = new Map<string, DocumentWrite>()
+  for (const w of writes) {
+    const known = latest.get(w.key)
+    if (!known || w.revision > known.revision) latest.set(w.key, w)
+  }
+  const list = [...latest.values()]
+  const fieldNames = Object.keys(spec.fields)
+  const columns = [...fieldNames.map((f) => `f_${f}`), ...viewColumns(spec)]
+  const columnTypes = [
+    ...fieldNames.map((f) => (spec.fields[f] === 'integer' ? 'bigint[]' : 'text[]')),
+    ...viewColumns(spec).map(() => 'text[]'),
+  ]
+  const params: unknown[] = [
+    list.map((w) => w.accountId),
+    list.map((w) => w.id),
+    list.map((w) => w.key),
+    list.map((w) => w.revision),
+    list.map((w) => JSON.stringify(w.doc)),
+    ...fieldNames.map((f) => list.map((w) => w.fields[f] ?? null)),
+    ...(spec.views ?? []).map((v) => list.map((w) => w.views?.[v] ?? null)),
+  ]
+  const unnest = [
+    '$1::bigint[]',
+    '$2::bigint[]',
+    '$3::text[]',
+    '$4::int[]',
+    '$5::jsonb[]',
+    ...columnTypes.map((type, i) => `$${i + 6}::${type}`),
+  ]
+  const names = ['account_id', 'id', 'key', 'revision', 'doc', ...columns]
+  await client.query(
+    `INSERT INTO ${spec.name} AS t (${names.join(', ')})
+     SELECT * FROM unnest(${unnest.join(', ')})
+     ON CONFLICT (key) DO UPDATE SET ${names
+       .filter((n) => n !== 'key')
+       .map((n) => `${n} = excluded.${n}`)
+       .join(', ')}
+     WHERE excluded.revision > t.revision`,
+    params,
+  )
+}
+
+/**
+ * A page in descending id order (ascending from a `startingAfter` cursor,
+ * then flipped), one more row than asked to tell whether there is more.
+ */
+async function pageRows<R>(pool: pg.Pool, spec: CollectionSpec, query: FindQuery, select: string) {
+  const params: unknown[] = [query.accountId]
+  const clauses = ['account_id = $1']
+  const param = (value: unknown) => {
+    params.push(value)
+    return `$${params.length}`
+  }
+  for (const c of query.where ?? []) clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ${param(c.value)}`)
+  if (query.startingAfter !== undefined) clauses.push(`id > ${param(query.startingAfter)}`)
+  if (query.endingBefore !== undefined) clauses.push(`id < ${param(query.endingBefore)}`)
+  const forward = query.startingAfter !== undefined && query.endingBefore === undefined
+  const order = forward ? 'ASC' : 'DESC'
+  const { rows } = await pool.query(
+    `SELECT ${select} FROM ${spec.name} WHERE ${clauses.join(' AND ')} ORDER BY id ${order} LIMIT ${param(query.limit + 1)}`,
+    params,
+  )
+  const page = (rows as R[]).slice(0, query.limit)
+  return { rows: forward ? page.reverse() : page, hasMore: rows.length > query.limit }
+}
