@@ -44,6 +44,40 @@ const pings = (port) =>
     socket.on('error', () => resolve(false))
   })
 
+/** Whether something accepts connections on the port. */
+const listens = (port) =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.on('error', () => resolve(false))
+  })
+
+/**
+ * The PostgreSQL suites use DATABASE_URL, else the machine's server on
+ * 127.0.0.1:5432. One that is installed but stopped is started (as root,
+ * with Debian's pg_ctlcluster) and stopped again at the end; with none,
+ * the suites skip with the reason.
+ */
+async function ensurePostgres() {
+  if (process.env.DATABASE_URL) return { note: `against DATABASE_URL`, stop: () => {} }
+  if (await listens(5432)) return { note: 'against 127.0.0.1:5432 (DATABASE_URL names another)', stop: () => {} }
+  const clusters = spawnSync('sh', ['-c', 'command -v pg_lsclusters >/dev/null && pg_lsclusters -h'], {
+    encoding: 'utf8',
+  }).stdout.trim()
+  if (!clusters || process.getuid?.() !== 0) return { note: undefined, stop: () => {} }
+  const [version, name] = clusters.split('\n')[0].split(/\s+/)
+  console.log(`# PostgreSQL ${version}/${name} is installed but stopped: starting it for the tests`)
+  run('pg_ctlcluster', [version, name, 'start'])
+  for (let i = 0; i < 100 && !(await listens(5432)); i++) await new Promise((r) => setTimeout(r, 100))
+  if (!(await listens(5432))) return { note: undefined, stop: () => {} }
+  return {
+    note: 'against 127.0.0.1:5432, started for the tests',
+    stop: () => spawnSync('pg_ctlcluster', [version, name, 'stop'], { stdio: 'ignore' }),
+  }
+}
+
 async function startRedis() {
   const bin = redisServerBinary()
   if (!bin) throw new Error('no redis-server and cannot install one (not root): install Redis or set REDIS_URL')
@@ -88,12 +122,14 @@ if (run('node_modules/.bin/tap', ['build'], { stdio: ['ignore', 'ignore', 'inher
 }
 
 const redis = await startRedis()
+const postgres = await ensurePostgres()
 // Redis and the tests go with the runner however it ends: interrupted,
 // terminated, or its output closed (an EPIPE when piped into `head`).
 let tap
 process.on('exit', () => {
   tap?.kill('SIGTERM')
   redis.stop()
+  postgres.stop()
 })
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130))
 process.stdout.on('error', () => process.exit(1))
@@ -105,6 +141,11 @@ for (const [name, url] of [
   if (!process.env[url])
     console.log(`# ${name} suites will be skipped: ${url} is not set (no ${name} server on this machine)`)
 }
+console.log(
+  postgres.note
+    ? `# PostgreSQL suites run ${postgres.note}`
+    : '# PostgreSQL suites will be skipped: none answers at 127.0.0.1:5432 and none could be started (set DATABASE_URL)',
+)
 
 let passed = 0
 let failed = 0
