@@ -16,17 +16,22 @@ const { $schema: _draft, ...schema } = JSON.parse(
   readFileSync(join(dclint, 'schemas', 'compose.schema.json'), 'utf8'),
 ) as Record<string, unknown>
 
-t.test('docker-compose.yml validates against the Compose Specification', async (t) => {
-  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as unknown
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
-  const valid = validate(compose)
-  t.same(
-    validate.errors?.map((e) => `${e.instancePath} ${e.message}`) ?? [],
-    [],
-    'no schema errors (env_file is a list, every service key is known)',
-  )
-  t.ok(valid)
-})
+/** The distributed layouts: on KurrentDB and MongoDB, and on PostgreSQL. */
+const layouts = ['docker-compose.yml', 'docker-compose.postgres.yml']
+
+for (const file of layouts) {
+  t.test(`${file} validates against the Compose Specification`, async (t) => {
+    const compose = parse(readFileSync(file, 'utf8'), { merge: true }) as unknown
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
+    const valid = validate(compose)
+    t.same(
+      validate.errors?.map((e) => `${e.instancePath} ${e.message}`) ?? [],
+      [],
+      'no schema errors (env_file is a list, every service key is known)',
+    )
+    t.ok(valid)
+  })
+}
 
 t.test('the schema catches what compose itself refuses', async (t) => {
   const validate = new Ajv({ allErrors: true, strict: false }).compile(schema)
@@ -37,18 +42,21 @@ t.test('the schema catches what compose itself refuses', async (t) => {
 })
 
 t.test('behind the gateway only the gateway is believed, and it sets X-Forwarded-For itself', async (t) => {
-  const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-    services: Record<
-      string,
-      { environment?: Record<string, string>; networks?: Record<string, { ipv4_address?: string }> }
-    >
-    configs: { gateway: { content: string } }
+  for (const file of layouts) {
+    const compose = parse(readFileSync(file, 'utf8'), { merge: true }) as {
+      services: Record<
+        string,
+        { environment?: Record<string, string>; networks?: Record<string, { ipv4_address?: string }> }
+      >
+      configs: { gateway: { file: string } }
+    }
+    const gateway = compose.services.gateway!.networks?.default?.ipv4_address
+    t.ok(gateway, `${file}: the gateway has a fixed address`)
+    for (const role of ['command', 'query', 'worker', 'projector'])
+      t.equal(compose.services[role]!.environment?.TRUST_PROXY, gateway, `${file}: ${role} trusts the gateway alone`)
+    t.equal(compose.configs.gateway.file, './deploy/gateway.conf', `${file}: the one gateway configuration`)
   }
-  const gateway = compose.services.gateway!.networks?.default?.ipv4_address
-  t.ok(gateway, 'the gateway has a fixed address')
-  for (const role of ['command', 'query', 'worker', 'projector'])
-    t.equal(compose.services[role]!.environment?.TRUST_PROXY, gateway, `${role} trusts the gateway alone`)
-  // Compose writes nginx's $ as $$.
-  t.match(compose.configs.gateway.content, /proxy_set_header X-Forwarded-For \$\$remote_addr;/)
-  t.notMatch(compose.configs.gateway.content, /proxy_add_x_forwarded_for/, "never the client's own value")
+  const conf = readFileSync('deploy/gateway.conf', 'utf8')
+  t.match(conf, /proxy_set_header X-Forwarded-For \$remote_addr;/)
+  t.notMatch(conf, /proxy_add_x_forwarded_for/, "never the client's own value")
 })
