@@ -48,14 +48,14 @@ t.test(
 )
 
 t.test('postgres event store', { skip: await postgresSkip() }, async (t) => {
-  eventStoreContract(t, async () => createPostgresEventStore(postgresUrl, testSchema(t)))
+  eventStoreContract(t, async () => createPostgresEventStore(postgresUrl, testSchema()))
 })
 
 t.test(
   'postgres: concurrent appends get gap-free positions, committed in position order',
   { skip: await postgresSkip() },
   async (t) => {
-    const store = await createPostgresEventStore(postgresUrl, testSchema(t))
+    const store = await createPostgresEventStore(postgresUrl, testSchema())
     t.teardown(() => store.close())
     const event = (): NewEvent => ({
       id: randomUUID(),

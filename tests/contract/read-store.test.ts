@@ -88,6 +88,6 @@ t.test(
 )
 
 t.test('postgres read store', { skip: await postgresSkip() }, async (t) => {
-  const schema = testSchema(t)
+  const schema = testSchema()
   readStoreContract(t, () => createPostgresReadStore(postgresUrl, contractCollections, schema))
 })

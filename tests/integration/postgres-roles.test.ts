@@ -20,7 +20,7 @@ t.test(
   { skip: await postgresSkip() },
   async (t) => {
     const base = await serviceEnvironment(t, {
-      DATABASE_URL: `${postgresUrl}?schema=${testSchema(t)}`,
+      DATABASE_URL: `${postgresUrl}?schema=${testSchema()}`,
       SHIPLOG_SECRET_KEY: randomBytes(32).toString('hex'),
     })
     const account = createAccountWithCli(base)

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import type { Test } from 'tap'
 
 /*
  * The PostgreSQL the tests use: DATABASE_URL, else the local server at
  * 127.0.0.1:5432 when one answers. Each test gets a schema of its own,
- * dropped when it ends, so runs never see each other's data.
+ * dropped when its test file has run, so runs never see each other's data.
  */
 export const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -24,14 +23,37 @@ export async function postgresSkip(): Promise<string | false> {
   }
 }
 
-/** A fresh schema for one test, dropped with everything in it at its end. */
-export function testSchema(t: Test) {
-  const schema = `test_${randomUUID().replaceAll('-', '').slice(0, 16)}`
-  t.teardown(async () => {
-    const client = new pg.Client({ connectionString: postgresUrl })
-    await client.connect()
+/** Schemas this test process made: dropped when it is done, after every store and server that used them. */
+const made: string[] = []
+async function dropSchemas() {
+  if (made.length === 0) return
+  const client = new pg.Client({ connectionString: postgresUrl })
+  client.on('error', () => {})
+  await client.connect()
+  for (const schema of made.splice(0))
     await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`)
-    await client.end()
-  })
+  await client.end()
+}
+
+/** A fresh schema for one test, dropped with everything in it once the test file has run. */
+export function testSchema() {
+  const schema = `test_${randomUUID().replaceAll('-', '').slice(0, 16)}`
+  if (made.length === 0) process.once('beforeExit', () => void dropSchemas().catch(() => {}))
+  made.push(schema)
   return schema
+}
+
+/**
+ * With DATABASE_URL set, the whole suite runs on PostgreSQL: each test
+ * server and service process gets the stores of a schema of its own (and the
+ * key every process must share). Unset, nothing: the embedded stores.
+ */
+export function storesOnPostgres(): Record<string, string> {
+  if (!process.env.DATABASE_URL) return {}
+  const url = new URL(process.env.DATABASE_URL)
+  url.searchParams.set('schema', testSchema())
+  return {
+    DATABASE_URL: url.toString(),
+    SHIPLOG_SECRET_KEY: process.env.SHIPLOG_SECRET_KEY ?? '0'.repeat(64),
+  }
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Test } from 'tap'
+import { storesOnPostgres } from './postgres.ts'
 import { tempDir } from './temp.ts'
 
 /** A TCP port nobody listens on now. */
@@ -80,6 +81,7 @@ export async function serviceEnvironment(t: Test, extra: Record<string, string> 
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     QUEUE_NAME: `process-${randomUUID()}`,
+    ...storesOnPostgres(),
     ...extra,
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { checkAnswer } from './contract.ts'
+import { storesOnPostgres } from './postgres.ts'
 import { createAccount } from '../../commands/accounts/change-account.ts'
 import { startServer, type RunningServer } from '../../server/start.ts'
 import type { Clock } from '../../shared/infra/clock.ts'
@@ -31,6 +32,14 @@ export interface TestResponse {
   body: any
 }
 
+/** A data directory's PostgreSQL schema (with DATABASE_URL): a server restarted on it finds its stores. */
+const schemas = new Map<string, Record<string, string>>()
+const postgresOf = (dataDir: string) => {
+  const env = schemas.get(dataDir) ?? storesOnPostgres()
+  schemas.set(dataDir, env)
+  return env
+}
+
 /**
  * Starts the real server on a free port with embedded stores in a temporary
  * folder, a fresh queue name and one account; torn down when the test ends.
@@ -48,6 +57,7 @@ export async function startTestServer(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     QUEUE_NAME: `test-${randomUUID()}`,
     POLL_INTERVAL_MS: '20',
+    ...postgresOf(dataDir),
     ...options.env,
   })
   const server = await startServer(config, { clock: options.clock, roles: options.roles })

@@ -30,12 +30,11 @@ const TABLES = [
     stream      text    NOT NULL,
     revision    integer NOT NULL,
     type        text    NOT NULL,
-    data        jsonb   NOT NULL,
-    metadata    jsonb   NOT NULL,
+    data        json    NOT NULL,
+    metadata    json    NOT NULL,
     recorded_at bigint  NOT NULL,
     UNIQUE (stream, revision)
   )`,
-  `CREATE INDEX IF NOT EXISTS events_type ON events (type, position)`,
   `CREATE TABLE IF NOT EXISTS event_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), position bigint NOT NULL)`,
   `INSERT INTO event_head (position) VALUES (0) ON CONFLICT DO NOTHING`,
   `CREATE TABLE IF NOT EXISTS snapshots (
@@ -224,7 +223,7 @@ async function appendRequests(
     const column = (i: number) => rows.map((r) => r[i])
     await client.query(
       `INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bigint[])`,
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::json[], $7::json[], $8::bigint[])`,
       [0, 1, 2, 3, 4, 5, 6, 7].map(column),
     )
     await client.query('UPDATE event_head SET position = $1', [next.toString()])

@@ -1,0 +1,175 @@
+/**
+ * The service on PostgreSQL beside the limits of PostgreSQL itself, in one
+ * run: the same batches of `POST /v1/trackers` events written
+ *   (a) as raw rows with `COPY … FROM STDIN` (pg-copy-streams), a batch a
+ *       transaction, into a table of the event store's shape;
+ *   (b) as raw rows with one multi-row `INSERT … SELECT unnest(…)` a batch;
+ *   (c) through the PostgreSQL event store port, one atomic append a batch;
+ *   (d) through the whole service over HTTP (DATABASE_URL) from 2 clients,
+ *       each answer waiting until its batch is projected;
+ * each rate with its ratio to (a). DATABASE_URL names the server, else
+ * 127.0.0.1:5432/test; each part writes in a schema of its own, dropped after.
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
+import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import type { AppendRequest } from '../shared/infra/event-store/port.ts'
+import { createPostgresEventStore } from '../shared/infra/event-store/postgres.ts'
+import {
+  benchServerProcess,
+  benchStores,
+  conditions,
+  decidedAppends,
+  eventsOf,
+  measureBatches,
+  ms,
+  trackerBatch,
+} from './support.ts'
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
+const BATCH_SIZE = 1000
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+const admin = new pg.Client({ connectionString: url })
+try {
+  await admin.connect()
+} catch (error) {
+  console.log(`postgres: skipped, no PostgreSQL answers at ${url} (${(error as Error).message}); set DATABASE_URL`)
+  process.exit(0)
+}
+const schemas: string[] = []
+const schemaFor = (part: string) => {
+  const schema = `bench_${part}_${randomUUID().replaceAll('-', '').slice(0, 8)}`
+  schemas.push(schema)
+  return schema
+}
+
+const inProcess = await benchStores()
+const batches: AppendRequest[][] = []
+for (let b = 0; b < WARMUP + BATCHES; b++)
+  batches.push(await decidedAppends(inProcess.runtime, inProcess.accountId, trackerBatch(b, BATCH_SIZE)))
+await inProcess.close()
+const measured = batches.slice(WARMUP)
+const events = measured.reduce((sum, b) => sum + eventsOf(b), 0)
+
+const figures: { label: string; eventsPerSecond: number; trackersPerSecond: number; note?: string }[] = []
+async function timeAppends(label: string, append: (appends: AppendRequest[]) => Promise<unknown>) {
+  for (const appends of batches.slice(0, WARMUP)) await append(appends)
+  const t0 = performance.now()
+  for (const appends of measured) await append(appends)
+  const seconds = (performance.now() - t0) / 1000
+  figures.push({ label, eventsPerSecond: events / seconds, trackersPerSecond: (BATCHES * BATCH_SIZE) / seconds })
+}
+
+/** Rows of the event store's table, positions counted from 1 across the run. */
+let position = 0
+const rowsOf = (appends: AppendRequest[]) =>
+  appends.flatMap((a) =>
+    a.events.map((e, revision) => [
+      ++position,
+      e.id,
+      a.stream,
+      revision,
+      e.type,
+      JSON.stringify(e.data),
+      JSON.stringify(e.metadata),
+      e.metadata.recordedAt,
+    ]),
+  )
+const TABLE = `CREATE TABLE events (
+  position bigint PRIMARY KEY, id text NOT NULL UNIQUE, stream text NOT NULL, revision integer NOT NULL,
+  type text NOT NULL, data json NOT NULL, metadata json NOT NULL, recorded_at bigint NOT NULL,
+  UNIQUE (stream, revision))`
+const rawClient = async (part: string) => {
+  const schema = schemaFor(part)
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+  await client.connect()
+  await client.query(TABLE)
+  return client
+}
+
+// (a) COPY: what PostgreSQL itself takes.
+{
+  const client = await rawClient('copy')
+  const copyText = (v: unknown) => String(v).replaceAll('\\', '\\\\').replaceAll('\t', '\\t').replaceAll('\n', '\\n')
+  position = 0
+  await timeAppends('(a) raw COPY', async (appends) => {
+    const text = `${rowsOf(appends)
+      .map((row) => row.map(copyText).join('\t'))
+      .join('\n')}\n`
+    await client.query('BEGIN')
+    await pipeline(Readable.from([text]), client.query(copyFrom('COPY events FROM STDIN')))
+    await client.query('COMMIT')
+  })
+  await client.end()
+}
+
+// (b) One multi-row INSERT a batch.
+{
+  const client = await rawClient('insert')
+  position = 0
+  await timeAppends('(b) raw multi-row INSERT', async (appends) => {
+    const rows = rowsOf(appends)
+    await client.query(
+      `INSERT INTO events SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::json[], $7::json[], $8::bigint[])`,
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => rows.map((r) => r[i])),
+    )
+  })
+  await client.end()
+}
+
+// (c) The event store port.
+{
+  const store = await createPostgresEventStore(url, schemaFor('port'))
+  await timeAppends('(c) event store port', (appends) => store.append(appends))
+  await store.close()
+}
+
+// (d) The service over HTTP on PostgreSQL, in a process of its own.
+const serviceSchema = schemaFor('service')
+const server = await benchServerProcess({
+  DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}schema=${serviceSchema}`,
+  SHIPLOG_SECRET_KEY: randomBytes(32).toString('hex'),
+})
+const body = (b: number) => JSON.stringify({ trackers: trackerBatch(b, BATCH_SIZE) })
+await measureBatches(
+  server,
+  '/v1/trackers',
+  Array.from({ length: WARMUP }, (_, b) => body(b)),
+  { concurrency: 2, itemsPerBatch: BATCH_SIZE },
+)
+const fresh = await measureBatches(
+  server,
+  '/v1/trackers',
+  Array.from({ length: BATCHES }, (_, b) => body(WARMUP + b)),
+  { concurrency: 2, itemsPerBatch: BATCH_SIZE },
+)
+await server.close()
+figures.push({
+  label: '(d) service over HTTP',
+  eventsPerSecond: (events / (BATCHES * BATCH_SIZE)) * fresh.rate,
+  trackersPerSecond: fresh.rate,
+  note: `batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}; ${fresh.cpu}`,
+})
+
+for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+await admin.end()
+
+const raw = figures[0]!.eventsPerSecond
+const count = (n: number) => Math.round(n).toLocaleString('en').padStart(9)
+const server15 = (await import('node:child_process'))
+  .spawnSync('psql', ['--version'], { encoding: 'utf8' })
+  .stdout.trim()
+console.log(
+  `postgres: ${BATCHES} batches × ${BATCH_SIZE} new trackers (${Math.round(events / BATCHES)} events a batch) after ${WARMUP} warm-up batches; ${conditions(true)}; ${server15 || 'PostgreSQL'} on the same machine`,
+)
+console.log(`${''.padEnd(28)}  events/s  trackers/s  of (a)`)
+for (const f of figures) {
+  console.log(
+    `${f.label.padEnd(28)} ${count(f.eventsPerSecond)}   ${count(f.trackersPerSecond)}  ${`${((f.eventsPerSecond / raw) * 100).toFixed(1)} %`.padStart(6)}${f.note ? `   ${f.note}` : ''}`,
+  )
+}
