@@ -178,7 +178,7 @@ async function appendRequests(
   for (const row of current.rows as { stream: string; revision: number }[]) last.set(row.stream, row.revision)
   let position = 0n
   const revisions: number[] = []
-  const rows: [string, string, string, number, string, string, string, string][] = []
+  const rows: [string, string, string, number, string, unknown, unknown, number][] = []
   const snapshots: [string, string, number, string, string][] = []
   // Events already stored make their request a retry, whatever it expects (`any` included).
   const ids = requests.flatMap((r) => r.events.map((e) => e.id))
@@ -201,16 +201,7 @@ async function appendRequests(
     for (const e of req.events) {
       revision += 1
       next += 1n
-      rows.push([
-        next.toString(),
-        e.id,
-        req.stream,
-        revision,
-        e.type,
-        JSON.stringify(e.data),
-        JSON.stringify(e.metadata),
-        String(e.metadata.recordedAt),
-      ])
+      rows.push([next.toString(), e.id, req.stream, revision, e.type, e.data, e.metadata, e.metadata.recordedAt])
     }
     if (req.events.length > 0) position = next
     last.set(req.stream, revision)
@@ -220,11 +211,12 @@ async function appendRequests(
       snapshots.push([req.stream, req.snapshot.version, revision, next.toString(), JSON.stringify(req.snapshot.state)])
   }
   if (rows.length > 0) {
-    const column = (i: number) => rows.map((r) => r[i])
+    // The rows as one JSON parameter, read as it is (arrays of strings are escaped element by element).
     await client.query(
       `INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::json[], $7::json[], $8::bigint[])`,
-      [0, 1, 2, 3, 4, 5, 6, 7].map(column),
+       SELECT (r->>0)::bigint, r->>1, r->>2, (r->>3)::int, r->>4, r->5, r->6, (r->>7)::bigint
+         FROM json_array_elements($1::json) AS r`,
+      [JSON.stringify(rows)],
     )
     await client.query('UPDATE event_head SET position = $1', [next.toString()])
     await client.query('SELECT pg_notify($1, $2)', [channel, next.toString()])

@@ -299,38 +299,36 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
   }
   const list = [...latest.values()]
   const fieldNames = Object.keys(spec.fields)
-  const columns = [...fieldNames.map((f) => `f_${f}`), ...viewColumns(spec)]
-  const columnTypes = [
-    ...fieldNames.map((f) => (spec.fields[f] === 'integer' ? 'bigint[]' : 'text[]')),
-    ...viewColumns(spec).map(() => 'text[]'),
+  const names = ['account_id', 'id', 'key', 'revision', 'doc', ...fieldNames.map((f) => `f_${f}`), ...viewColumns(spec)]
+  // Each row a JSON array, the lot one JSON parameter: PostgreSQL reads it as it is,
+  // where arrays of strings would be escaped element by element on both sides.
+  const values = [
+    '(r->>0)::bigint',
+    '(r->>1)::bigint',
+    'r->>2',
+    '(r->>3)::int',
+    '(r->4)::jsonb',
+    ...fieldNames.map((f, i) => (spec.fields[f] === 'integer' ? `(r->>${i + 5})::bigint` : `r->>${i + 5}`)),
+    ...viewColumns(spec).map((_, i) => `r->>${i + 5 + fieldNames.length}`),
   ]
-  const params: unknown[] = [
-    list.map((w) => w.accountId),
-    list.map((w) => w.id),
-    list.map((w) => w.key),
-    list.map((w) => w.revision),
-    list.map((w) => JSON.stringify(w.doc)),
-    ...fieldNames.map((f) => list.map((w) => w.fields[f] ?? null)),
-    ...(spec.views ?? []).map((v) => list.map((w) => w.views?.[v] ?? null)),
-  ]
-  const unnest = [
-    '$1::bigint[]',
-    '$2::bigint[]',
-    '$3::text[]',
-    '$4::int[]',
-    '$5::jsonb[]',
-    ...columnTypes.map((type, i) => `$${i + 6}::${type}`),
-  ]
-  const names = ['account_id', 'id', 'key', 'revision', 'doc', ...columns]
+  const rows = list.map((w) => [
+    w.accountId,
+    w.id,
+    w.key,
+    w.revision,
+    w.doc,
+    ...fieldNames.map((f) => w.fields[f] ?? null),
+    ...(spec.views ?? []).map((v) => w.views?.[v] ?? null),
+  ])
   await client.query(
     `INSERT INTO ${spec.name} AS t (${names.join(', ')})
-     SELECT * FROM unnest(${unnest.join(', ')})
+     SELECT ${values.join(', ')} FROM json_array_elements($1::json) AS r
      ON CONFLICT (key) DO UPDATE SET ${names
        .filter((n) => n !== 'key')
        .map((n) => `${n} = excluded.${n}`)
        .join(', ')}
      WHERE excluded.revision > t.revision`,
-    params,
+    [JSON.stringify(rows)],
   )
 }
 
