@@ -79,8 +79,8 @@ const startFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { script
 const benchNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
 
 /** The machine and stores; with `server`, how the benchmark's server process is started. */
-export const conditions = (server = false) =>
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, embedded SQLite stores (WAL) in ${tmpdir()}` +
+export const conditions = (server = false, stores = `embedded SQLite stores (WAL) in ${tmpdir()}`) =>
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${stores}` +
   (server ? `, server started as \`npm start\` does (node ${[...startFlags, ...benchNodeArgs].join(' ')})` : '')
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`

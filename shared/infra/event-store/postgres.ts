@@ -161,6 +161,18 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
   }
 }
 
+/** An event as an append sends it: one object of the rows' JSON parameter. */
+interface EventRowJson {
+  position: string
+  id: string
+  stream: string
+  revision: number
+  type: string
+  data: unknown
+  metadata: unknown
+  recorded_at: number
+}
+
 /** An atomic append's body, inside its transaction: the head locked, every request checked, then written, or none. */
 async function appendRequests(
   client: pg.PoolClient,
@@ -178,7 +190,7 @@ async function appendRequests(
   for (const row of current.rows as { stream: string; revision: number }[]) last.set(row.stream, row.revision)
   let position = 0n
   const revisions: number[] = []
-  const rows: [string, string, string, number, string, unknown, unknown, number][] = []
+  const rows: EventRowJson[] = []
   const snapshots: [string, string, number, string, string][] = []
   // Events already stored make their request a retry, whatever it expects (`any` included).
   const ids = requests.flatMap((r) => r.events.map((e) => e.id))
@@ -201,7 +213,16 @@ async function appendRequests(
     for (const e of req.events) {
       revision += 1
       next += 1n
-      rows.push([next.toString(), e.id, req.stream, revision, e.type, e.data, e.metadata, e.metadata.recordedAt])
+      rows.push({
+        position: next.toString(),
+        id: e.id,
+        stream: req.stream,
+        revision,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+        recorded_at: e.metadata.recordedAt,
+      })
     }
     if (req.events.length > 0) position = next
     last.set(req.stream, revision)
@@ -211,11 +232,12 @@ async function appendRequests(
       snapshots.push([req.stream, req.snapshot.version, revision, next.toString(), JSON.stringify(req.snapshot.state)])
   }
   if (rows.length > 0) {
-    // The rows as one JSON parameter, read as it is (arrays of strings are escaped element by element).
+    // The rows as one JSON parameter, each parsed once into a record (arrays of JSON strings
+    // would be escaped element by element on both sides).
     await client.query(
       `INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at)
-       SELECT (r->>0)::bigint, r->>1, r->>2, (r->>3)::int, r->>4, r->5, r->6, (r->>7)::bigint
-         FROM json_array_elements($1::json) AS r`,
+       SELECT * FROM json_to_recordset($1::json) AS r(position bigint, id text, stream text, revision int,
+         type text, data json, metadata json, recorded_at bigint)`,
       [JSON.stringify(rows)],
     )
     await client.query('UPDATE event_head SET position = $1', [next.toString()])

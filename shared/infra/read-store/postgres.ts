@@ -299,30 +299,33 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
   }
   const list = [...latest.values()]
   const fieldNames = Object.keys(spec.fields)
-  const names = ['account_id', 'id', 'key', 'revision', 'doc', ...fieldNames.map((f) => `f_${f}`), ...viewColumns(spec)]
-  // Each row a JSON array, the lot one JSON parameter: PostgreSQL reads it as it is,
-  // where arrays of strings would be escaped element by element on both sides.
-  const values = [
-    '(r->>0)::bigint',
-    '(r->>1)::bigint',
-    'r->>2',
-    '(r->>3)::int',
-    '(r->4)::jsonb',
-    ...fieldNames.map((f, i) => (spec.fields[f] === 'integer' ? `(r->>${i + 5})::bigint` : `r->>${i + 5}`)),
-    ...viewColumns(spec).map((_, i) => `r->>${i + 5 + fieldNames.length}`),
+  // The rows as one JSON parameter, each parsed once into a record (json_to_recordset):
+  // arrays of JSON strings would be escaped element by element on both sides.
+  const columns: [string, string][] = [
+    ['account_id', 'bigint'],
+    ['id', 'bigint'],
+    ['key', 'text'],
+    ['revision', 'int'],
+    ['doc', 'jsonb'],
+    ...fieldNames.map((f): [string, string] => [`f_${f}`, spec.fields[f] === 'integer' ? 'bigint' : 'text']),
+    ...viewColumns(spec).map((v): [string, string] => [v, 'text']),
   ]
-  const rows = list.map((w) => [
-    w.accountId,
-    w.id,
-    w.key,
-    w.revision,
-    w.doc,
-    ...fieldNames.map((f) => w.fields[f] ?? null),
-    ...(spec.views ?? []).map((v) => w.views?.[v] ?? null),
-  ])
+  const rows = list.map((w) => {
+    const row: Record<string, unknown> = {
+      account_id: w.accountId,
+      id: w.id,
+      key: w.key,
+      revision: w.revision,
+      doc: w.doc,
+    }
+    for (const f of fieldNames) row[`f_${f}`] = w.fields[f] ?? null
+    for (const v of spec.views ?? []) row[`v_${v}`] = w.views?.[v] ?? null
+    return row
+  })
+  const names = columns.map(([name]) => name)
   await client.query(
     `INSERT INTO ${spec.name} AS t (${names.join(', ')})
-     SELECT ${values.join(', ')} FROM json_array_elements($1::json) AS r
+     SELECT * FROM json_to_recordset($1::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})
      ON CONFLICT (key) DO UPDATE SET ${names
        .filter((n) => n !== 'key')
        .map((n) => `${n} = excluded.${n}`)
