@@ -38,11 +38,6 @@ export async function openPostgres(
   const pool = new pg.Pool({ ...connection, max: options.max, types: options.types })
   // An idle client whose server went away is dropped by the pool; its error must not end the process.
   pool.on('error', () => {})
-  // Documents of several kilobytes are compressed by the server (TOAST): with LZ4 where it has it,
-  // faster than its default pglz; where it does not, the setting is refused and pglz stays.
-  pool.on('connect', (client) => {
-    client.query("SET default_toast_compression = 'lz4'").catch(() => {})
-  })
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>) => {
     const client = await pool.connect()
     try {
@@ -68,4 +63,14 @@ export async function openPostgres(
     throw error
   }
   return { pool, schema, connection, transaction }
+}
+
+/**
+ * Values of several kilobytes are compressed by the server (TOAST): with LZ4
+ * where it has it (PostgreSQL 14 built with it), faster than its default
+ * pglz; where it does not, the change is refused and pglz stays.
+ */
+export async function preferLz4(pool: pg.Pool, table: string, columns: readonly string[]) {
+  for (const column of columns)
+    await pool.query(`ALTER TABLE ${table} ALTER COLUMN ${column} SET COMPRESSION lz4`).catch(() => {})
 }

@@ -4,14 +4,17 @@ import t from 'tap'
 import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
-import { startTestServer } from '../support/server.ts'
+import { rowsIn } from '../support/postgres.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
 
-/** The files left in the data directory's uploads folder. */
-const uploads = (dataDir: string) => {
-  const folder = join(dataDir, 'blobs')
+/** Uploaded files still kept: files under DATA_DIR, or rows of the blobs table on PostgreSQL. */
+const uploads = async (server: TestServer) => {
+  const { DATABASE_URL } = server.runtime.config
+  if (DATABASE_URL) return rowsIn(DATABASE_URL, 'blobs')
+  const folder = join(server.dataDir, 'blobs')
   return existsSync(folder)
-    ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
-    : []
+    ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
+    : 0
 }
 
 t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
@@ -36,7 +39,7 @@ t.test('columns in any order, a BOM, and gps as numbers', async (t) => {
     gps_long: 151.25,
     opening_hours: { friday: { pm_opening: '13:30', pm_closing: '17:45' } },
   })
-  t.same(uploads(server.dataDir), [], 'the uploaded file is removed once its job has completed')
+  t.equal(await uploads(server), 0, 'the uploaded file is removed once its job has completed')
 })
 
 t.test('lines are the file’s own: a quoted line break and a blank line count', async (t) => {
@@ -82,7 +85,7 @@ t.test('a broken file ends failed, with a message', async (t) => {
     [],
     'nothing of a broken file is imported',
   )
-  t.same(uploads(server.dataDir), [], 'the uploaded files are removed once their jobs have failed')
+  t.equal(await uploads(server), 0, 'the uploaded files are removed once their jobs have failed')
 })
 
 t.test('jobs of another account, or unknown, are 404', async (t) => {

@@ -113,7 +113,7 @@ t.test('read-your-writes: a read that sends the position back sees the write', a
 t.test('shiplog accounts create prints keys that work at once on a running server', async (t) => {
   const server = await startTestServer(t)
   const cli = spawnSync(process.execPath, ['bin/shiplog.js', 'accounts', 'create', '--name', 'CLI Shop'], {
-    env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' },
+    env: { ...process.env, ...server.stores, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
   })
   t.equal(cli.status, 0, cli.stderr)

@@ -138,7 +138,7 @@ t.test('export: filters combine, NDJSON one event a line', async (t) => {
     process.execPath,
     ['bin/shiplog.js', 'events', 'export', '--type', 'TrackerCreated', '--account', String(other.id)],
     {
-      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...server.stores, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
     },
   )

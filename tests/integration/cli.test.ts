@@ -77,8 +77,10 @@ t.test(
     t.equal(badType.status, 1)
     t.match(badType.stderr, /unknown event type TrackerTeleported; event types are .*TrackerCreated/)
 
+    // A data directory that holds no embedded stores (whatever stores the suite runs on).
+    const { DATABASE_URL: _, ...embedded } = env
     const nowhere = join(env.DATA_DIR, 'typo')
-    const status = shiplogCli(['projections', 'status'], { ...env, DATA_DIR: nowhere })
+    const status = shiplogCli(['projections', 'status'], { ...embedded, DATA_DIR: nowhere })
     t.equal(status.status, 2)
     t.match(status.stderr, /no shiplog data at .*typo/)
     t.notOk(existsSync(nowhere), 'no empty data directory was made')

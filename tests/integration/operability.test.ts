@@ -23,8 +23,10 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   t.equal(inUse.status, 1)
   t.equal(inUse.stderr.trim(), `shiplog: port ${env.PORT} is already in use: set PORT`)
 
+  // The data directory's faults are the embedded stores' (whatever stores the suite runs on).
+  const { DATABASE_URL: _, ...embedded } = env
   writeFileSync(join(env.DATA_DIR, 'a-file'), 'not a directory')
-  const readOnly = shiplogCli(['serve'], { ...env, PORT: '0', DATA_DIR: join(env.DATA_DIR, 'a-file', 'data') })
+  const readOnly = shiplogCli(['serve'], { ...embedded, PORT: '0', DATA_DIR: join(env.DATA_DIR, 'a-file', 'data') })
   t.equal(readOnly.status, 1)
   t.match(
     readOnly.stderr.trim(),
@@ -32,7 +34,7 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   )
 
   // A folder whose parent says it is missing yet cannot make it: refused at once, not retried for ever.
-  const proc = shiplogCli(['serve'], { ...env, PORT: '0', DATA_DIR: '/proc/shiplog-data' })
+  const proc = shiplogCli(['serve'], { ...embedded, PORT: '0', DATA_DIR: '/proc/shiplog-data' })
   t.equal(proc.status, 1)
   t.equal(proc.stderr.trim(), 'shiplog: the data directory /proc/shiplog-data is not writable (ENOENT): set DATA_DIR')
 
@@ -49,6 +51,23 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   )
   t.notMatch(mongo.stderr, /secret/)
   t.equal(mongo.stderr.trim().split('\n').length, 1)
+
+  const postgres = shiplogCli(['serve'], {
+    ...env,
+    PORT: '0',
+    DATABASE_URL: 'postgres://user:secret@127.0.0.1:9/shiplog',
+    SHIPLOG_SECRET_KEY: '0'.repeat(64),
+  })
+  t.equal(postgres.status, 1)
+  t.match(
+    postgres.stderr.trim(),
+    /^shiplog: PostgreSQL at postgres:\/\/user:\*\*\*@127\.0\.0\.1:9\/shiplog is unreachable/,
+  )
+  t.notMatch(postgres.stderr, /secret/)
+  t.equal(postgres.stderr.trim().split('\n').length, 1)
+  const keyless = shiplogCli(['serve'], { ...embedded, PORT: '0', DATABASE_URL: 'postgres://127.0.0.1:9/shiplog' })
+  t.equal(keyless.status, 1)
+  t.match(keyless.stderr, /set SHIPLOG_SECRET_KEY/)
 })
 
 t.test(

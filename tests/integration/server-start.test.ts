@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { startServer } from '../../server/start.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import t from 'tap'
+import { storesOnPostgres } from '../support/postgres.ts'
 import { startTestServer } from '../support/server.ts'
 import { tempDir } from '../support/temp.ts'
 
@@ -16,6 +17,7 @@ t.test('a server that cannot listen fails to start and leaves nothing running', 
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     QUEUE_NAME: `test-${randomUUID()}`,
+    ...storesOnPostgres(),
   })
   await t.rejects(startServer(config), { name: 'StartupError', message: `port ${port} is already in use: set PORT` })
   // Its stores were closed, its projector and checkpointer threads stopped: the

@@ -73,7 +73,10 @@ export async function spawnServer(
 }
 
 /** The executable's environment on a data directory of its own (removed when the test ends) and a free port. */
-export async function serviceEnvironment(t: Test, extra: Record<string, string> = {}) {
+export async function serviceEnvironment(
+  t: Test,
+  extra: Record<string, string> = {},
+): Promise<NodeJS.ProcessEnv & { DATA_DIR: string; PORT: string; QUEUE_NAME: string }> {
   return {
     ...process.env,
     DATA_DIR: tempDir(t, 'shiplog-process-'),

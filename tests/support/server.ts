@@ -15,6 +15,8 @@ export interface TestServer extends RunningServer {
   publicKey: string
   accountId: number
   dataDir: string
+  /** The settings that name this server's stores (DATA_DIR, and DATABASE_URL on PostgreSQL), for a CLI on them. */
+  stores: Record<string, string>
   /** Another account on the same server, to prove isolation. */
   newAccount(name?: string): Promise<{ id: number; private_key: string; public_key: string }>
   request(
@@ -61,11 +63,11 @@ export async function startTestServer(
     ...options.env,
   })
   const server = await startServer(config, { clock: options.clock, roles: options.roles })
-  const account = await createAccount(server.runtime, 'Test merchant')
   t.teardown(async () => {
     await server.close()
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
+  const account = await createAccount(server.runtime, 'Test merchant')
   // Every answer is held to the OpenAPI document this server serves (tests/support/contract.ts).
   let documentText: string | undefined
   const checked = async (method: string, path: string, response: TestResponse) => {
@@ -103,6 +105,7 @@ export async function startTestServer(
     publicKey: account.public_key,
     accountId: account.id,
     dataDir,
+    stores: { DATA_DIR: dataDir, ...postgresOf(dataDir) },
     newAccount: (name = 'Other merchant') => createAccount(server.runtime, name),
     request,
     upload,

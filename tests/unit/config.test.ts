@@ -16,6 +16,7 @@ t.test('a bad value stops the start with a message naming the variable', async (
     ['NODE_ID', '40'],
     ['REDIS_URL', 'http://x'],
     ['MONGODB_URL', 'nope'],
+    ['DATABASE_URL', 'mysql://db/shiplog'],
     ['ROLES', 'command,cook'],
     ['LOG_LEVEL', 'loud'],
     ['TRUST_PROXY', 'maybe'],

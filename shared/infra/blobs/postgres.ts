@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream'
-import { openPostgres } from '../postgres.ts'
+import { openPostgres, preferLz4 } from '../postgres.ts'
 import type { BlobStore } from './port.ts'
 
 /** Rows of at most this many bytes: an upload is streamed in without holding more. */
@@ -18,6 +18,7 @@ export async function createPostgresBlobStore(url: string, schema?: string): Pro
       'CREATE TABLE IF NOT EXISTS blobs (key text NOT NULL, seq integer NOT NULL, data bytea NOT NULL, PRIMARY KEY (key, seq))',
     ],
   })
+  await preferLz4(pool, 'blobs', ['data'])
   return {
     write: (key, source) =>
       transaction(async (client) => {
@@ -52,6 +53,8 @@ export async function createPostgresBlobStore(url: string, schema?: string): Pro
         (async function* () {
           for (let seq = 0; ; seq++) {
             const { rows } = await pool.query('SELECT data FROM blobs WHERE key = $1 AND seq = $2', [key, seq])
+            // A blob that is not there is an error, as a missing file is; its end is the first missing row.
+            if (rows.length === 0 && seq === 0) throw Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' })
             if (rows.length === 0) return
             yield (rows[0] as { data: Buffer }).data
           }

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { openPostgres } from '../postgres.ts'
+import { openPostgres, preferLz4 } from '../postgres.ts'
 import {
   groupKeys,
   shadowOf,
@@ -21,6 +21,13 @@ import {
  */
 
 const NAME = /^[a-z][a-z0-9_]*$/
+
+/**
+ * Held by every write to the read models until it commits: writers (the
+ * projector, a command catching up before it answers, a rebuild's threads)
+ * take turns, as on SQLite, so two never insert the same new document at once.
+ */
+const WRITER_LOCK = 0x5348_5752
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 
 interface Row {
@@ -70,7 +77,10 @@ export async function createPostgresReadStore(
       ...collections.flatMap((spec) => tableStatements(spec)),
     ],
   })
-  for (const spec of collections) await createIndexes(pool, spec)
+  for (const spec of collections) {
+    await createIndexes(pool, spec)
+    await preferLz4(pool, spec.name, ['doc', ...viewColumns(spec)])
+  }
   const specs = new Map(collections.map((c) => [c.name, c]))
   const specOf = (name: string) => {
     const spec = specs.get(name)
@@ -166,22 +176,25 @@ export async function createPostgresReadStore(
       const spec = specOf(collection)
       const columns = viewColumns(spec)
       if (views.length === 0 || columns.length === 0) return 0
-      const sets = columns.map((c, i) => `${c} = v.c${i}`).join(', ')
-      const arrays = columns.map((_, i) => `$${i + 3}::text[]`).join(', ')
-      const { rowCount } = await pool.query(
-        `UPDATE ${spec.name} t SET ${sets}
-           FROM unnest($1::text[], $2::int[], ${arrays}) AS v(key, revision, ${columns.map((_, i) => `c${i}`).join(', ')})
-          WHERE t.key = v.key AND t.revision = v.revision`,
-        [
-          views.map((v) => v.key),
-          views.map((v) => v.revision),
-          ...(spec.views ?? []).map((name) => views.map((v) => v.views[name] ?? null)),
-        ],
-      )
-      return rowCount ?? 0
+      const rows = views.map((item) => {
+        const row: Record<string, unknown> = { key: item.key, revision: item.revision }
+        for (const v of spec.views ?? []) row[`v_${v}`] = item.views[v] ?? null
+        return row
+      })
+      return inTransaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
+        const { rowCount } = await client.query(
+          `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}
+             FROM json_to_recordset($1::json) AS v(key text, revision int, ${columns.map((c) => `${c} text`).join(', ')})
+            WHERE t.key = v.key AND t.revision = v.revision`,
+          [JSON.stringify(rows)],
+        )
+        return rowCount ?? 0
+      })
     },
     async commit(projections, writes, checkpoint) {
       await inTransaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
         const byCollection = new Map<string, DocumentWrite[]>()
         for (const w of writes) {
           const list = byCollection.get(w.collection)
@@ -207,6 +220,7 @@ export async function createPostgresReadStore(
         for (const statement of tableStatements(shadow)) await client.query(statement)
         await client.query('DELETE FROM checkpoints WHERE projection = $1', [shadowProjection])
       })
+      await preferLz4(pool, shadow.name, ['doc', ...viewColumns(shadow)])
       return joinShadow(collection)
     },
     async indexRebuild(collection) {
