@@ -24,7 +24,7 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   t.equal(inUse.stderr.trim(), `shiplog: port ${env.PORT} is already in use: set PORT`)
 
   // The data directory's faults are the embedded stores' (whatever stores the suite runs on).
-  const { DATABASE_URL: _, ...embedded } = env
+  const { DATABASE_URL: _, SHIPLOG_SECRET_KEY: __, ...embedded } = env
   writeFileSync(join(env.DATA_DIR, 'a-file'), 'not a directory')
   const readOnly = shiplogCli(['serve'], { ...embedded, PORT: '0', DATA_DIR: join(env.DATA_DIR, 'a-file', 'data') })
   t.equal(readOnly.status, 1)

@@ -163,7 +163,12 @@ t.test('the job passes through queued and processing to completed', async (t) =>
     env: { QUEUE_NAME: server.runtime.config.QUEUE_NAME },
   })
   const { job, seen } = await waitForJob(server, upload.body.id)
-  t.same(seen.slice(0, 1), ['queued'])
+  // Seen queued above; from here the worker may already have started it.
+  t.same(
+    seen,
+    ['queued', 'processing', 'completed'].filter((s) => seen.includes(s)),
+    'in order, never back',
+  )
   t.ok(seen.includes('processing'), `seen ${seen.join(' → ')}`)
   t.equal(seen.at(-1), 'completed')
   t.equal(job.results.length, 20_000)
