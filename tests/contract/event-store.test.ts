@@ -93,3 +93,31 @@ t.test(
     )
   },
 )
+
+t.test(
+  'postgres: an append in one process wakes the followers of another (LISTEN/NOTIFY)',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const schema = testSchema()
+    const [follower, writer] = [
+      await createPostgresEventStore(postgresUrl, schema),
+      await createPostgresEventStore(postgresUrl, schema),
+    ]
+    t.teardown(async () => {
+      await follower.close()
+      await writer.close()
+    })
+    const woken = new Promise<string>((resolve) => follower.onAppend(() => resolve('woken')))
+    await writer.append([
+      {
+        stream: 'thing-1',
+        expected: 'no_stream',
+        events: [
+          { id: randomUUID(), type: 'Thing', data: {}, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } },
+        ],
+      },
+    ])
+    const timeout = new Promise<string>((resolve) => setTimeout(resolve, 5000, 'not woken').unref())
+    t.equal(await Promise.race([woken, timeout]), 'woken', 'without polling')
+  },
+)
