@@ -32,6 +32,8 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const BATCH_SIZE = 1000
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+// The batches are decided on embedded stores; each part below names its own schema.
+delete process.env.DATABASE_URL
 
 const admin = new pg.Client({ connectionString: url })
 try {
