@@ -27,6 +27,10 @@ export function toShiplogError(error: unknown): ShiplogError {
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new ShiplogError('SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json')
   }
+  // A store adapter marks the errors of a database that is not there (shared/infra/postgres.ts).
+  if ((error as { storeUnavailable?: boolean }).storeUnavailable) {
+    return new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The database is unavailable; retry shortly')
+  }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new ShiplogError(codeForStatus(e.statusCode), e.message ?? 'Bad request')
   }

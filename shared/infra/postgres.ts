@@ -38,8 +38,18 @@ export async function openPostgres(
   const pool = new pg.Pool({ ...connection, max: options.max, types: options.types })
   // An idle client whose server went away is dropped by the pool; its error must not end the process.
   pool.on('error', () => {})
+  // A query or connection the server is not there for is told apart, to be answered 503, not 500.
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<pg.QueryResult>
+  pool.query = ((...args: unknown[]) => query(...args).catch(markUnavailable)) as typeof pool.query
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined
+  // With a callback (pool.query's own use) it is left as it is; its errors reach pool.query's.
+  pool.connect = ((...args: unknown[]) =>
+    args.length > 0 ? connect(...args) : connect()!.catch(markUnavailable)) as typeof pool.connect
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>) => {
     const client = await pool.connect()
+    // A connection lost mid-transaction is told to the query that waits on it; the event itself must not end the process.
+    const ignore = () => {}
+    client.on('error', ignore)
     try {
       await client.query('BEGIN')
       const result = await work(client)
@@ -47,8 +57,9 @@ export async function openPostgres(
       return result
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {})
-      throw error
+      return markUnavailable(error)
     } finally {
+      client.off('error', ignore)
       client.release()
     }
   }
@@ -73,4 +84,24 @@ export async function openPostgres(
 export async function preferLz4(pool: pg.Pool, table: string, columns: readonly string[]) {
   for (const column of columns)
     await pool.query(`ALTER TABLE ${table} ALTER COLUMN ${column} SET COMPRESSION lz4`).catch(() => {})
+}
+
+/** Error codes of a server that is gone, refusing connections, or shutting down. */
+const unreachable = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'])
+
+/**
+ * Rethrows `error`, marked `storeUnavailable` when it says the database is not
+ * there (a refused or lost connection, a server shutting down: SQLSTATE
+ * classes 08 and 57P), so the API answers 503 with Retry-After, not 500.
+ */
+function markUnavailable(error: unknown): never {
+  const e = error as { code?: string; message?: string }
+  const code = e.code ?? ''
+  const gone =
+    unreachable.has(code) ||
+    code.startsWith('08') ||
+    code.startsWith('57P') ||
+    /Connection terminated|timeout exceeded when trying to connect/.test(e.message ?? '')
+  if (gone && error instanceof Error) Object.assign(error, { storeUnavailable: true })
+  throw error
 }

@@ -83,11 +83,7 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
     for (const listener of listeners) listener()
   }
   // Other processes' appends arrive as notifications; this process's wake its listeners at once.
-  const listener = new pg.Client(connection)
-  listener.on('error', () => {})
-  listener.on('notification', wake)
-  await listener.connect()
-  await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+  const notifications = await listenFor(connection, channel, wake)
 
   const readStreams = async (reads: readonly StreamRead[], columns: string) => {
     const { rows } = await pool.query(`SELECT r.ord, ${columns} FROM ${READS} ORDER BY r.ord, e.revision`, [
@@ -155,7 +151,7 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
       return () => listeners.delete(listener)
     },
     async close() {
-      await listener.end().catch(() => {})
+      await notifications.stop()
       await pool.end()
     },
   }
@@ -267,4 +263,50 @@ async function alreadyAppended(client: pg.PoolClient, req: AppendRequest) {
     req.stream,
     req.events.map((e) => byId.get(e.id)),
   )
+}
+
+/**
+ * A connection of its own that LISTENs on `channel`, made again a second
+ * after it is lost (the database restarted): followers poll meanwhile, and
+ * are woken once it is back, as a notification may have been missed.
+ */
+async function listenFor(connection: pg.ClientConfig, channel: string, wake: () => void) {
+  let client: pg.Client | undefined
+  let stopped = false
+  let retry: NodeJS.Timeout | undefined
+  const open = async (first: boolean) => {
+    const next = new pg.Client(connection)
+    next.on('notification', wake)
+    let gone = false
+    // A first connection that fails fails the start; a later one is tried again.
+    let live = !first
+    const lost = () => {
+      if (gone || stopped || !live) return
+      gone = true
+      if (client === next) client = undefined
+      next.end().catch(() => {})
+      retry = setTimeout(() => void open(false), 1000)
+      retry.unref()
+    }
+    next.on('error', lost)
+    next.on('end', lost)
+    client = next
+    try {
+      await next.connect()
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      live = true
+      wake()
+    } catch (error) {
+      if (first) throw error
+      lost()
+    }
+  }
+  await open(true)
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(retry)
+      await client?.end().catch(() => {})
+    },
+  }
 }
