@@ -4,9 +4,12 @@ import {
   address,
   carrier,
   carrierService,
+  fulfillmentChanges,
   lineItem,
   notificationPayload,
   notificationType,
+  orderChanges,
+  trackerChanges,
 } from '../../shared/domain/events/resources.ts'
 import { carrierServiceConfig } from '../../shared/domain/events/carrier-service-events.ts'
 import { pickupPointFields } from '../../shared/domain/events/pickup-point-events.ts'
@@ -20,7 +23,6 @@ import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.t
  */
 const id = z.number().int()
 const seconds = z.number().int().describe('Unix time, seconds')
-const customVariables = z.record(z.string(), z.unknown()).nullable()
 
 /** A nested resource that was not expanded: its object name and id. */
 const stub = <O extends string>(object: O) => z.object({ object: z.literal(object), id })
@@ -74,8 +76,12 @@ export const eventResource = z
   })
   .meta({ id: 'Event' })
 
-export const trackerResource = z
-  .object({
+/** The fields a tracker's, fulfillment's or order's events set: the document spreads them into the resource. */
+const fieldsOf = <S extends z.ZodObject>(changes: S) => changes.required()
+
+export const trackerResource = fieldsOf(trackerChanges)
+  .omit({ carrier: true, carrier_service: true, line_items: true })
+  .extend({
     object: z.literal('tracker'),
     id,
     uuid: z.string(),
@@ -84,19 +90,6 @@ export const trackerResource = z
     tracking_number: z.string(),
     carrier: z.union([carrierResource, z.object({ object: z.literal('carrier'), code: z.string() })]).nullable(),
     carrier_service: carrierServiceResource.nullable(),
-    custom_variables: customVariables,
-    delivery_status_code: z.string(),
-    displayable_expected_delivery_date: z.string().nullable(),
-    displayable_expected_delivery_datetime: seconds.nullable(),
-    displayable_expected_delivery_kind: z.enum(['merchant', 'carrier', 'promise']).nullable(),
-    mute_notifications: z.boolean(),
-    shipped_at: seconds.nullable(),
-    delivered_at: seconds.nullable(),
-    first_delivery_attempted_at: seconds.nullable(),
-    tracking_link: z.string().nullable(),
-    untracked_carrier_name: z.string().nullable(),
-    untracked_carrier_url: z.string().nullable(),
-    language_code: z.string().nullable(),
     events: nestedList(expandable('event', eventResource)),
     notifications: nestedList(expandable('notification', notificationResource)),
     line_items: nestedList(expandable('line_item', lineItemResource)),
@@ -104,8 +97,9 @@ export const trackerResource = z
   })
   .meta({ id: 'Tracker' })
 
-export const fulfillmentResource = z
-  .object({
+export const fulfillmentResource = fieldsOf(fulfillmentChanges)
+  .omit({ shipping_address: true, line_items: true })
+  .extend({
     object: z.literal('fulfillment'),
     id,
     uuid: z.string(),
@@ -113,10 +107,6 @@ export const fulfillmentResource = z
     updated_at: seconds,
     fulfillment_number: z.string(),
     merchant_id: z.string(),
-    custom_variables: customVariables,
-    status_code: z.string(),
-    estimated_delivery_range_start: seconds.nullable(),
-    estimated_delivery_range_end: seconds.nullable(),
     shipping_address: expandable('address', addressResource).nullable(),
     line_items: nestedList(expandable('line_item', lineItemResource)),
     trackers: nestedList(expandable('tracker', trackerResource)),
@@ -124,8 +114,9 @@ export const fulfillmentResource = z
   })
   .meta({ id: 'Fulfillment' })
 
-export const orderResource = z
-  .object({
+export const orderResource = fieldsOf(orderChanges)
+  .omit({ shipping_address: true, line_items: true })
+  .extend({
     object: z.literal('order'),
     id,
     uuid: z.string(),
@@ -133,15 +124,6 @@ export const orderResource = z
     updated_at: seconds,
     merchant_id: z.string(),
     order_number: z.string(),
-    canceled: z.boolean(),
-    custom_variables: customVariables,
-    email: z.string().nullable(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    phone: z.string().nullable(),
-    language_code: z.string(),
-    mute_notifications: z.boolean(),
-    ordered_at: seconds.nullable(),
     shipping_address: expandable('address', addressResource).nullable(),
     line_items: nestedList(expandable('line_item', lineItemResource)),
     fulfillments: nestedList(expandable('fulfillment', fulfillmentResource)),

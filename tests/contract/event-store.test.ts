@@ -10,6 +10,14 @@ import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
+/** A new event of no consequence, for the adapters' own tests. */
+const event = (): NewEvent => ({
+  id: randomUUID(),
+  type: 'Thing',
+  data: {},
+  metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
+})
+
 t.test('sqlite event store', async (t) => {
   eventStoreContract(t, async () => createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db')))
 })
@@ -17,12 +25,6 @@ t.test('sqlite event store', async (t) => {
 t.test('sqlite: a stream named twice in one append is checked against what the append wrote before', async (t) => {
   const store = createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db'))
   t.teardown(() => store.close())
-  const event = (): NewEvent => ({
-    id: randomUUID(),
-    type: 'Thing',
-    data: {},
-    metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
-  })
   const result = await store.append([
     { stream: 'thing-1', expected: 'no_stream', events: [event()] },
     { stream: 'thing-1', expected: 0, events: [event(), event()] },
@@ -57,12 +59,6 @@ t.test(
   async (t) => {
     const store = await createPostgresEventStore(postgresUrl, testSchema())
     t.teardown(() => store.close())
-    const event = (): NewEvent => ({
-      id: randomUUID(),
-      type: 'Thing',
-      data: {},
-      metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
-    })
     // A reader polling while 8 writers append must never see a position before one it has already passed.
     const seen: bigint[] = []
     let done = false
@@ -112,9 +108,7 @@ t.test(
       {
         stream: 'thing-1',
         expected: 'no_stream',
-        events: [
-          { id: randomUUID(), type: 'Thing', data: {}, metadata: { accountId: 1, correlationId: 't', recordedAt: 0 } },
-        ],
+        events: [event()],
       },
     ])
     const timeout = new Promise<string>((resolve) => setTimeout(resolve, 5000, 'not woken').unref())

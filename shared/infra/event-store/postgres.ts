@@ -157,17 +157,8 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
   }
 }
 
-/** An event as an append sends it: one object of the rows' JSON parameter. */
-interface EventRowJson {
-  position: string
-  id: string
-  stream: string
-  revision: number
-  type: string
-  data: unknown
-  metadata: unknown
-  recorded_at: number
-}
+/** An event as an append sends it, one object of the rows' JSON parameter: a row as read, and its time. */
+type EventRowJson = Row & { recorded_at: number }
 
 /** An atomic append's body, inside its transaction: the head locked, every request checked, then written, or none. */
 async function appendRequests(

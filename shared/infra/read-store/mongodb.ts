@@ -7,6 +7,7 @@ import {
   MongoServerError,
 } from 'mongodb'
 import {
+  collectionSpecs,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -46,7 +47,6 @@ const toStored = <D>(s: Stored): StoredDocument<D> => ({
 export async function createMongoReadStore(url: string, collections: readonly CollectionSpec[]): Promise<ReadStore> {
   const client = await new MongoClient(url).connect()
   const db = client.db() // the database named in the URL, "test" when it names none
-  const specs = new Map(collections.map((c) => [c.name, c]))
   const createIndexes = async (spec: CollectionSpec) => {
     const c = db.collection<Stored>(spec.name)
     await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
@@ -56,18 +56,8 @@ export async function createMongoReadStore(url: string, collections: readonly Co
   }
   for (const spec of collections) await createIndexes(spec)
   const checkpoints: Checkpoints = db.collection('checkpoints')
-  const specOf = (name: string) => {
-    const spec = specs.get(name)
-    if (!spec) throw new Error(`unknown collection ${name}`)
-    return spec
-  }
+  const { specOf, joinShadow } = collectionSpecs(collections)
   const collection = (name: string) => db.collection<Stored>(specOf(name).name)
-  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
-  const joinShadow = (name: string) => {
-    const shadow = shadowOf(specOf(name))
-    specs.set(shadow.name, shadow)
-    return shadow.name
-  }
 
   return {
     kind: 'mongodb',

@@ -199,6 +199,26 @@ export type DocumentReads = Pick<
 /** A collection's rebuild shadow, as the stores name it. */
 export const shadowOf = (spec: CollectionSpec): CollectionSpec => ({ ...spec, name: `${spec.name}__rebuild` })
 
+/**
+ * A store's collections by name: `specOf` a known one (an unknown name is a
+ * bug in the caller), `joinShadow` makes a collection's rebuild shadow known
+ * from now on and returns its name.
+ */
+export function collectionSpecs(collections: readonly CollectionSpec[]) {
+  const specs = new Map(collections.map((c) => [c.name, c]))
+  const specOf = (name: string) => {
+    const spec = specs.get(name)
+    if (!spec) throw new Error(`unknown collection ${name}`)
+    return spec
+  }
+  const joinShadow = (collection: string) => {
+    const shadow = shadowOf(specOf(collection))
+    specs.set(shadow.name, shadow)
+    return shadow.name
+  }
+  return { specOf, joinShadow }
+}
+
 /** Rows of (value, key) as keys by value, for the adapters' keysByField. */
 export function groupKeys(rows: readonly { value: string; key: string }[]): Map<string, string[]> {
   const byValue = new Map<string, string[]>()

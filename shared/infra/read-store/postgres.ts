@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
 import {
+  collectionSpecs,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -81,17 +82,7 @@ export async function createPostgresReadStore(
     await createIndexes(pool, spec)
     await preferLz4(pool, spec.name, ['doc', ...viewColumns(spec)])
   }
-  const specs = new Map(collections.map((c) => [c.name, c]))
-  const specOf = (name: string) => {
-    const spec = specs.get(name)
-    if (!spec) throw new Error(`unknown collection ${name}`)
-    return spec
-  }
-  const joinShadow = (collection: string) => {
-    const shadow = shadowOf(specOf(collection))
-    specs.set(shadow.name, shadow)
-    return shadow.name
-  }
+  const { specOf, joinShadow } = collectionSpecs(collections)
   const rows = async (sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[]
   const checkpointOf = async (client: pg.ClientBase | pg.Pool, projection: string) => {
     const { rows } = await client.query('SELECT position FROM checkpoints WHERE projection = $1', [projection])

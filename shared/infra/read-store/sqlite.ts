@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import {
+  collectionSpecs,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -72,18 +73,7 @@ export function createSqliteReadStore(
 ): ReadStore {
   const db = openDatabase(file, walCheckpoints)
   for (const spec of collections) createTable(db, spec)
-  const specs = new Map(collections.map((c) => [c.name, c]))
-  const specOf = (name: string) => {
-    const spec = specs.get(name)
-    if (!spec) throw new Error(`unknown collection ${name}`)
-    return spec
-  }
-  /** A rebuild's shadow of a collection, known from now on by name; returns the name. */
-  const joinShadow = (collection: string) => {
-    const shadow = shadowOf(specOf(collection))
-    specs.set(shadow.name, shadow)
-    return shadow.name
-  }
+  const { specOf, joinShadow } = collectionSpecs(collections)
   const sql = new Statements(db)
   const checkpoints = checkpointStatements(db)
   const writes = documentWrites(db, sql, checkpoints, specOf)
