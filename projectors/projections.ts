@@ -1,3 +1,4 @@
+import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
 import type { AccountEvent } from '../shared/domain/accounts/account.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
@@ -128,7 +129,7 @@ export const pickupPointsProjection = documentProjection<PickupPointDoc, Recorde
   handles: isOneOf(pickupPointEventTypes),
   evolve: (doc, event) => evolvePickupPoint(doc, event.data),
   id: (doc) => doc.id,
-  fields: (doc) => ({ merchant_id: doc.merchant_id }),
+  fields: (doc) => ({ merchant_id: doc.merchant_id, place: pickupPlace(doc.country_code, doc.postal_code) }),
 })
 
 export const carrierServicesProjection = documentProjection<

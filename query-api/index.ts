@@ -13,6 +13,7 @@ import { pickupPointReadRoutes } from './pickup-points/routes.ts'
 import { notificationReadRoutes } from './notifications/routes.ts'
 import { trackerReadRoutes } from './trackers/routes.ts'
 import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
+import { trackingPageReadRoutes } from './tracking-page/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
@@ -44,4 +45,5 @@ export function queryApi(app: App, rt: Runtime) {
   deliveryEstimationReadRoutes(app, rt)
   webhookEndpointReadRoutes(app, rt)
   notificationReadRoutes(app, rt)
+  trackingPageReadRoutes(app, rt)
 }

@@ -1,4 +1,9 @@
-import { accountResource, notificationTypeResource } from '../../projectors/resources/schemas.ts'
+import {
+  accountResource,
+  notificationTypeResource,
+  trackingPageSettingsResource,
+} from '../../projectors/resources/schemas.ts'
+import { trackingPageOf, trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
 import { type AccountDoc, renderAccount } from '../../projectors/accounts/account.ts'
 import { accountLanguage } from '../../shared/domain/notifications/languages.ts'
@@ -33,6 +38,28 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
       )
       const doc = await rt.readStore.get<AccountDoc>(collections.accounts.name, account.id, account.id)
       return reply.header(POSITION_HEADER, position.toString()).send(renderAccount(doc!.doc))
+    },
+  )
+
+  app.patch(
+    '/v2/tracking_page',
+    {
+      schema: {
+        body: trackingPageSettings.partial().strict(),
+        response: { 200: trackingPageSettingsResource },
+        summary: 'Change the tracking page: brand, support contacts, custom CSS, contact details shown',
+      },
+    },
+    async (request, reply) => {
+      const { account, keyId } = callerOf(request)
+      const tracking_page = { ...trackingPageOf(account), ...request.body }
+      const { position } = await changeAccount(
+        rt,
+        account.id,
+        (at) => ({ type: 'UpdateAccount', data: { changes: { tracking_page }, at } }),
+        { source: 'api', correlationId: request.id, keyId },
+      )
+      return reply.header(POSITION_HEADER, position.toString()).send({ object: 'tracking_page', ...tracking_page })
     },
   )
 

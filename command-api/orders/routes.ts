@@ -1,4 +1,8 @@
-import { acceptedJobId, orderResource } from '../../projectors/resources/schemas.ts'
+import { z } from 'zod'
+import { acceptedJobId, orderResource, trackingLinkResource } from '../../projectors/resources/schemas.ts'
+import { planTrackingLinkRotation } from '../../commands/orders/tracking-link.ts'
+import { trackingTokens } from '../../shared/infra/tracking-links.ts'
+import { publicUrlOf } from '../../shared/infra/http/public-url.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { ORDER_BODY_LIMIT } from '../../shared/infra/http/body-limits.ts'
@@ -29,6 +33,26 @@ export function orderWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
         const plan = await planOrderUpsert(rt, account, request.body, (at) => metadataFor(command, at))
         return { appends: [plan.append], status: plan.status, body: plan.body, readPosition: plan.readPosition }
       })
+      return sendCommandResponse(reply, response)
+    },
+  )
+
+  const tokens = trackingTokens(rt.secrets)
+  app.post(
+    '/v2/orders/:id/tracking_link/rotate',
+    {
+      schema: {
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        response: { 200: trackingLinkResource },
+        summary: 'Give the order’s tracking page a new address: every earlier link stops working',
+      },
+    },
+    async (request, reply) => {
+      const command = commandRequest(request)
+      const link = { tokens, baseUrl: publicUrlOf(rt, request) }
+      const response = await executeCommand(rt, command, () =>
+        planTrackingLinkRotation(rt, command, request.params.id, link),
+      )
       return sendCommandResponse(reply, response)
     },
   )

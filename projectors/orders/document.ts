@@ -53,4 +53,6 @@ export interface OrderDoc extends OrderFields {
   fulfillments: FulfillmentDoc[]
   line_items: LineItemDoc[]
   notifications: Notification[]
+  /** The tracking page's current link (part of its token); absent until first rotated, which is link 0. */
+  tracking_link_id?: number
 }

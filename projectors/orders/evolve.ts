@@ -52,6 +52,9 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     case 'TrackerPolled':
       // Polling's own bookkeeping: the tracker_polls read model keeps it, the order shows nothing of it.
       return order
+    case 'TrackingLinkRotated':
+      // Not a change of the order resource: no `updated_at`, no webhook; the tracking page reads it.
+      return { ...order, tracking_link_id: event.data.link_id }
     default:
       return assertNever(event)
   }

@@ -151,9 +151,11 @@ export function renderFulfillment(
 }
 
 export function renderOrder(o: OrderDoc, x: Expansion): Output<typeof schemas.orderResource> {
+  // The tracking page's link id is the page's own business, never the API's.
+  const { tracking_link_id: _link, ...fields } = o
   return {
     object: 'order',
-    ...o,
+    ...fields,
     fulfillments: nestedList(x, 'fulfillments', 'fulfillment', o.fulfillments, (f) =>
       renderFulfillment(f, x, 'fulfillments.'),
     ),

@@ -1,3 +1,4 @@
+import { trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import {
@@ -151,6 +152,21 @@ export const accountResource = z
     updated_at: seconds,
   })
   .meta({ id: 'Account' })
+
+/** The account's tracking page settings (GET and PATCH /v2/tracking_page). */
+export const trackingPageSettingsResource = trackingPageSettings
+  .extend({ object: z.literal('tracking_page') })
+  .meta({ id: 'TrackingPageSettings' })
+
+/** Where an order's tracking page is: its current link. */
+export const trackingLinkResource = z
+  .object({
+    object: z.literal('tracking_link'),
+    order_id: id,
+    token: z.string().meta({ description: 'Unguessable; rotate it to revoke every earlier link' }),
+    url: z.string(),
+  })
+  .meta({ id: 'TrackingLink' })
 
 const jobResult = z.object({ status: z.number().int(), body: z.record(z.string(), z.unknown()) })
 

@@ -14,7 +14,17 @@ import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
  * as HTML (Handlebars, which escapes every value put in the HTML).
  */
 
-interface Words {
+/** The words of the tracking page, in the same catalogue as the e-mails'. */
+export interface PageWords {
+  [phrase: string]: string | Record<string, string>
+  status: Record<string, string>
+  steps: Record<string, string>
+  expected_kind: Record<string, string>
+  days: Record<string, string>
+}
+
+/** One language's catalogue: the e-mails' words, each type's, and the tracking page's. */
+export interface Words {
   greeting: string
   greeting_anonymous: string
   order: string
@@ -24,17 +34,19 @@ interface Words {
   track: string
   closing: string
   types: Record<string, { subject: string; body: string }>
+  page: PageWords
 }
 
 const template = (name: string) => readFileSync(new URL(`./templates/${name}`, import.meta.url), 'utf8')
 const languages = Object.fromEntries(
   notificationLanguages.map((language) => [language, JSON.parse(template(`${language}.json`)) as Words]),
 ) as Record<NotificationLanguage, Words>
+export const wordsOf = (language: NotificationLanguage): Words => languages[language]
 const textLayout = Handlebars.compile(template('email.text.hbs'), { noEscape: true, strict: false })
 const htmlLayout = Handlebars.compile(template('email.html.hbs'), { strict: false })
 /** A phrase of the words files, filled in as plain text; the HTML layout escapes it where it goes. */
 const phrases = new Map<string, HandlebarsTemplateDelegate>()
-const phrase = (source: string, values: object) => {
+export const phrase = (source: string, values: object) => {
   const compiled = phrases.get(source) ?? Handlebars.compile(source, { noEscape: true })
   phrases.set(source, compiled)
   return compiled(values)

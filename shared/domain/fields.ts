@@ -70,7 +70,7 @@ export const LIMITS = {
   csvCell: 1000,
 } as const
 
-const tooLong = (max: number) => `must be at most ${max} characters`
+export const tooLong = (max: number) => `must be at most ${max} characters`
 
 /** A string of at most `max` characters. */
 export const boundedText = (max: number) => z.string().max(max, tooLong(max))

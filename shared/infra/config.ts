@@ -132,6 +132,14 @@ export const configSchema = z.object({
     .transform((v) => v.split(',').map((s) => Number(s.trim()))),
   /** SMTP server of customer e-mails (`smtp://user:pass@host:587` or `smtps://…:465`); unset, e-mails are built, not sent. */
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  /**
+   * The address customers reach the service at (`https://track.shop.example`):
+   * tracking page links are made with it, and the e-mails' button opens the
+   * tracking page (the carrier's page otherwise).
+   */
+  SHIPLOG_PUBLIC_URL: url(['http:', 'https:'])
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
   /** Sender of customer e-mails. */
   SHIPLOG_MAIL_FROM: z.string().min(3).default('shiplog <no-reply@shiplog.local>'),
   /** Attempts at a customer e-mail before it is `failed`. */

@@ -126,7 +126,11 @@ function secretKey(config: Config): Buffer {
 function lazySecretBox(key: () => Buffer): SecretBox {
   let box: SecretBox | undefined
   const opened = () => (box ??= createSecretBox(key()))
-  return { seal: (plain) => opened().seal(plain), open: (stored) => opened().open(stored) }
+  return {
+    seal: (plain) => opened().seal(plain),
+    open: (stored) => opened().open(stored),
+    derive: (purpose) => opened().derive(purpose),
+  }
 }
 
 /** A fault of the service's surroundings at start (a port taken, a store away): one line, no stack trace. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -17,6 +17,8 @@ export interface SecretBox {
   seal(plain: string): string
   /** A sealed value opened; a value stored before sealing existed comes back as it is. */
   open(stored: string): string
+  /** A key of its own for one purpose (HKDF-SHA256 of the service's key), so no two uses share one. */
+  derive(purpose: string): Buffer
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
@@ -38,6 +40,7 @@ export function createSecretBox(key: Buffer): SecretBox {
       decipher.setAuthTag(tag!)
       return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8')
     },
+    derive: (purpose) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `shiplog ${purpose}`, 32)),
   }
 }
 

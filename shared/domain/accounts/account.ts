@@ -1,4 +1,5 @@
 import { ShiplogError } from '../errors.ts'
+import type { TrackingPageSettings } from '../tracking-page/settings.ts'
 import { changed } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { accountEvents } from '../events/account-events.ts'
@@ -10,6 +11,7 @@ export interface AccountState {
   id: number
   language_code: string
   disabled_notification_types: string[]
+  tracking_page?: TrackingPageSettings
   deleted: boolean
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { trackingPageSettings } from '../tracking-page/settings.ts'
 
 /** Events of an account stream (`account-<accountId>`). Keys are only ever stored hashed. */
 export const accountEvents = {
@@ -16,6 +17,8 @@ export const accountEvents = {
         language_code: z.string(),
         /** Slugs of the notification types the account turned off. */
         disabled_notification_types: z.array(z.string()),
+        /** The whole of the tracking page's settings, as they stand after the change. */
+        tracking_page: trackingPageSettings,
       })
       .partial(),
     at: z.number().int(),

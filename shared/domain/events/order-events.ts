@@ -75,6 +75,11 @@ export const orderEvents = {
     error: z.string(),
     at,
   }),
+  /**
+   * The order's tracking page moved to a new address (`link_id` is part of its
+   * token): every earlier link to it stops working.
+   */
+  TrackingLinkRotated: z.object({ link_id: z.number().int(), at }),
   /** A carrier event applied to one tracker; the same carrier event on two trackers is recorded on each. */
   TrackingEventRecorded: z.object({ tracker_id: z.number().int(), event: trackingEvent, at }),
   /**

@@ -151,6 +151,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
     case 'TrackerPolled':
+    case 'TrackingLinkRotated':
       return state
     default:
       return assertNever(event)

@@ -12,6 +12,32 @@ export interface PickupPointState {
 export const pickupPointStream = (accountId: number, merchantId: string) =>
   `pickuppoint-${accountId}_${encodeURIComponent(merchantId)}`
 
+/**
+ * Where a point is, as a carrier's pickup event and an import both say it:
+ * the country and the postcode, without spaces, dashes or case.
+ */
+export const pickupPlace = (countryCode: string, postalCode: string) =>
+  `${countryCode.toUpperCase()}|${postalCode.replace(/[\s-]/g, '').toUpperCase()}`
+
+/**
+ * Whether two street lines name the same place, as a carrier and a merchant
+ * write it differently (`12 BD DE LA CROIX ROUSSE`, `12 boulevard de la
+ * Croix-Rousse`): the same house number, and a longer word in common.
+ */
+export function sameStreet(a: string, b: string): boolean {
+  const [x, y] = [wordsOf(a), wordsOf(b)]
+  const number = (words: string[]) => words.find((w) => /^\d/.test(w))
+  if (number(x) !== number(y)) return false
+  return x.some((w) => w.length >= 4 && !/^\d/.test(w) && y.includes(w))
+}
+const wordsOf = (line: string) =>
+  line
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+
 /** One checked row of an import: the whole point, replacing what it was. */
 export interface ImportPickupPoint {
   fields: PickupPointFields

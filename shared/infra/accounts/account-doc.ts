@@ -1,3 +1,5 @@
+import type { TrackingPageSettings } from '../../domain/tracking-page/settings.ts'
+
 /**
  * The accounts read model's document: what every request's key is checked
  * against at the HTTP edge, so it is declared here, below the projector that
@@ -14,4 +16,6 @@ export interface AccountDoc {
   deleted: boolean
   /** Absent on documents projected before notification types could be turned off. */
   disabled_notification_types?: string[]
+  /** Absent until the account first changes its tracking page. */
+  tracking_page?: TrackingPageSettings
 }

@@ -65,6 +65,8 @@ export interface OperationNotes {
   tag: ApiTag
   /** The public key may call it too (no 403). */
   publicKey?: boolean
+  /** Called without a key (a customer's page, whose token is in its path): no 401 or 403. */
+  noKey?: boolean
   /** A summary, for routes whose schema gives none. */
   summary?: string
   /** What the route's response schemas cannot say: a description, an example, headers. */
@@ -123,6 +125,7 @@ function usedSchemas(document: Json): Json {
  */
 function errorStatusesOf(method: string, path: string, note: OperationNotes): ErrorStatus[] {
   if (unauthenticated.has(path)) return [503]
+  if (note.noKey) return [400, 404, 429, 503]
   const change = method !== 'get'
   const body = method === 'post' || method === 'put' || method === 'patch'
   const statuses: [ErrorStatus, boolean][] = [
@@ -151,6 +154,7 @@ export const apiTags = {
   estimation: 'Delivery date estimation (the public key may ask)',
   webhooks: "Signed messages to the merchant's systems, their delivery log and replays",
   notifications: 'Customer notifications: their types and previews',
+  'tracking page': "The customer's branded tracking page: its settings, each order's link, its data as JSON",
   account: 'The account of the key',
   health: 'Liveness and readiness, no key',
 } as const
@@ -185,7 +189,7 @@ export function completeDocument(document: Json, notes: Record<string, Operation
         const json = response.content?.['application/json']
         if (json && said?.example !== undefined) json.example = said.example
       }
-      if (unauthenticated.has(path)) operation.security = []
+      if (unauthenticated.has(path) || note.noKey) operation.security = []
       for (const status of errorStatusesOf(method, path, note)) {
         const name = errorResponseName(status, v1)
         refusals.add(name)

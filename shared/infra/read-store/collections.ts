@@ -14,6 +14,8 @@ export const collections = {
   orders: {
     name: 'orders',
     fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
+    /** A customer's tracking page lookup names an order number, not the shop. */
+    lookupFields: ['order_number'],
     /** `full`: the order rendered with every expansion, the answer dashboards and syncs ask for most. */
     views: [ORDER_FULL_VIEW],
     /**
@@ -38,7 +40,8 @@ export const collections = {
      */
     compressed: true,
   },
-  pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text' } },
+  /** `place`: country and postcode, by which a carrier's pickup point address finds the imported one. */
+  pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text', place: 'text' } },
   trackers: {
     name: 'trackers',
     fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },

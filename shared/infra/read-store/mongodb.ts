@@ -51,6 +51,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     const c = db.collection<Stored>(spec.name)
     await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
     for (const field of Object.keys(spec.fields)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
+    for (const field of spec.lookupFields ?? []) await c.createIndex({ [`f.${field}`]: 1 })
     if (spec.viewsWhenIdle)
       await c.createIndex({ id: -1 }, { partialFilterExpression: { missingViews: true }, name: 'missing_views' })
   }

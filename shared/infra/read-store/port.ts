@@ -11,6 +11,8 @@ export interface CollectionSpec {
   name: string
   /** Indexed fields; each gets an index whose prefix is the account id and whose suffix is the id. */
   fields: Record<string, FieldType>
+  /** Indexed fields also looked up across accounts (`lookupAll`), with an index of their own. */
+  lookupFields?: readonly string[]
   /** Pre-serialised renderings kept beside each document, served without parsing it. */
   views?: readonly string[]
   /**

@@ -249,7 +249,7 @@ export async function createPostgresReadStore(
   }
 }
 
-/** A collection's table, made if missing, with a column per view (one added later is added). */
+/** A collection's table, made if missing, with a column per field and view (one added later is added). */
 function tableStatements(spec: CollectionSpec): string[] {
   for (const name of [spec.name, ...Object.keys(spec.fields), ...(spec.views ?? [])]) {
     if (!NAME.test(name)) throw new Error(`invalid collection, field or view name ${name}`)
@@ -263,6 +263,10 @@ function tableStatements(spec: CollectionSpec): string[] {
       revision   integer NOT NULL,
       doc        jsonb   NOT NULL${fields.join('')}
     )`,
+    // A field or view added after the table was made becomes a new column, filled as documents are next written.
+    ...Object.entries(spec.fields).map(
+      ([f, t]) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS f_${f} ${t === 'integer' ? 'bigint' : 'text'}`,
+    ),
     ...viewColumns(spec).map((view) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${view} text`),
   ]
 }
@@ -286,6 +290,7 @@ async function createIndexes(db: pg.Pool | pg.ClientBase, spec: CollectionSpec) 
   await ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
   for (const f of Object.keys(spec.fields))
     await ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+  for (const f of spec.lookupFields ?? []) await ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
   const marker = missingViewColumn(spec)
   if (marker) await ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
 }

@@ -166,8 +166,11 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       revision   INTEGER NOT NULL,
       doc        TEXT    NOT NULL${columns.join('')}
     )`)
-  // A view added after the table was created becomes a new column; documents fill it as they are next written.
+  // A field or view added after the table was created becomes a new column; documents fill it as they are next written.
   const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
+  for (const [f, t] of Object.entries(spec.fields))
+    if (!present.includes(`f_${f}`))
+      db.exec(`ALTER TABLE ${spec.name} ADD COLUMN f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
   for (const view of spec.views ?? [])
     if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
   const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
@@ -181,6 +184,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
   if (!indexed) return
   ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
   for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+  for (const f of spec.lookupFields ?? []) ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
   const marker = missingViewColumn(spec)
   if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
 }

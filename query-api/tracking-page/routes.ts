@@ -1,0 +1,286 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
+import { trackingLinkResource, trackingPageSettingsResource } from '../../projectors/resources/schemas.ts'
+import { LRUCache } from 'lru-cache'
+import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
+import {
+  type NotificationLanguage,
+  notificationLanguageOf,
+  notificationLanguages,
+} from '../../shared/domain/notifications/languages.ts'
+import { FIRST_TRACKING_LINK } from '../../shared/domain/orders/tracking-link.ts'
+import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
+import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
+import { callerOf } from '../../shared/infra/http/auth.ts'
+import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
+import { publicUrlOf } from '../../shared/infra/http/public-url.ts'
+import type { App } from '../../shared/infra/http/server.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { trackingLinkOf, trackingTokens } from '../../shared/infra/tracking-links.ts'
+import { renderLookupPage, renderNotFoundPage, renderTrackingPage, type RenderedPage, stylesheet } from './html.ts'
+import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
+
+/*
+ * The customer's tracking page (no key: the token is the key), its JSON
+ * twin, the lookup form, and the merchant's routes that read the page's
+ * settings and an order's link. Pages are rendered from the read models.
+ */
+
+const ORDERS = collections.orders.name
+const PUBLIC = { auth: 'none' } as const
+/** Lookups one address may make per minute: enough for a customer's typing mistakes, not for guessing. */
+const LOOKUPS_PER_MINUTE = 10
+
+const pageQuery = z.object({ lang: z.string().max(20).optional() })
+const lookupQuery = pageQuery.extend({
+  account: z.coerce.number().int().positive().optional(),
+  order_number: z.string().trim().max(255).optional(),
+  contact: z.string().trim().max(255).optional(),
+})
+
+/** The language asked for (`?lang=`), else the order's, else the account's, else the browser's first one shiplog has. */
+export function pageLanguage(asked: string | undefined, ...candidates: (string | null | undefined)[]) {
+  const code = [asked, ...candidates].find((c): c is string => Boolean(c) && writtenIn(c!))
+  return code ? notificationLanguageOf(code.toLowerCase()) : 'en'
+}
+
+/** The languages of an Accept-Language header, by preference. */
+const acceptedLanguages = (header: string | undefined): string[] =>
+  (header ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(';')
+      const q = params.find((p) => p.trim().startsWith('q='))
+      return { tag: tag!.trim(), q: q ? Number(q.trim().slice(2)) : 1 }
+    })
+    .filter((l) => l.tag && l.tag !== '*' && l.q > 0)
+    .sort((a, b) => b.q - a.q)
+    .map((l) => l.tag)
+
+const writtenIn = (tag: string) =>
+  (notificationLanguages as readonly string[]).includes(tag.split('-')[0]!.toLowerCase())
+const browserLanguage = (request: FastifyRequest) =>
+  acceptedLanguages(request.headers['accept-language']).find(writtenIn)
+
+/** An HTML page with the headers every page of the tracking site carries. */
+function sendPage(reply: FastifyReply, status: number, page: RenderedPage) {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', page.policy)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .header('cache-control', 'private, no-cache')
+    .send(page.html)
+}
+
+export function trackingPageReadRoutes(app: App, rt: Runtime) {
+  const tokens = trackingTokens(rt.secrets)
+  // Lookups per client address in the current minute (per process, as the service's other limits).
+  const lookupsBy = new LRUCache<string, { count: number; since: number }>({
+    max: 100_000,
+    ttl: 60_000,
+    noUpdateTTL: true,
+  })
+
+  /** The order a token names, as long as it is the order's current link and its account is there. */
+  const pageOf = async (token: string) => {
+    const target = tokens.open(token)
+    if (!target) return undefined
+    const [order, account] = await Promise.all([
+      rt.readStore.get<OrderDoc>(ORDERS, target.accountId, target.orderId),
+      rt.readStore.get<AccountDoc>(collections.accounts.name, target.accountId, target.accountId),
+    ])
+    if (!order || !account || account.doc.deleted) return undefined
+    if ((order.doc.tracking_link_id ?? FIRST_TRACKING_LINK) !== target.linkId) return undefined
+    return { order: order.doc, account: account.doc }
+  }
+
+  const dataOf = async (order: OrderDoc, account: AccountDoc, language: NotificationLanguage) => {
+    const places = pickupPlacesOf(order)
+    let pickupPoints: PickupPointDoc[] = []
+    if (places.length > 0) {
+      const name = collections.pickup_points.name
+      const keys = await rt.readStore.keysByField(name, account.id, 'place', places)
+      const found = await rt.readStore.getManyByKey<PickupPointDoc>(name, [...keys.values()].flat())
+      pickupPoints = [...found.values()].map((d) => d.doc)
+    }
+    return buildTrackingPage({ order, account, language, pickupPoints })
+  }
+
+  app.get('/track/assets/tracking-page.css', { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
+    reply.header('etag', stylesheet.etag).header('cache-control', 'public, max-age=86400')
+    if (request.headers['if-none-match'] === stylesheet.etag) return reply.status(304).send()
+    return reply.header('content-type', 'text/css; charset=utf-8').send(stylesheet.body)
+  })
+
+  app.get(
+    '/track/:token',
+    { config: PUBLIC, schema: { hide: true, params: z.object({ token: z.string() }), querystring: pageQuery } },
+    async (request, reply) => {
+      const found = await pageOf(request.params.token)
+      const path = `/track/${encodeURIComponent(request.params.token)}`
+      if (!found) {
+        const language = pageLanguage(request.query.lang, browserLanguage(request))
+        return sendPage(reply, 404, renderNotFoundPage(language, path))
+      }
+      const { order, account } = found
+      const language = pageLanguage(
+        request.query.lang,
+        order.language_code,
+        account.language_code,
+        browserLanguage(request),
+      )
+      const data = await dataOf(order, account, language)
+      return sendPage(reply, 200, renderTrackingPage(data, trackingPageOf(account), path))
+    },
+  )
+
+  app.get(
+    '/track/:token.json',
+    {
+      config: PUBLIC,
+      schema: {
+        params: z.object({ token: z.string() }),
+        querystring: pageQuery,
+        response: { 200: trackingPageData },
+        summary: 'What an order’s tracking page shows, as JSON (the token is the key)',
+      },
+    },
+    async (request, reply) => {
+      const found = await pageOf(request.params.token)
+      if (!found) throw notFound('No tracking page has this token')
+      const { order, account } = found
+      const language = pageLanguage(request.query.lang, order.language_code, account.language_code)
+      return reply.header('cache-control', 'private, no-cache').send(await dataOf(order, account, language))
+    },
+  )
+
+  app.get(
+    '/track',
+    {
+      config: PUBLIC,
+      schema: { hide: true, querystring: pageQuery.extend({ account: z.coerce.number().int().positive().optional() }) },
+    },
+    async (request, reply) => {
+      const { account: accountId, lang } = request.query
+      const chrome = await lookupChrome(accountId, lang, request, request.url.split('?')[0]!)
+      const form = { account: accountId, orderNumber: '', contact: '', notFound: false }
+      return sendPage(reply, 200, renderLookupPage(chrome, form))
+    },
+  )
+
+  app.get(
+    '/track/lookup',
+    {
+      config: PUBLIC,
+      schema: { hide: true, querystring: lookupQuery },
+    },
+    async (request, reply) => {
+      const counted = lookupsBy.get(request.ip) ?? { count: 0, since: Date.now() }
+      lookupsBy.set(request.ip, { ...counted, count: counted.count + 1 })
+      if (counted.count >= LOOKUPS_PER_MINUTE) {
+        reply.header('retry-after', String(Math.max(1, Math.ceil((counted.since + 60_000 - Date.now()) / 1000))))
+        throw new ShiplogError('SHIPLOG_ERR_RATE_LIMITED', 'Too many lookups from this address; retry in a minute')
+      }
+      const { account: accountId, order_number = '', contact = '', lang } = request.query
+      const found = order_number && contact ? await lookUp(accountId, order_number, contact) : undefined
+      if (found) {
+        const token = tokens.tokenOf({
+          accountId: found.accountId,
+          orderId: found.id,
+          linkId: found.doc.tracking_link_id ?? FIRST_TRACKING_LINK,
+        })
+        const language = lang ? `?lang=${encodeURIComponent(pageLanguage(lang))}` : ''
+        return reply.status(303).header('location', `/track/${token}${language}`).send()
+      }
+      const chrome = await lookupChrome(accountId, lang, request, '/track')
+      const form = { account: accountId, orderNumber: order_number, contact, notFound: true }
+      return sendPage(reply, order_number && contact ? 404 : 400, renderLookupPage(chrome, form))
+    },
+  )
+
+  /** The lookup page's language and brand: the shop's, when the link names it. */
+  const lookupChrome = async (
+    accountId: number | undefined,
+    lang: string | undefined,
+    request: FastifyRequest,
+    path: string,
+  ) => {
+    const account = accountId
+      ? (await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId))?.doc
+      : undefined
+    const shown = account && !account.deleted ? account : undefined
+    const settings = shown ? trackingPageOf(shown) : trackingPageOf({})
+    return {
+      language: pageLanguage(lang, shown?.language_code, browserLanguage(request)),
+      settings,
+      brandName: shown ? (settings.brand_name ?? shown.name) : null,
+      path: accountId ? `${path}?account=${accountId}` : path,
+    }
+  }
+
+  /**
+   * The order with this number whose e-mail or delivery postcode is the one
+   * given, in the shop's account when the link names it, else in any. Which
+   * half was wrong is never told.
+   */
+  const lookUp = async (accountId: number | undefined, orderNumber: string, contact: string) => {
+    let candidates: StoredDocument<OrderDoc>[]
+    if (accountId) {
+      const keys = await rt.readStore.keysByField(ORDERS, accountId, 'order_number', [orderNumber])
+      candidates = [...(await rt.readStore.getManyByKey<OrderDoc>(ORDERS, keys.get(orderNumber) ?? [])).values()]
+    } else candidates = await rt.readStore.lookupAll<OrderDoc>(ORDERS, 'order_number', orderNumber, 20)
+    return candidates
+      .filter((c) => matchesContact(c.doc, contact))
+      .sort((a, b) => b.doc.created_at - a.doc.created_at)[0]
+  }
+
+  app.get(
+    '/v2/tracking_page',
+    {
+      schema: {
+        response: { 200: trackingPageSettingsResource },
+        summary: 'The tracking page’s settings: brand, support contacts, custom CSS, contact details shown',
+      },
+    },
+    async (request) => ({ object: 'tracking_page' as const, ...trackingPageOf(callerOf(request).account) }),
+  )
+
+  app.get(
+    '/v2/orders/:id/tracking_link',
+    {
+      schema: {
+        params: z.object({ id: z.coerce.number().int().positive() }),
+        response: { 200: trackingLinkResource },
+        summary: 'The address of the order’s tracking page, to link from your own pages',
+      },
+    },
+    async (request) => {
+      const { account } = callerOf(request)
+      await awaitPosition(request, rt, [ORDERS])
+      const order = await rt.readStore.get<OrderDoc>(ORDERS, account.id, request.params.id)
+      if (!order) throw notFound('Order not found')
+      return trackingLinkOf(tokens, publicUrlOf(rt, request), {
+        accountId: account.id,
+        orderId: order.id,
+        linkId: order.doc.tracking_link_id ?? FIRST_TRACKING_LINK,
+      })
+    },
+  )
+}
+
+const postcodeKey = (postcode: string) => postcode.replace(/[\s-]/g, '').toUpperCase()
+
+/** An e-mail address matches the order's (case aside); anything else is a postcode of its delivery addresses. */
+function matchesContact(order: OrderDoc, contact: string): boolean {
+  if (contact.includes('@')) return order.email !== null && order.email.toLowerCase() === contact.toLowerCase()
+  const wanted = postcodeKey(contact)
+  const zips = [order.shipping_address?.zip, ...order.fulfillments.map((f) => f.shipping_address?.zip)]
+  return wanted !== '' && zips.some((zip) => zip && postcodeKey(zip) === wanted)
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod'
+import { emailAddress, LIMITS, tooLong } from '../fields.ts'
+
+/*
+ * An account's tracking page: the brand its customers see there and in the
+ * e-mails, and how much of an order the page may show. Every field is
+ * checked here, where a change is accepted, so the page can trust what it
+ * renders (it still escapes every value).
+ */
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/
+const MAX_CUSTOM_CSS = 20_000
+
+const webAddress = (protocols: RegExp, message: string) =>
+  z
+    .string()
+    .max(LIMITS.shortText, tooLong(LIMITS.shortText))
+    .refine((v) => URL.canParse(v) && protocols.test(new URL(v).protocol), message)
+
+export const trackingPageSettings = z.object({
+  /** Shown at the top of the page and the e-mails: https only, so a page served over https loads it. */
+  logo_url: webAddress(/^https:$/, 'must be an https:// address').nullable(),
+  brand_name: z.string().trim().min(1, 'must not be empty').max(100, tooLong(100)).nullable(),
+  primary_color: z.string().regex(HEX_COLOR, 'must be a colour #RRGGBB').nullable(),
+  support_email: emailAddress.nullable(),
+  support_url: webAddress(/^https?:$/, 'must be an http:// or https:// address').nullable(),
+  /** Off (null) by default; kept out of the page's HTML except as one hashed style sheet, so it cannot close it. */
+  custom_css: z
+    .string()
+    .max(MAX_CUSTOM_CSS, tooLong(MAX_CUSTOM_CSS))
+    .refine((v) => !v.includes('<'), 'must not contain <')
+    .nullable(),
+  /** Whether the page shows the customer's e-mail, phone and street; off, only first name, city and postcode. */
+  show_contact_details: z.boolean(),
+})
+export type TrackingPageSettings = z.infer<typeof trackingPageSettings>
+
+export const defaultTrackingPage: TrackingPageSettings = {
+  logo_url: null,
+  brand_name: null,
+  primary_color: null,
+  support_email: null,
+  support_url: null,
+  custom_css: null,
+  show_contact_details: false,
+}
+
+/** The account's settings, or the defaults for an account that never changed them. */
+export const trackingPageOf = (account: { tracking_page?: TrackingPageSettings }): TrackingPageSettings =>
+  account.tracking_page ?? defaultTrackingPage
