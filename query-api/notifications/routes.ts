@@ -9,6 +9,7 @@ import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
+import { trackingPageUrlOf } from '../../shared/infra/tracking-links.ts'
 
 const params = z.object({
   id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
@@ -35,7 +36,7 @@ export function notificationReadRoutes(app: App, rt: Runtime) {
       const order = location && (await rt.readStore.getByKey<OrderDoc>(collections.orders.name, location.doc.order_key))
       const found = order && findNotification(order.doc, request.params.id)
       if (!order || !found) throw notFound('Notification not found')
-      const email = renderEmail(emailFactsOf(order.doc, found, account.language_code))
+      const email = renderEmail(emailFactsOf(order.doc, found, account, trackingPageUrlOf(rt, account.id, order.doc)))
       return {
         object: 'notification_preview' as const,
         notification_id: found.notification.id,

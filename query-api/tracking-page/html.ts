@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
 import { wordsOf } from '../../reactions/emails/render.ts'
 import { type NotificationLanguage, notificationLanguages } from '../../shared/domain/notifications/languages.ts'
-import { defaultTrackingPage, type TrackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
+import {
+  brandColorsOf,
+  defaultTrackingPage,
+  type TrackingPageSettings,
+} from '../../shared/domain/tracking-page/settings.ts'
 import { pagePhrase, type TrackingPageData } from './page.ts'
 
 /*
@@ -111,20 +115,10 @@ function render(chrome: Chrome, template: keyof typeof templates, title: string,
 
 /** The brand colour (with a text colour that reads on it) and the account's own CSS, if it set any. */
 function brandStyleOf(settings: TrackingPageSettings): string | null {
-  const color = settings.primary_color
-  const brand = color ? `:root{--brand:${color};--on-brand:${textColorOn(color)}}` : ''
-  const style = `${brand}${settings.custom_css ?? ''}`
+  const { brand, onBrand } = brandColorsOf(settings)
+  const colors = settings.primary_color ? `:root{--brand:${brand};--on-brand:${onBrand}}` : ''
+  const style = `${colors}${settings.custom_css ?? ''}`
   return style === '' ? null : style
-}
-
-/** Black or white, whichever contrasts more with the colour (WCAG relative luminance). */
-function textColorOn(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => {
-    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  }) as [number, number, number]
-  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-  return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000000' : '#ffffff'
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   notificationLanguages,
 } from '../../shared/domain/notifications/languages.ts'
 import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
+import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
+import { brandColorsOf, trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 
 /*
  * A customer e-mail from the templates beside this file: per language, the
@@ -64,6 +66,8 @@ export interface EmailFacts {
   tracking_link: string | null
   /** `YYYY-MM-DD`. */
   expected_delivery_date: string | null
+  /** The account's brand, as its tracking page shows it. */
+  brand: { name: string; logo_url: string | null; color: string; text_color: string }
 }
 
 export interface RenderedEmail {
@@ -115,18 +119,33 @@ export function findNotification(order: OrderDoc, notificationId: number): Found
 /**
  * The facts of a notification's e-mail. An order's notification names the
  * order's first tracker, if it has one yet. The language is the
- * notification's (the order's when it was built), else the account's.
+ * notification's (the order's when it was built), else the account's. The
+ * button opens the order's tracking page where the service has a public
+ * address, else the carrier's page.
  */
-export function emailFactsOf(order: OrderDoc, found: FoundNotification, accountLanguage: string): EmailFacts {
+export function emailFactsOf(
+  order: OrderDoc,
+  found: FoundNotification,
+  account: Pick<AccountDoc, 'name' | 'language_code' | 'tracking_page'>,
+  trackingPageUrl: string | null,
+): EmailFacts {
   const tracker = found.tracker ?? order.fulfillments.flatMap((f) => f.trackers)[0]
+  const settings = trackingPageOf(account)
+  const colors = brandColorsOf(settings)
   return {
     slug: found.notification.notification_type.slug,
-    language: found.notification.language_code || accountLanguage,
+    language: found.notification.language_code || account.language_code,
     first_name: order.first_name,
     order_number: order.order_number,
     carrier: tracker?.carrier?.name ?? tracker?.untracked_carrier_name ?? null,
     tracking_number: tracker?.tracking_number ?? null,
-    tracking_link: tracker?.tracking_link ?? null,
+    tracking_link: trackingPageUrl ?? tracker?.tracking_link ?? null,
     expected_delivery_date: tracker?.displayable_expected_delivery_date ?? null,
+    brand: {
+      name: settings.brand_name ?? account.name,
+      logo_url: settings.logo_url,
+      color: colors.brand,
+      text_color: colors.onBrand,
+    },
   }
 }

@@ -11,13 +11,14 @@ import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../../commands/execute.ts'
+import { trackingPageUrlOf } from '../../shared/infra/tracking-links.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
 import type { EmailPayloadDoc } from '../../projectors/notifications/email-payload.ts'
 import { foldOrder } from '../../projectors/orders/evolve.ts'
 import type { EmailQueue, QueuedEmail } from './reaction.ts'
 import { emailFactsOf, findNotification, renderEmail } from './render.ts'
 
-type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
+type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger' | 'secrets'>
 
 /** An SMTP server that does not answer within these is a failed attempt, retried later. */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }
@@ -77,7 +78,14 @@ export async function sendEmail(
   if (!order || !found || payload?.status !== 'built') return
   if (!order.email) return recordOutcome(rt, email, payload.status, 'the order has no e-mail address')
   const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, email.accountId, email.accountId)
-  const content = renderEmail(emailFactsOf(order, found, account?.doc.language_code ?? 'en'))
+  const content = renderEmail(
+    emailFactsOf(
+      order,
+      found,
+      account?.doc ?? { name: '', language_code: 'en' },
+      trackingPageUrlOf(rt, email.accountId, order),
+    ),
+  )
   const from = rt.config.SHIPLOG_MAIL_FROM
   try {
     await transport.sendMail({

@@ -1,4 +1,6 @@
 import { createCipheriv, createHmac, timingSafeEqual } from 'node:crypto'
+import { FIRST_TRACKING_LINK } from '../domain/orders/tracking-link.ts'
+import type { Config } from './config.ts'
 import type { SecretBox } from './secrets.ts'
 
 /*
@@ -27,7 +29,18 @@ const TAG_BYTES = 16
 const PLAIN_BYTES = 24
 const TOKEN = /^[A-Za-z0-9_-]{54}$/
 
+/** One per secret box: its keys are derived once. */
+const made = new WeakMap<object, TrackingTokens>()
+
 export function trackingTokens(secrets: Pick<SecretBox, 'derive'>): TrackingTokens {
+  const known = made.get(secrets)
+  if (known) return known
+  const tokens = tokensOf(secrets)
+  made.set(secrets, tokens)
+  return tokens
+}
+
+function tokensOf(secrets: Pick<SecretBox, 'derive'>): TrackingTokens {
   let keys: { cipher: Buffer; mac: Buffer } | undefined
   const keysOf = () =>
     (keys ??= { cipher: secrets.derive('tracking link cipher'), mac: secrets.derive('tracking link tag') })
@@ -64,4 +77,16 @@ export function trackingTokens(secrets: Pick<SecretBox, 'derive'>): TrackingToke
 export const trackingLinkOf = (tokens: TrackingTokens, baseUrl: string, target: TrackingLinkTarget) => {
   const token = tokens.tokenOf(target)
   return { object: 'tracking_link' as const, order_id: target.orderId, token, url: `${baseUrl}/track/${token}` }
+}
+
+/** An order's tracking page address where the service has a public one (SHIPLOG_PUBLIC_URL), else null. */
+export function trackingPageUrlOf(
+  rt: { config: Pick<Config, 'SHIPLOG_PUBLIC_URL'>; secrets: Pick<SecretBox, 'derive'> },
+  accountId: number,
+  order: { id: number; tracking_link_id?: number },
+): string | null {
+  const base = rt.config.SHIPLOG_PUBLIC_URL
+  if (!base) return null
+  const target = { accountId, orderId: order.id, linkId: order.tracking_link_id ?? FIRST_TRACKING_LINK }
+  return trackingLinkOf(trackingTokens(rt.secrets), base, target).url
 }

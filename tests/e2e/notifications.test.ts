@@ -292,3 +292,34 @@ t.test('an order muted through POST /v2/orders builds nothing, for the order nor
   await queueDrained(server, 'emails')
   t.equal(mailbox.messages.length, 0)
 })
+
+t.test('with a public address, the e-mail carries the brand and its button opens the tracking page', async (t) => {
+  const mailbox = await startMailbox(t)
+  const server = await start(t, mailbox, { SHIPLOG_PUBLIC_URL: 'https://track.shop.example/' })
+  const branded = await server.request('PATCH', '/v2/tracking_page', {
+    body: { brand_name: 'Atelier Lumière', primary_color: '#ffd700' },
+  })
+  t.equal(branded.status, 200)
+  const created = await postTrackers(server, [
+    {
+      order_number: 'B-77',
+      tracking_number: '1Z999AA10123456784',
+      carrier_code: 'ups',
+      email: 'jane@example.com',
+      order_date: nowSeconds(),
+    },
+  ])
+  const [mail] = await mailbox.waitFor(1)
+  const link = await readAfter(
+    server,
+    `/v2/orders/${created.body.trackers[0].order_id}/tracking_link`,
+    created.position,
+  )
+  t.equal(link.body.url, `https://track.shop.example/track/${link.body.token}`, 'made with SHIPLOG_PUBLIC_URL')
+  t.match(mail!.text, /^Atelier Lumière\n/, 'the brand name first')
+  t.match(mail!.text, `Track your parcel: ${link.body.url}`)
+  t.notMatch(mail!.text, 'www.ups.com', 'the tracking page, not the carrier’s')
+  t.match(mail!.html, `href="${link.body.url}" style="background: #ffd700; color: #000000;`)
+  const page = await fetch(`${server.url}/track/${link.body.token}`)
+  t.equal(page.status, 200, 'the link opens the order’s page')
+})

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { renderEmail } from '../../reactions/emails/render.ts'
+import { renderEmail, wordsOf } from '../../reactions/emails/render.ts'
 import { notificationSlugs } from '../../shared/domain/notifications/types.ts'
 
 const facts = {
@@ -11,6 +11,7 @@ const facts = {
   tracking_number: '6A123',
   tracking_link: 'https://www.laposte.fr/outils/suivre-vos-envois?code=6A123&x=1',
   expected_delivery_date: '2026-11-25',
+  brand: { name: 'Atelier & Co', logo_url: null, color: '#1a56db', text_color: '#ffffff' },
 }
 
 t.test('every value is escaped in the HTML and plain in the text', async (t) => {
@@ -38,7 +39,28 @@ t.test('every type has its words in both languages; no name greets plainly', asy
     for (const language of ['en', 'fr']) {
       const email = renderEmail({ ...facts, slug, language, first_name: null, carrier: null, tracking_link: null })
       t.ok(email.subject.includes('A&B-1'), `${slug} ${language} names the order`)
-      t.match(email.text, /^(Hello|Bonjour),/)
+      t.match(email.text, /^Atelier & Co\n\n(Hello|Bonjour),/, 'the brand first, then the greeting')
     }
   }
+})
+
+t.test('the brand: its name or logo at the top, its colour on the button with a text colour that reads', async (t) => {
+  const named = renderEmail(facts)
+  t.match(named.html, '<strong style="font-size: 20px;">Atelier &amp; Co</strong>')
+  t.match(named.html, 'background: #1a56db; color: #ffffff;')
+  const logo = renderEmail({
+    ...facts,
+    brand: { name: 'Atelier', logo_url: 'https://cdn.shop.example/logo.png', color: '#ffd700', text_color: '#000000' },
+  })
+  t.match(logo.html, '<img src="https://cdn.shop.example/logo.png" alt="Atelier"')
+  t.match(logo.html, 'background: #ffd700; color: #000000;')
+})
+
+t.test('one catalogue per language: English and French have the same phrases, e-mails and page alike', async (t) => {
+  const keys = (value: unknown, prefix = ''): string[] =>
+    typeof value === 'object' && value !== null
+      ? Object.entries(value).flatMap(([k, v]) => keys(v, `${prefix}${k}.`))
+      : [prefix]
+  t.same(keys(wordsOf('fr')).sort(), keys(wordsOf('en')).sort())
+  t.ok(keys(wordsOf('en')).filter((k) => k.startsWith('page.')).length > 40)
 })

@@ -21,6 +21,7 @@ t.test('a regional variant is written in its base language', async (t) => {
     tracking_number: 'TN',
     tracking_link: null,
     expected_delivery_date: null,
+    brand: { name: 'Shop', logo_url: null, color: '#1a56db', text_color: '#ffffff' },
   }
   t.equal(renderEmail(facts).subject, renderEmail({ ...facts, language: 'fr' }).subject)
   t.not(renderEmail(facts).subject, renderEmail({ ...facts, language: 'en' }).subject)

@@ -48,3 +48,16 @@ export const defaultTrackingPage: TrackingPageSettings = {
 /** The account's settings, or the defaults for an account that never changed them. */
 export const trackingPageOf = (account: { tracking_page?: TrackingPageSettings }): TrackingPageSettings =>
   account.tracking_page ?? defaultTrackingPage
+
+const DEFAULT_BRAND_COLOR = '#1a56db'
+
+/** The brand colour, and black or white for text on it, whichever contrasts more (WCAG relative luminance). */
+export function brandColorsOf(settings: TrackingPageSettings): { brand: string; onBrand: string } {
+  const brand = settings.primary_color ?? DEFAULT_BRAND_COLOR
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = Number.parseInt(brand.slice(i, i + 2), 16) / 255
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  }) as [number, number, number]
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+  return { brand, onBrand: (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000000' : '#ffffff' }
+}
