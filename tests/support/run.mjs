@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { connect, createServer } from 'node:net'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -121,6 +121,24 @@ if (run('node_modules/.bin/tap', ['build'], { stdio: ['ignore', 'ignore', 'inher
   process.exit(1)
 }
 
+/**
+ * The browser tests drive Debian's Chromium: installed here when it is
+ * missing and we are root; otherwise they skip, saying why.
+ */
+function ensureChromium() {
+  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+  if (existsSync(path)) return `# browser suites run in ${path}`
+  if (process.getuid?.() !== 0)
+    return `# browser suites will be skipped: no Chromium at ${path} (apt-get install chromium)`
+  console.log('# chromium is missing: installing Debian package chromium')
+  run('apt-get', ['update', '-qq'])
+  run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  return existsSync(path)
+    ? `# browser suites run in ${path}, installed for the tests`
+    : `# browser suites will be skipped: chromium could not be installed`
+}
+
+const chromium = ensureChromium()
 const redis = await startRedis()
 const postgres = await ensurePostgres()
 // Redis and the tests go with the runner however it ends: interrupted,
@@ -141,6 +159,7 @@ for (const [name, url] of [
   if (!process.env[url])
     console.log(`# ${name} suites will be skipped: ${url} is not set (no ${name} server on this machine)`)
 }
+console.log(chromium)
 console.log(
   postgres.note
     ? `# PostgreSQL suites run ${postgres.note}`
