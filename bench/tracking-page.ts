@@ -1,0 +1,81 @@
+/**
+ * GET /track/{token} (the customer's HTML page) and its JSON twin: latency
+ * of random orders' pages at 1,000,000 orders of realistic size (two
+ * parcels of five events each) in the embedded store. Target: p99 < 20 ms.
+ * The figure is the client's, from request to the last byte, so the server's
+ * own time is below it. BENCH_ORDERS sets the size, BENCH_REQUESTS the sample.
+ */
+import { spawnSync } from 'node:child_process'
+import { orderStream } from '../shared/domain/orders/state.ts'
+import { loadConfig } from '../shared/infra/config.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import { openRuntime } from '../shared/infra/runtime.ts'
+import { trackingTokens } from '../shared/infra/tracking-links.ts'
+import { order } from './fixtures.ts'
+import { benchServerProcess, conditions, ms, percentile } from './support.ts'
+
+const SIZE = Number(process.env.BENCH_ORDERS ?? 1_000_000)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500)
+
+console.log(
+  `tracking-page: ${REQUESTS} sequential GETs of random orders' pages at ${SIZE.toLocaleString('en')} orders, server in its own process; ${conditions(true)}`,
+)
+const server = await benchServerProcess()
+// The documents go straight into the server's read store, as its orders projection would write them;
+// the loader shares the server's data directory, and so its key: its tokens open there.
+const loader = await openRuntime(loadConfig({ ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }))
+const account = server.accountId
+const t0 = performance.now()
+for (let start = 0; start < SIZE; start += 5000) {
+  const writes = Array.from({ length: Math.min(5000, SIZE - start) }, (_, j) => {
+    const doc = order(start + j, Math.max(1, SIZE / 100))
+    return {
+      collection: collections.orders.name,
+      key: orderStream(account, doc.order_number),
+      accountId: account,
+      id: doc.id,
+      revision: 5,
+      doc,
+      fields: {
+        email: doc.email,
+        order_number: doc.order_number,
+        created_at: doc.created_at,
+        ordered_at: doc.ordered_at,
+      },
+    }
+  })
+  await loader.readStore.commit(['bench-load'], writes, BigInt(start + 1))
+}
+const tokens = trackingTokens(loader.secrets)
+console.log(`  loaded ${SIZE.toLocaleString('en')} orders in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+await loader.close()
+// Let the OS write the load out first: its write-back would be measured as the first pages' latency.
+spawnSync('sync')
+
+/** Latencies of `REQUESTS` pages of random orders, after 20 that warm the caches; and the bytes of one. */
+async function measure(suffix: string) {
+  const latencies: number[] = []
+  let bytes = 0
+  for (let n = 0; n < REQUESTS + 20; n++) {
+    const i = Math.floor(Math.random() * SIZE)
+    const token = tokens.tokenOf({ accountId: account, orderId: 1_000_000_000 + i * 100, linkId: 0 })
+    const t = performance.now()
+    const response = await fetch(`${server.url}/track/${token}${suffix}`)
+    const body = await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`order ${i}: ${response.status}`)
+    if (n >= 20) latencies.push(performance.now() - t)
+    bytes = body.byteLength
+  }
+  return { median: percentile(latencies, 50), p99: percentile(latencies, 99), bytes }
+}
+
+for (const [name, suffix] of [
+  ['HTML page', ''],
+  ['JSON twin', '.json'],
+] as const) {
+  const r = await measure(suffix)
+  console.log(
+    `${name.padEnd(10)} median ${ms(r.median)}, p99 ${ms(r.p99)} (target < 20 ms); ${(r.bytes / 1024).toFixed(1)} KB each`,
+  )
+}
+await server.close()
