@@ -342,7 +342,7 @@ export async function viewsRendered(server: BenchServerProcess) {
  * given stores: what the storage benchmarks write.
  */
 export async function decidedAppends(
-  runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>,
+  runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
   accountId: number,
   items: readonly TrackerInput[],
 ): Promise<AppendRequest[]> {

@@ -1,3 +1,5 @@
+import type { SmsRecipientEvent } from '../shared/domain/notifications/sms-recipients.ts'
+import type { NotificationChannel } from '../shared/domain/notifications/channels.ts'
 import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
 import type { AccountEvent } from '../shared/domain/accounts/account.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
@@ -8,6 +10,7 @@ import {
   jobEventTypes,
   orderEventTypes,
   pickupPointEventTypes,
+  smsRecipientEventTypes,
   webhookEndpointEventTypes,
   webhookMessageEventTypes,
 } from '../shared/domain/events/index.ts'
@@ -22,13 +25,8 @@ import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
 import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
 import type { OrderDoc } from './orders/document.ts'
-import {
-  changesEmailPayload,
-  type EmailPayloadDoc,
-  type EmailPayloadEvent,
-  emailPayloadKey,
-  evolveEmailPayload,
-} from './notifications/email-payload.ts'
+import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './notifications/payload.ts'
+import type { PayloadEvent } from '../shared/domain/notifications/payloads.ts'
 import { trackerIndexEntry, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
 import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
@@ -181,16 +179,42 @@ export const notificationsProjection = documentProjection<
   fields: () => ({}),
 })
 
-/** The e-mails to customers and whether each is still to be sent. */
-export const emailPayloadsProjection = documentProjection<EmailPayloadDoc, Recorded<EmailPayloadEvent>>({
-  name: 'email_payloads',
-  collection: collections.email_payloads.name,
-  handles: (event): event is Recorded<EmailPayloadEvent> => changesEmailPayload(event),
-  keyOf: (event) => emailPayloadKey(event.stream, event as EmailPayloadEvent),
-  startsDocument: (event) => event.type === 'NotificationBuilt',
-  evolve: (doc, event) => evolveEmailPayload(doc, event as EmailPayloadEvent, event.stream),
+/** A channel's payloads to customers and whether each is still to be sent. */
+const payloadsProjection = (channel: NotificationChannel, name: 'email_payloads' | 'sms_payloads') =>
+  documentProjection<PayloadDoc, Recorded<PayloadEvent>>({
+    name,
+    collection: collections[name].name,
+    handles: (event): event is Recorded<PayloadEvent> => changesPayload(channel)(event),
+    keyOf: (event) => payloadKey(event.stream, event as PayloadEvent),
+    startsDocument: (event) => event.type === 'NotificationBuilt',
+    evolve: (doc, event) => evolvePayload(channel, doc, event as PayloadEvent, event.stream),
+    id: (doc) => doc.id,
+    fields: (doc) => ({ status: doc.status, ...(channel === 'sms' ? { to: doc.to ?? null } : {}) }),
+  })
+
+export const emailPayloadsProjection = payloadsProjection('email', 'email_payloads')
+export const smsPayloadsProjection = payloadsProjection('sms', 'sms_payloads')
+
+/** Phone numbers that answered STOP, per account: the SMS sender sends them nothing. */
+export interface SmsRecipientDoc {
+  id: number
+  phone: string
+  opted_out: boolean
+  updated_at: number
+}
+
+export const smsOptOutsProjection = documentProjection<SmsRecipientDoc, Recorded<SmsRecipientEvent>>({
+  name: 'sms_opt_outs',
+  collection: collections.sms_opt_outs.name,
+  handles: isOneOf(smsRecipientEventTypes),
+  evolve: (_doc, event) => ({
+    id: event.data.recipient_id,
+    phone: event.data.phone,
+    opted_out: event.type === 'SmsRecipientOptedOut',
+    updated_at: event.data.at,
+  }),
   id: (doc) => doc.id,
-  fields: (doc) => ({ status: doc.status }),
+  fields: () => ({}),
 })
 
 export const webhookEndpointsProjection = documentProjection<WebhookEndpointDoc, Recorded<WebhookEndpointEvent>>({
@@ -223,6 +247,8 @@ export const projections: readonly Projection[] = [
   carrierServicesProjection,
   notificationsProjection,
   emailPayloadsProjection,
+  smsPayloadsProjection,
+  smsOptOutsProjection,
   trackerPollsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,

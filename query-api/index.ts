@@ -1,4 +1,4 @@
-import { renderAccount } from '../projectors/accounts/account.ts'
+import { notificationSettingsOf, renderAccount } from '../projectors/accounts/account.ts'
 import { renderNotificationType } from '../projectors/resources/render.ts'
 import { accountResource, listOf, notificationTypeResource } from '../projectors/resources/schemas.ts'
 import { listEnvelope } from './shared/pagination.ts'
@@ -31,9 +31,9 @@ export function queryApi(app: App, rt: Runtime) {
       },
     },
     async (request) => {
-      const disabled = callerOf(request).account.disabled_notification_types ?? []
+      const { account } = callerOf(request)
       return listEnvelope(
-        Object.values(notificationTypes).map((t) => renderNotificationType(t, !disabled.includes(t.slug))),
+        Object.values(notificationTypes).map((t) => renderNotificationType(t, notificationSettingsOf(account, t.slug))),
         false,
       )
     },

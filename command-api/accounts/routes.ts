@@ -14,9 +14,15 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { changeAccount } from '../../commands/accounts/change-account.ts'
 import { notificationSlugs, notificationTypes } from '../../shared/domain/notifications/types.ts'
+import { channelList } from '../../shared/domain/notifications/channels.ts'
+import { quietHours } from '../../shared/domain/notifications/quiet-hours.ts'
+import { notificationSettingsOf } from '../../projectors/accounts/account.ts'
 import { renderNotificationType } from '../../projectors/resources/render.ts'
 
-export const updateAccountBody = z.strictObject({ language_code: accountLanguage })
+export const updateAccountBody = z
+  .strictObject({ language_code: accountLanguage, sms_quiet_hours: quietHours.nullable() })
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'must change language_code or sms_quiet_hours')
 
 export function accountWriteRoutes(app: App, rt: Runtime) {
   app.patch(
@@ -25,7 +31,7 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
       schema: {
         body: updateAccountBody,
         response: { 200: accountResource },
-        summary: "Change the account's settings: its customers' default language",
+        summary: "Change the account's settings: its customers' default language, the quiet hours of SMS",
       },
     },
     async (request, reply) => {
@@ -68,27 +74,35 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
     {
       schema: {
         params: z.object({ slug: z.enum(notificationSlugs) }),
-        body: z.strictObject({ enabled: z.boolean() }),
+        body: z
+          .strictObject({ enabled: z.boolean(), channels: channelList })
+          .partial()
+          .refine((body) => Object.keys(body).length > 0, 'must change enabled or channels'),
         response: { 200: notificationTypeResource },
-        summary: 'Turn a type of customer notification on or off for the account',
+        summary: 'Turn a type of customer notification on or off for the account, or choose its channels',
       },
     },
     async (request, reply) => {
       const { account, keyId } = callerOf(request)
       const { slug } = request.params
+      const { enabled, channels } = request.body
       const disabled = new Set(account.disabled_notification_types ?? [])
-      if (request.body.enabled) disabled.delete(slug)
-      else disabled.add(slug)
-      const changes = { disabled_notification_types: notificationSlugs.filter((s) => disabled.has(s)) }
+      if (enabled === true) disabled.delete(slug)
+      if (enabled === false) disabled.add(slug)
+      const changes = {
+        disabled_notification_types: notificationSlugs.filter((s) => disabled.has(s)),
+        ...(channels && { notification_channels: { ...account.notification_channels, [slug]: channels } }),
+      }
       const { position } = await changeAccount(
         rt,
         account.id,
         (at) => ({ type: 'UpdateAccount', data: { changes, at } }),
         { source: 'api', correlationId: request.id, keyId },
       )
+      const updated = { ...account, ...changes }
       return reply
         .header(POSITION_HEADER, position.toString())
-        .send(renderNotificationType(notificationTypes[slug], request.body.enabled))
+        .send(renderNotificationType(notificationTypes[slug], notificationSettingsOf(updated, slug)))
     },
   )
 }

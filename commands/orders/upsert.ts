@@ -11,6 +11,8 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { errorBody, toShiplogError } from '../../shared/infra/errors.ts'
 import { parseRequestPart, RequestValidationError } from '../../shared/infra/validation.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
+import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
+import { notificationPreferencesOf } from '../notifications/preferences.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import { toNewEvents } from '../execute.ts'
 import type { JobContext } from '../jobs/context.ts'
@@ -20,11 +22,10 @@ export const ORDERS_PATH = '/v2/orders'
 const fullOrder = Expansion.full(orderExpandPaths)
 
 /** Whose order it is, as the decision needs it. */
-export interface OrderAccount {
-  id: number
-  language_code: string
-  disabled_notification_types?: string[]
-}
+export type OrderAccount = Pick<
+  AccountDoc,
+  'id' | 'language_code' | 'disabled_notification_types' | 'notification_channels'
+>
 
 /**
  * Reads the order's stream, decides the upsert and gives the append to make
@@ -33,7 +34,7 @@ export interface OrderAccount {
  * appends nothing.
  */
 export async function planOrderUpsert(
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
   account: OrderAccount,
   order: OrderBody,
   metadata: (recordedAt: number) => EventMetadata,
@@ -50,7 +51,7 @@ export async function planOrderUpsert(
       accountLanguage: account.language_code,
       ids: rt.ids,
       carrierServices: namesService ? await configuredServices(rt, account.id) : [],
-      disabledNotifications: account.disabled_notification_types,
+      notifying: notificationPreferencesOf(account, rt.config),
     },
     foldOrderState(history),
   )

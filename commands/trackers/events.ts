@@ -13,6 +13,7 @@ import { waitForProjections } from '../../shared/infra/read-store/wait-for-proje
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
 import { orderDocumentKeyOf } from '../../projectors/orders/tracker-index.ts'
+import { notificationPreferencesOf } from '../notifications/preferences.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import type { OrderStates } from './upsert.ts'
 
@@ -107,7 +108,7 @@ export function planTrackingEvents(
           now: toUnixSeconds(now),
           ids: rt.ids,
           carrierServices,
-          disabledNotifications: request.account.disabled_notification_types,
+          notifying: notificationPreferencesOf(request.account, rt.config),
         },
         current.state,
       )

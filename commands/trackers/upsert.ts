@@ -6,6 +6,7 @@ import {
   type OrderEvent,
   type OrderState,
 } from '../../shared/domain/orders/state.ts'
+import { notificationPreferencesOf } from '../notifications/preferences.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
 import { createStateCache } from '../state-cache.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
@@ -33,7 +34,7 @@ export type OrderStates = ReturnType<typeof createOrderStates>
  * item's outcome in request order.
  */
 export function planTrackerUpserts(
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
   orders: OrderStates,
   request: CommandRequest,
   items: readonly TrackerInput[],
@@ -62,7 +63,7 @@ export function planTrackerUpserts(
     const command = {
       now: toUnixSeconds(now),
       accountLanguage: request.account.language_code,
-      disabledNotifications: request.account.disabled_notification_types,
+      notifying: notificationPreferencesOf(request.account, rt.config),
       ids: rt.ids,
       carrierServices: groups.some((g) => g.items.some((i) => i.carrier_service_code))
         ? await configuredServices(rt, accountId)

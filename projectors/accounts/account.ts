@@ -1,4 +1,6 @@
 import type { z } from 'zod'
+import { DEFAULT_QUIET_HOURS } from '../../shared/domain/notifications/quiet-hours.ts'
+import { channelsOf } from '../../shared/domain/notifications/channels.ts'
 import type { accountResource } from '../resources/schemas.ts'
 import { assertNever } from '../../shared/domain/events/index.ts'
 import type { AccountEvent } from '../../shared/domain/accounts/account.ts'
@@ -48,6 +50,16 @@ export const renderAccount = (a: AccountDoc): z.output<typeof accountResource> =
   id: a.id,
   name: a.name,
   language_code: a.language_code,
+  sms_quiet_hours: a.sms_quiet_hours === undefined ? DEFAULT_QUIET_HOURS : a.sms_quiet_hours,
   created_at: a.created_at,
   updated_at: a.updated_at,
+})
+
+/** A notification type's settings in an account: on or off, and its channels. */
+export const notificationSettingsOf = (
+  account: Pick<AccountDoc, 'disabled_notification_types' | 'notification_channels'>,
+  slug: string,
+) => ({
+  enabled: !(account.disabled_notification_types ?? []).includes(slug),
+  channels: channelsOf(slug, account.notification_channels),
 })

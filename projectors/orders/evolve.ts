@@ -8,6 +8,7 @@ import {
 
 import type { Notification, TrackingEvent } from '../../shared/domain/events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
+import { type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
@@ -39,7 +40,8 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     case 'TrackerStatusChanged':
     case 'NotificationBuilt':
     case 'NotificationPayloadDispatched':
-    case 'NotificationPayloadFailed': {
+    case 'NotificationPayloadFailed':
+    case 'NotificationPayloadReported': {
       if (!isTrackerEvent(event))
         return { ...order, updated_at: at, notifications: withNotification(order.notifications, event) }
       const id = event.data.tracker_id
@@ -60,19 +62,15 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
   }
 }
 
-type NotificationEvent = Extract<
-  OrderEvent,
-  { type: 'NotificationBuilt' | 'NotificationPayloadDispatched' | 'NotificationPayloadFailed' }
->
+type NotificationEvent = PayloadEvent
 
-/** A notification built, or its e-mail's outcome, on the list it belongs to. */
+/** A notification built, or a payload's outcome or delivery report, on the list it belongs to. */
 function withNotification(notifications: readonly Notification[], event: NotificationEvent): Notification[] {
   if (event.type === 'NotificationBuilt') return [...notifications, event.data.notification]
   const { notification_id, payload_id } = event.data
-  const outcome =
-    event.type === 'NotificationPayloadDispatched'
-      ? { status: 'dispatched', dispatched: true, error: null }
-      : { status: 'failed', dispatched: false, error: event.data.error }
+  const status = payloadStatusAfter(event)
+  const error = 'error' in event.data ? (event.data.error ?? null) : null
+  const outcome = { status, dispatched: status !== 'failed', error }
   return notifications.map((n) =>
     n.id === notification_id
       ? {
@@ -90,6 +88,7 @@ export const trackerEventTypes = [
   'TrackerStatusChanged',
   'NotificationBuilt',
   'NotificationPayloadDispatched',
+  'NotificationPayloadReported',
   'NotificationPayloadFailed',
 ] as const satisfies OrderEvent['type'][]
 /** The events of one tracker: its own, and the notifications built on it (the others are the order's). */
@@ -116,6 +115,7 @@ export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEve
     case 'NotificationBuilt':
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
+    case 'NotificationPayloadReported':
       return { ...tracker, notifications: withNotification(tracker.notifications, event), updated_at }
     default:
       return assertNever(event)

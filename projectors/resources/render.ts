@@ -8,6 +8,7 @@ import type {
 } from '../../shared/domain/events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
 import type { Expansion } from './expansion.ts'
+import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
 import type * as schemas from './schemas.ts'
 
 /*
@@ -73,14 +74,14 @@ export const renderLineItem = (li: LineItemDoc): Output<typeof schemas.lineItemR
   ...li,
 })
 
-/** A notification type; `enabled` (the account's setting) where the account's catalogue is listed. */
+/** A notification type; `enabled` and `channels` (the account's settings) where the account's catalogue is listed. */
 export const renderNotificationType = (
   t: NotificationType,
-  enabled?: boolean,
+  account?: { enabled: boolean; channels: readonly NotificationChannel[] },
 ): Output<typeof schemas.notificationTypeResource> => ({
   object: 'notification_type',
   ...t,
-  ...(enabled === undefined ? {} : { enabled }),
+  ...(account === undefined ? {} : { enabled: account.enabled, channels: [...account.channels] }),
 })
 
 export function renderNotification(

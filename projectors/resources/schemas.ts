@@ -1,3 +1,5 @@
+import { notificationChannels } from '../../shared/domain/notifications/channels.ts'
+import { quietHours } from '../../shared/domain/notifications/quiet-hours.ts'
 import { trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
@@ -47,6 +49,8 @@ export const notificationTypeResource = notificationType
     object: z.literal('notification_type'),
     /** The account's setting, where the account's catalogue is listed. */
     enabled: z.boolean().optional(),
+    /** The channels it goes out on for the account, where the account's catalogue is listed. */
+    channels: z.array(z.enum(notificationChannels)).optional(),
   })
   .meta({ id: 'NotificationType' })
 export const notificationPayloadResource = notificationPayload
@@ -148,6 +152,9 @@ export const accountResource = z
     id,
     name: z.string(),
     language_code: z.string(),
+    sms_quiet_hours: quietHours
+      .nullable()
+      .meta({ description: 'No SMS goes out between these times in the customer’s time zone; null: at any hour' }),
     created_at: seconds,
     updated_at: seconds,
   })

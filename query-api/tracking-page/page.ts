@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { memoize } from '../../shared/domain/memo.ts'
 import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
 import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { phrase, wordsOf, type Words } from '../../reactions/emails/render.ts'
@@ -199,7 +200,7 @@ function parcelOf(
   const { step, tone } = progressOf(t)
   const date = t.displayable_expected_delivery_date
   const kind = t.displayable_expected_delivery_kind
-  const when = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone })
+  const when = dateTimeFormat(`${language}|${timeZone}|medium`)
   return {
     tracking_number: t.tracking_number,
     carrier: t.carrier ?? (t.untracked_carrier_name ? { code: 'other', name: t.untracked_carrier_name } : null),
@@ -237,8 +238,16 @@ function parcelOf(
   }
 }
 
+/** A formatter per language, zone and style: making one costs more than the rest of a page. */
+const dateTimeFormat = memoize((key: string) => {
+  const [language, timeZone, style] = key.split('|') as [string, string, string]
+  return style === 'full'
+    ? new Intl.DateTimeFormat(language, { dateStyle: 'full', timeZone })
+    : new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone })
+}, 1000)
+
 const longDate = (date: string, language: string) =>
-  new Intl.DateTimeFormat(language, { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
+  dateTimeFormat(`${language}|UTC|full`).format(new Date(`${date}T00:00:00Z`))
 
 const placeOf = (a: Address | null) => {
   const where = [a?.zip && a.city ? `${a.zip} ${a.city}` : a?.city, a?.country_code].filter(Boolean).join(', ')

@@ -13,7 +13,7 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import { trackingPageUrlOf } from '../../shared/infra/tracking-links.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
-import type { EmailPayloadDoc } from '../../projectors/notifications/email-payload.ts'
+import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
 import { foldOrder } from '../../projectors/orders/evolve.ts'
 import type { EmailQueue, QueuedEmail } from './reaction.ts'
 import { emailFactsOf, findNotification, renderEmail } from './render.ts'
@@ -123,7 +123,7 @@ export function smtpTransport(smtpUrl: string) {
  * job id), and the sender sends only one still `built`.
  */
 async function sweepBuiltEmails(rt: SenderRuntime, queue: EmailQueue) {
-  const built = await rt.readStore.lookupAll<EmailPayloadDoc>(
+  const built = await rt.readStore.lookupAll<PayloadDoc>(
     collections.email_payloads.name,
     'status',
     'built',

@@ -146,6 +146,23 @@ export const configSchema = z.object({
   SHIPLOG_MAIL_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
   /** Delay before the second attempt at an e-mail, in ms; it doubles at each further one. */
   SHIPLOG_MAIL_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(2000),
+  /**
+   * Twilio Programmable Messaging for customer SMS: the account SID and auth
+   * token, and the sender (a number, or a messaging service). Unset, no SMS
+   * payload is built.
+   */
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  TWILIO_FROM: z.string().min(1).optional(),
+  TWILIO_MESSAGING_SERVICE_SID: z.string().min(1).optional(),
+  /** Twilio's API address (a loopback server's in tests). */
+  SHIPLOG_SMS_API_URL: url(['http:', 'https:'])
+    .transform((v) => v.replace(/\/+$/, ''))
+    .default('https://api.twilio.com'),
+  /** Attempts at an SMS the provider refuses for now (429, 5xx) before it is `failed`. */
+  SHIPLOG_SMS_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
+  /** Delay before the second attempt at an SMS, in ms; it doubles at each further one. */
+  SHIPLOG_SMS_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(2000),
   /** DHL Shipment Tracking – Unified: its address and key; without a key DHL trackers are not polled. */
   SHIPLOG_DHL_API_URL: url(['http:', 'https:']).default('https://api-eu.dhl.com'),
   SHIPLOG_DHL_API_KEY: z.string().min(1).optional(),
@@ -173,7 +190,16 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]))
   const result = configSchema.safeParse(known)
-  if (result.success) return result.data
+  if (result.success) {
+    const twilio = [result.data.TWILIO_ACCOUNT_SID, result.data.TWILIO_AUTH_TOKEN]
+    const sender = result.data.TWILIO_FROM ?? result.data.TWILIO_MESSAGING_SERVICE_SID
+    if ((twilio.some(Boolean) || sender) && !(twilio.every(Boolean) && sender)) {
+      throw new ConfigError(
+        'Invalid configuration:\n  TWILIO_ACCOUNT_SID: SMS needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, all set',
+      )
+    }
+    return result.data
+  }
   const lines = result.error.issues.map((i) => {
     const name = String(i.path[0])
     const message =
@@ -184,3 +210,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   })
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
 }
+
+/** Twilio's settings when SMS is on: the account, its token and the sender. */
+export function smsSettings(config: Config) {
+  const { TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: authToken } = config
+  if (!accountSid || !authToken || !(config.TWILIO_FROM || config.TWILIO_MESSAGING_SERVICE_SID)) return undefined
+  return {
+    apiUrl: config.SHIPLOG_SMS_API_URL,
+    accountSid,
+    authToken,
+    from: config.TWILIO_FROM,
+    messagingServiceSid: config.TWILIO_MESSAGING_SERVICE_SID,
+  }
+}
+export type SmsSettings = NonNullable<ReturnType<typeof smsSettings>>

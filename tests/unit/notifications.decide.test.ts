@@ -17,7 +17,13 @@ const decideWith = (disabledNotifications: string[] = []) =>
   specOf<CarrierEventInput[], ReturnType<typeof evolveOrderState>, OrderEvent>({
     decide: (events, state) =>
       decideTrackingEvents(
-        { events, eventIds: events.map((_, i) => 900 + i), now: NOW, ids: countingIds(5000), disabledNotifications },
+        {
+          events,
+          eventIds: events.map((_, i) => 900 + i),
+          now: NOW,
+          ids: countingIds(5000),
+          notifying: { disabled: disabledNotifications, sms: false },
+        },
         state,
       ).events,
     evolve: evolveOrderState,
@@ -131,7 +137,13 @@ t.test('an order without e-mail gets the notification without payload', async (t
 t.test('a type the account turned off is not built; the others are', async (t) => {
   const decide = (code: CarrierEventInput['event_type_code']) =>
     decideTrackingEvents(
-      { events: [scan(code)], eventIds: [900], now: NOW, ids: countingIds(5000), disabledNotifications: ['shipped'] },
+      {
+        events: [scan(code)],
+        eventIds: [900],
+        now: NOW,
+        ids: countingIds(5000),
+        notifying: { disabled: ['shipped'], sms: false },
+      },
       orderWith().reduce(evolveOrderState, undefined as never),
     ).events
   t.same(notificationsOf(decide('transit')), [])

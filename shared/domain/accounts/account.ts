@@ -1,5 +1,7 @@
 import { ShiplogError } from '../errors.ts'
 import type { TrackingPageSettings } from '../tracking-page/settings.ts'
+import type { ChannelSettings } from '../notifications/channels.ts'
+import type { QuietHours } from '../notifications/quiet-hours.ts'
 import { changed } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { accountEvents } from '../events/account-events.ts'
@@ -12,6 +14,8 @@ export interface AccountState {
   language_code: string
   disabled_notification_types: string[]
   tracking_page?: TrackingPageSettings
+  notification_channels?: ChannelSettings
+  sms_quiet_hours?: QuietHours | null
   deleted: boolean
 }
 

@@ -12,3 +12,9 @@ const e164 = memoize((key: string) => {
 /** E.164 form of a phone number read in the address's country; the input as given when it does not parse. */
 export const normalizePhone = (phone: string, countryCode?: string | null): string =>
   e164(`${countryCode ?? ''}|${phone}`)
+
+/** Whether a phone number is one a text message can be sent to: a valid E.164 number. */
+export const isDialable = memoize((phone: string) => {
+  if (!/^\+[1-9]\d{6,14}$/.test(phone)) return false
+  return parsePhoneNumberFromString(phone)?.isValid() ?? false
+})

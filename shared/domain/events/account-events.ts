@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { notificationChannels } from '../notifications/channels.ts'
+import { quietHours } from '../notifications/quiet-hours.ts'
 import { trackingPageSettings } from '../tracking-page/settings.ts'
 
 /** Events of an account stream (`account-<accountId>`). Keys are only ever stored hashed. */
@@ -17,6 +19,10 @@ export const accountEvents = {
         language_code: z.string(),
         /** Slugs of the notification types the account turned off. */
         disabled_notification_types: z.array(z.string()),
+        /** Every type's channels the account set, as they stand after the change. */
+        notification_channels: z.record(z.string(), z.array(z.enum(notificationChannels))),
+        /** When no SMS goes out, in the customer's time zone; null: at any hour. */
+        sms_quiet_hours: quietHours.nullable(),
         /** The whole of the tracking page's settings, as they stand after the change. */
         tracking_page: trackingPageSettings,
       })

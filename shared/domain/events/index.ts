@@ -5,6 +5,7 @@ import { jobEvents } from './job-events.ts'
 import { orderEvents } from './order-events.ts'
 import { pickupPointEvents } from './pickup-point-events.ts'
 import { requestEvents } from './request-events.ts'
+import { smsRecipientEvents } from './sms-events.ts'
 import { webhookEndpointEvents, webhookMessageEvents } from './webhook-events.ts'
 
 /** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
@@ -17,6 +18,7 @@ export const eventSchemas = {
   ...carrierServiceEvents,
   ...webhookEndpointEvents,
   ...webhookMessageEvents,
+  ...smsRecipientEvents,
 } as const
 
 export type EventType = keyof typeof eventSchemas
@@ -31,6 +33,7 @@ export const carrierServiceEventTypes = Object.keys(carrierServiceEvents) as (ke
 export const jobEventTypes = Object.keys(jobEvents) as (keyof typeof jobEvents)[]
 export const webhookEndpointEventTypes = Object.keys(webhookEndpointEvents) as (keyof typeof webhookEndpointEvents)[]
 export const webhookMessageEventTypes = Object.keys(webhookMessageEvents) as (keyof typeof webhookMessageEvents)[]
+export const smsRecipientEventTypes = Object.keys(smsRecipientEvents) as (keyof typeof smsRecipientEvents)[]
 export const pickupPointEventTypes = Object.keys(pickupPointEvents) as (keyof typeof pickupPointEvents)[]
 
 /** Checks an event against its schema before it is appended; a mismatch is a bug, never client input. */

@@ -60,14 +60,27 @@ export const orderEvents = {
     next_poll_at: z.number().int().nullable(),
     at,
   }),
-  /** A notification's e-mail was accepted by the SMTP server. */
+  /** A notification's payload was accepted: the e-mail by the SMTP server, the SMS by its provider. */
   NotificationPayloadDispatched: z.object({
     notification_id: z.number().int(),
     payload_id: z.number().int(),
     tracker_id: z.number().int().optional(),
+    /** The provider's id of the message (an SMS's), by which its delivery reports name it. */
+    provider_message_id: z.string().optional(),
+    /** The phone number an SMS was sent to. */
+    to: z.string().optional(),
     at,
   }),
-  /** A notification's e-mail could not be sent, after every retry. */
+  /** The provider's last word on a dispatched SMS: it reached the phone, or could not. */
+  NotificationPayloadReported: z.object({
+    notification_id: z.number().int(),
+    payload_id: z.number().int(),
+    tracker_id: z.number().int().optional(),
+    status: z.enum(['delivered', 'undelivered']),
+    error: z.string().optional(),
+    at,
+  }),
+  /** A notification's payload could not be sent: after every retry, or at once when the provider refused it. */
   NotificationPayloadFailed: z.object({
     notification_id: z.number().int(),
     payload_id: z.number().int(),

@@ -9,35 +9,77 @@ import type { OrderEvent } from '../orders/state.ts'
 
 export type PayloadEvent = Extract<
   OrderEvent,
-  { type: 'NotificationBuilt' | 'NotificationPayloadDispatched' | 'NotificationPayloadFailed' }
+  {
+    type:
+      | 'NotificationBuilt'
+      | 'NotificationPayloadDispatched'
+      | 'NotificationPayloadFailed'
+      | 'NotificationPayloadReported'
+  }
 >
 
 /** Each payload's status, by payload id. */
 export type PayloadStates = Readonly<Record<number, string>>
 
-/** The sender's outcome: sent, or given up on with the reason. */
+interface PayloadIds {
+  notification_id: number
+  payload_id: number
+  tracker_id?: number
+}
+
+/** The sender's outcome: sent (with the provider's id of the message, if it gives one), or given up on with the reason. */
 export interface RecordPayloadOutcome {
   type: 'RecordPayloadOutcome'
-  data: { notification_id: number; payload_id: number; tracker_id?: number; error?: string; at: number }
+  data: PayloadIds & { error?: string; provider_message_id?: string; to?: string; at: number }
 }
+
+/** The provider's delivery report on a sent payload: delivered, or not with the reason. */
+export interface RecordDeliveryReport {
+  type: 'RecordDeliveryReport'
+  data: PayloadIds & { delivered: boolean; error?: string; at: number }
+}
+
+export type PayloadCommand = RecordPayloadOutcome | RecordDeliveryReport
 
 export function evolvePayloadStates(state: PayloadStates | undefined, event: PayloadEvent): PayloadStates {
   const next = { ...state }
   if (event.type === 'NotificationBuilt') {
     for (const p of event.data.notification.notification_payloads) next[p.id] = p.status
   } else {
-    next[event.data.payload_id] = event.type === 'NotificationPayloadDispatched' ? 'dispatched' : 'failed'
+    next[event.data.payload_id] = payloadStatusAfter(event)
   }
   return next
 }
 
-export function decidePayloadOutcome(command: RecordPayloadOutcome, state: PayloadStates | undefined): PayloadEvent[] {
+/** A payload's status after an outcome or a report. */
+export const payloadStatusAfter = (
+  event: Exclude<PayloadEvent, { type: 'NotificationBuilt' }>,
+): 'dispatched' | 'failed' | 'delivered' | 'undelivered' =>
+  event.type === 'NotificationPayloadDispatched'
+    ? 'dispatched'
+    : event.type === 'NotificationPayloadFailed'
+      ? 'failed'
+      : event.data.status
+
+/**
+ * An outcome is recorded only on a payload still `built`, a delivery report
+ * only on one `dispatched`: whatever arrives twice, or late, records nothing.
+ */
+export function decidePayloadOutcome(command: PayloadCommand, state: PayloadStates | undefined): PayloadEvent[] {
   const { notification_id, payload_id, tracker_id, error, at } = command.data
-  if (state?.[payload_id] !== 'built') return []
   const ids = { notification_id, payload_id, ...(tracker_id === undefined ? {} : { tracker_id }) }
+  const reason = error === undefined ? {} : { error }
+  if (command.type === 'RecordDeliveryReport') {
+    if (state?.[payload_id] !== 'dispatched') return []
+    const status = command.data.delivered ? 'delivered' : 'undelivered'
+    return [{ type: 'NotificationPayloadReported', data: { ...ids, status, ...reason, at } }]
+  }
+  if (state?.[payload_id] !== 'built') return []
+  const { provider_message_id, to } = command.data
+  const sent = { ...(provider_message_id === undefined ? {} : { provider_message_id }), ...(to === undefined ? {} : { to }) }
   return [
     error === undefined
-      ? { type: 'NotificationPayloadDispatched', data: { ...ids, at } }
+      ? { type: 'NotificationPayloadDispatched', data: { ...ids, ...sent, at } }
       : { type: 'NotificationPayloadFailed', data: { ...ids, error, at } },
   ]
 }

@@ -3,7 +3,8 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
-import { buildNotification } from '../notifications/build.ts'
+import { buildNotification, notifies } from '../notifications/build.ts'
+import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
 import {
   carrierMovements,
@@ -46,8 +47,8 @@ export interface RecordTrackingEvents {
   ids: Pick<IdSource, 'next'>
   /** The account's configured carrier services: a tracker that ships without an expected delivery is promised one. */
   carrierServices?: readonly ConfiguredService[]
-  /** Slugs of the notification types the account turned off. */
-  disabledNotifications?: readonly string[]
+  /** The account's notification types off and channels, and whether the service sends SMS. */
+  notifying?: NotificationPreferences
 }
 
 /** What became of one carrier event in this order: recorded, or already there. */
@@ -140,15 +141,16 @@ function statusNotification(
   order: OrderState,
   trackerId: number,
   to: DeliveryStatusCode,
-  command: Pick<RecordTrackingEvents, 'disabledNotifications' | 'ids'>,
+  command: Pick<RecordTrackingEvents, 'notifying' | 'ids'>,
   at: number,
 ) {
   const tracker = order.trackers.find((t) => t.id === trackerId)!
   if (order.fields.mute_notifications || order.fields.canceled || tracker.fields.mute_notifications) return undefined
   const slug = notificationOfStatus(to, tracker.notified)
-  if (!slug || command.disabledNotifications?.includes(slug)) return undefined
+  if (!slug || !notifies(slug, command.notifying)) return undefined
   const language_code = tracker.fields.language_code ?? order.fields.language_code
-  return buildNotification(slug, { email: order.fields.email, language_code }, at, command.ids)
+  const recipient = { email: order.fields.email, phone: order.fields.phone, language_code }
+  return buildNotification(slug, recipient, at, command.ids, command.notifying)
 }
 
 /** The move an event makes, when it is the tracker's newest status event and says something new. */

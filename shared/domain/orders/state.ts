@@ -150,6 +150,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     }
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
+    case 'NotificationPayloadReported':
     case 'TrackerPolled':
     case 'TrackingLinkRotated':
       return state

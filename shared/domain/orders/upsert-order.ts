@@ -6,6 +6,7 @@ import type { Address, FulfillmentChanges, LineItem, OrderChanges, TrackerChange
 import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
 import { buildNotification } from '../notifications/build.ts'
+import type { NotificationPreferences } from '../notifications/channels.ts'
 import { changed, sameValue } from '../same-value.ts'
 import {
   evolveOrderState,
@@ -110,7 +111,7 @@ export interface UpsertOrder {
   accountLanguage: string
   ids: IdSource
   carrierServices?: readonly ConfiguredService[]
-  disabledNotifications?: readonly string[]
+  notifying?: NotificationPreferences
 }
 
 /** The order number an order sent to POST /v2/orders is kept under (its stream): `order_number`, else `merchant_id`. */
@@ -155,10 +156,10 @@ export function decideOrderUpsert(
       merchant_id: input.merchant_id,
     }
     const order = decision.emit({ type: 'OrderCreated', data: { ...data, changes, at } })
-    if (!order.fields.canceled && shouldBuildOrderPlaced(order, at, command.disabledNotifications ?? [])) {
+    if (!order.fields.canceled && shouldBuildOrderPlaced(order, at, command.notifying)) {
       decision.emit({
         type: 'NotificationBuilt',
-        data: { notification: buildNotification('order_placed', order.fields, at, ids), at },
+        data: { notification: buildNotification('order_placed', order.fields, at, ids, command.notifying), at },
       })
     }
   } else {

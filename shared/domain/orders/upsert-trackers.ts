@@ -6,7 +6,8 @@ import { type Address, emptyAddress, type OrderChanges, type TrackerChanges } fr
 import { validationError } from '../errors.ts'
 import { LIMITS } from '../fields.ts'
 import type { IdSource } from '../ids.ts'
-import { buildNotification } from '../notifications/build.ts'
+import { buildNotification, notifies } from '../notifications/build.ts'
+import type { NotificationPreferences } from '../notifications/channels.ts'
 import { ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
 import { changed } from '../same-value.ts'
 import {
@@ -65,8 +66,8 @@ export interface UpsertTrackers {
   ids: IdSource
   /** The account's configured carrier services: a tracker of one shows its id and name. */
   carrierServices?: readonly ConfiguredService[]
-  /** Slugs of the notification types the account turned off. */
-  disabledNotifications?: readonly string[]
+  /** The account's notification types off and channels, and whether the service sends SMS. */
+  notifying?: NotificationPreferences
 }
 
 /**
@@ -93,10 +94,10 @@ export function decideTrackerUpserts(
       const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
       const changes = changed(initialOrderFields, proposedOrder(item, undefined, command)) ?? {}
       emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
-      if (shouldBuildOrderPlaced(order!, now, command.disabledNotifications ?? [])) {
+      if (shouldBuildOrderPlaced(order!, now, command.notifying)) {
         emit({
           type: 'NotificationBuilt',
-          data: { notification: buildNotification('order_placed', order!.fields, now, ids), at },
+          data: { notification: buildNotification('order_placed', order!.fields, now, ids, command.notifying), at },
         })
       }
     } else {
@@ -230,9 +231,9 @@ export function expectedDelivery(at: number | null | undefined): TrackerChanges 
 }
 
 /** The order's own mute decides, never one of its trackers' (a tracker's mute mutes that tracker only). */
-export function shouldBuildOrderPlaced(order: OrderState, now: number, disabled: readonly string[]) {
+export function shouldBuildOrderPlaced(order: OrderState, now: number, notifying: NotificationPreferences | undefined) {
   const { mute_notifications, ordered_at } = order.fields
-  if (mute_notifications || disabled.includes('order_placed')) return false
+  if (mute_notifications || !notifies('order_placed', notifying)) return false
   return ordered_at === null || now - ordered_at <= ORDER_PLACED_MAX_AGE_SECONDS
 }
 

@@ -1,3 +1,5 @@
+import type { ChannelSettings } from '../../domain/notifications/channels.ts'
+import type { QuietHours } from '../../domain/notifications/quiet-hours.ts'
 import type { TrackingPageSettings } from '../../domain/tracking-page/settings.ts'
 
 /**
@@ -16,6 +18,10 @@ export interface AccountDoc {
   deleted: boolean
   /** Absent on documents projected before notification types could be turned off. */
   disabled_notification_types?: string[]
+  /** Channels per notification type the account set; a type absent has the defaults. */
+  notification_channels?: ChannelSettings
+  /** When no SMS is sent, in the customer's time zone; absent is the default, null none. */
+  sms_quiet_hours?: QuietHours | null
   /** Absent until the account first changes its tracking page. */
   tracking_page?: TrackingPageSettings
 }

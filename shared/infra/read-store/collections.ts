@@ -52,6 +52,10 @@ export const collections = {
   notifications: { name: 'notifications', fields: {} },
   /** Each notification's e-mail payload, by its status: what the e-mail sender's sweep queues again. */
   email_payloads: { name: 'email_payloads', fields: { status: 'text' } },
+  /** Each notification's SMS payload, by its status and, once sent, the phone it went to (for an inbound STOP). */
+  sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' } },
+  /** Phone numbers that answered STOP, per account. */
+  sms_opt_outs: { name: 'sms_opt_outs', fields: {} },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>

@@ -1,0 +1,49 @@
+import { z } from 'zod'
+import { timeOfDay } from '../fields.ts'
+
+/*
+ * No SMS at night: between `from` and `until` in the customer's time zone a
+ * text waits until `until`. A window may run over midnight (21:00 to 08:00,
+ * the default) or not (12:00 to 14:00); `from` equal to `until` is none.
+ */
+export const quietHours = z.strictObject({ from: timeOfDay, until: timeOfDay })
+export type QuietHours = z.infer<typeof quietHours>
+
+export const DEFAULT_QUIET_HOURS: QuietHours = { from: '21:00', until: '08:00' }
+
+const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5))
+
+/** The local clock time of an instant in a time zone, in minutes after midnight, with its date's parts. */
+function localParts(at: Date, timeZone: string) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  )
+  return { minutes: Number(parts.hour) * 60 + Number(parts.minute), seconds: Number(parts.second) }
+}
+
+/**
+ * When a text may be sent, if not now: the end of the quiet window the
+ * instant falls in, in the zone given; undefined outside it.
+ */
+export function quietUntil(at: Date, timeZone: string, window: QuietHours | null): Date | undefined {
+  if (!window) return undefined
+  const [from, until] = [minutesOf(window.from), minutesOf(window.until)]
+  if (from === until) return undefined
+  const { minutes, seconds } = localParts(at, timeZone)
+  const quiet = from < until ? minutes >= from && minutes < until : minutes >= from || minutes < until
+  if (!quiet) return undefined
+  const wait = (until - minutes + 24 * 60) % (24 * 60)
+  // Counted in minutes of the local clock; a change of offset overnight moves the end by that hour at most.
+  return new Date(at.getTime() + (wait * 60 - seconds) * 1000 - at.getMilliseconds())
+}
