@@ -8,6 +8,7 @@ import { pickupPointWriteRoutes } from './pickup-points/routes.ts'
 import { orderWriteRoutes } from './orders/routes.ts'
 import { trackerWriteRoutes } from './trackers/routes.ts'
 import { webhookEndpointWriteRoutes } from './webhooks/routes.ts'
+import { smsWriteRoutes } from './sms/routes.ts'
 
 /** The command role: every write route. */
 export function commandApi(app: App, rt: Runtime, queue: JobQueue, polls: PollQueues = new Map()) {
@@ -17,4 +18,5 @@ export function commandApi(app: App, rt: Runtime, queue: JobQueue, polls: PollQu
   pickupPointWriteRoutes(app, rt, queue)
   carrierServiceWriteRoutes(app, rt)
   webhookEndpointWriteRoutes(app, rt, queue)
+  smsWriteRoutes(app, rt)
 }

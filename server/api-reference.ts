@@ -48,6 +48,8 @@ export const apiNotes: Record<string, OperationNotes> = {
   'PATCH /v2/tracking_page': { operationId: 'updateTrackingPage', tag: 'tracking page' },
   'GET /v2/orders/{id}/tracking_link': { operationId: 'getTrackingLink', tag: 'tracking page' },
   'POST /v2/orders/{id}/tracking_link/rotate': { operationId: 'rotateTrackingLink', tag: 'tracking page' },
+  'POST /v1/sms/status': { operationId: 'reportSmsStatus', tag: 'notifications', noKey: true },
+  'POST /v1/sms/inbound': { operationId: 'receiveSms', tag: 'notifications', noKey: true },
   'GET /track/{token}.json': { operationId: 'getTrackingPageData', tag: 'tracking page', noKey: true },
   'GET /v2/notification_types': { operationId: 'listNotificationTypes', tag: 'notifications' },
   'PATCH /v2/notification_types/{slug}': { operationId: 'updateNotificationType', tag: 'notifications' },

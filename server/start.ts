@@ -4,7 +4,7 @@ import { startProjectorThread } from '../projectors/projector-thread.ts'
 import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
 import type { Clock } from '../shared/infra/clock.ts'
-import type { Config, Role } from '../shared/infra/config.ts'
+import { type Config, type Role, smsSettings } from '../shared/infra/config.ts'
 import { healthRoutes } from '../shared/infra/http/health.ts'
 import { apiNotes } from './api-reference.ts'
 import { queueDashboard } from '../shared/infra/http/queue-dashboard.ts'
@@ -16,8 +16,9 @@ import { startJobWorker } from '../jobs/worker.ts'
 import { createDeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import { startWebhookReaction } from '../reactions/webhooks/reaction.ts'
 import { startWebhookSender } from '../reactions/webhooks/sender.ts'
-import { createEmailQueue, startEmailReaction } from '../reactions/emails/reaction.ts'
-import { startEmailSender } from '../reactions/emails/sender.ts'
+import { sendEmail, smtpTransport } from '../reactions/emails/sender.ts'
+import { createPayloadQueue, startPayloadReaction, startPayloadSender } from '../reactions/notifications/payloads.ts'
+import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
 import { configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
 import type { CarrierTrackingApi } from '../shared/infra/carriers/port.ts'
@@ -143,13 +144,15 @@ function openQueues(config: Config, rt: Runtime, carrierApis: readonly CarrierTr
   parts.push(() => redis.disconnect())
   const jobs = createJobQueue(config.QUEUE_NAME, redis)
   const deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
-  const retries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
-  const emails = config.SMTP_URL ? createEmailQueue(config.QUEUE_NAME, redis, retries) : undefined
+  const mailRetries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
+  const emails = config.SMTP_URL ? createPayloadQueue('email', config.QUEUE_NAME, redis, mailRetries) : undefined
+  const smsRetries = { attempts: config.SHIPLOG_SMS_ATTEMPTS, firstDelayMs: config.SHIPLOG_SMS_RETRY_DELAY_MS }
+  const sms = smsSettings(config) ? createPayloadQueue('sms', config.QUEUE_NAME, redis, smsRetries) : undefined
   const polls = createPollQueues(config.QUEUE_NAME, redis, carrierApis)
-  const closable = [jobs, deliveries, ...(emails ? [emails] : []), ...polls.values()]
+  const closable = [jobs, deliveries, ...(emails ? [emails] : []), ...(sms ? [sms] : []), ...polls.values()]
   // A queue whose Redis is away has nothing to flush: it is only disconnected.
   parts.push(() => isRedisReady(redis) && Promise.all(closable.map((q) => q.close())))
-  return { redis, jobs, deliveries, emails, polls, all: closable.map((q) => q.bull) }
+  return { redis, jobs, deliveries, emails, sms, polls, all: closable.map((q) => q.bull) }
 }
 type Queues = ReturnType<typeof openQueues>
 
@@ -177,12 +180,28 @@ async function startWorkerRole(
   const webhookSender = startWebhookSender(rt, queues.deliveries, connection('webhooks'))
   parts.push(() => webhookSender.close())
   if (config.SMTP_URL && queues.emails) {
-    const emailReaction = startEmailReaction(rt, queues.emails)
+    const emailReaction = startPayloadReaction(rt, queues.emails, 'email')
     parts.push(() => emailReaction.stop())
     reactions.push(emailReaction)
-    const emailSender = startEmailSender(rt, queues.emails, connection('emails'), config.SMTP_URL)
-    parts.push(() => emailSender.close())
+    const transport = smtpTransport(config.SMTP_URL)
+    const emailSender = startPayloadSender(rt, queues.emails, connection('emails'), 'email', (email, attempt) =>
+      sendEmail(rt, transport, email, attempt.last),
+    )
+    parts.push(async () => {
+      await emailSender.close()
+      transport.close()
+    })
   } else rt.logger.warn('SMTP_URL is not set: customer e-mails are built, not sent')
+  const sms = smsSettings(config)
+  if (sms && queues.sms) {
+    const smsReaction = startPayloadReaction(rt, queues.sms, 'sms')
+    parts.push(() => smsReaction.stop())
+    reactions.push(smsReaction)
+    const smsSender = startPayloadSender(rt, queues.sms, connection('sms'), 'sms', (payload, attempt) =>
+      sendSmsPayload(rt, sms, payload, attempt),
+    )
+    parts.push(() => smsSender.close())
+  }
   if (carrierApis.length === 0) return { reactions, polling: undefined }
   const polling = await startCarrierPolling(rt, queues.polls, carrierApis, {
     queue: queues.redis,

@@ -56,3 +56,7 @@ export interface OrderDoc extends OrderFields {
   /** The tracking page's current link (part of its token); absent until first rotated, which is link 0. */
   tracking_link_id?: number
 }
+
+/** Where an order goes: its shipping address, else its first fulfillment's. */
+export const deliveryAddressOf = (order: OrderDoc): Address | null =>
+  order.shipping_address ?? order.fulfillments.find((f) => f.shipping_address)?.shipping_address ?? null

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { memoize } from '../../shared/domain/memo.ts'
-import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
+import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../../projectors/orders/document.ts'
 import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { phrase, wordsOf, type Words } from '../../reactions/emails/render.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
@@ -150,10 +150,6 @@ export function buildTrackingPage({ order, account, language, pickupPoints }: Pa
 }
 
 const trackersOf = (order: OrderDoc) => order.fulfillments.flatMap((f) => f.trackers)
-
-/** The order's shipping address, else its first fulfillment's. */
-const deliveryAddressOf = (order: OrderDoc): Address | null =>
-  order.shipping_address ?? order.fulfillments.find((f) => f.shipping_address)?.shipping_address ?? null
 
 const STEPS = ['ordered', 'shipped', 'out_for_delivery', 'delivered'] as const
 

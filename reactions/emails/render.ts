@@ -37,6 +37,8 @@ export interface Words {
   closing: string
   types: Record<string, { subject: string; body: string }>
   page: PageWords
+  /** Each type's text message, and the line with the tracking link. */
+  sms: Record<string, string>
 }
 
 const template = (name: string) => readFileSync(new URL(`./templates/${name}`, import.meta.url), 'utf8')

@@ -36,7 +36,7 @@ export interface RecordPayloadOutcome {
 /** The provider's delivery report on a sent payload: delivered, or not with the reason. */
 export interface RecordDeliveryReport {
   type: 'RecordDeliveryReport'
-  data: PayloadIds & { delivered: boolean; error?: string; at: number }
+  data: PayloadIds & { delivered: boolean; error?: string; provider_message_id: string; to?: string; at: number }
 }
 
 export type PayloadCommand = RecordPayloadOutcome | RecordDeliveryReport
@@ -63,20 +63,29 @@ export const payloadStatusAfter = (
 
 /**
  * An outcome is recorded only on a payload still `built`, a delivery report
- * only on one `dispatched`: whatever arrives twice, or late, records nothing.
+ * only on one `dispatched` (or still `built`: the provider reported before the
+ * sender recorded it sent): whatever arrives twice, or late, records nothing.
  */
 export function decidePayloadOutcome(command: PayloadCommand, state: PayloadStates | undefined): PayloadEvent[] {
   const { notification_id, payload_id, tracker_id, error, at } = command.data
   const ids = { notification_id, payload_id, ...(tracker_id === undefined ? {} : { tracker_id }) }
   const reason = error === undefined ? {} : { error }
   if (command.type === 'RecordDeliveryReport') {
-    if (state?.[payload_id] !== 'dispatched') return []
     const status = command.data.delivered ? 'delivered' : 'undelivered'
-    return [{ type: 'NotificationPayloadReported', data: { ...ids, status, ...reason, at } }]
+    const reported: PayloadEvent = { type: 'NotificationPayloadReported', data: { ...ids, status, ...reason, at } }
+    if (state?.[payload_id] === 'dispatched') return [reported]
+    if (state?.[payload_id] !== 'built') return []
+    // The report came before the sender recorded the message sent: it is sent, and this is what became of it.
+    const { provider_message_id, to } = command.data
+    const sent = { ...ids, provider_message_id, ...(to === undefined ? {} : { to }), at }
+    return [{ type: 'NotificationPayloadDispatched', data: sent }, reported]
   }
   if (state?.[payload_id] !== 'built') return []
   const { provider_message_id, to } = command.data
-  const sent = { ...(provider_message_id === undefined ? {} : { provider_message_id }), ...(to === undefined ? {} : { to }) }
+  const sent = {
+    ...(provider_message_id === undefined ? {} : { provider_message_id }),
+    ...(to === undefined ? {} : { to }),
+  }
   return [
     error === undefined
       ? { type: 'NotificationPayloadDispatched', data: { ...ids, ...sent, at } }

@@ -15,7 +15,10 @@ const OPT_OUT = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUI
 const OPT_IN = new Set(['START', 'YES', 'UNSTOP'])
 
 export const keywordOf = (body: string): { keyword: string; optOut: boolean } | undefined => {
-  const keyword = body.trim().replace(/[.!]+$/, '').toUpperCase()
+  const keyword = body
+    .trim()
+    .replace(/[.!]+$/, '')
+    .toUpperCase()
   if (OPT_OUT.has(keyword)) return { keyword, optOut: true }
   if (OPT_IN.has(keyword)) return { keyword, optOut: false }
   return undefined
@@ -38,11 +41,19 @@ export interface SmsReply {
 export function decideSmsReply(command: SmsReply, state: SmsRecipientState | undefined): SmsRecipientEvent[] {
   const word = keywordOf(command.body)
   if (!word || word.optOut === (state?.optedOut ?? false)) return []
-  const data = { recipient_id: state?.id ?? command.recipient_id, phone: command.phone, keyword: word.keyword, at: command.at }
+  const data = {
+    recipient_id: state?.id ?? command.recipient_id,
+    phone: command.phone,
+    keyword: word.keyword,
+    at: command.at,
+  }
   return [word.optOut ? { type: 'SmsRecipientOptedOut', data } : { type: 'SmsRecipientOptedIn', data }]
 }
 
-export const evolveSmsRecipient = (_state: SmsRecipientState | undefined, event: SmsRecipientEvent): SmsRecipientState => ({
+export const evolveSmsRecipient = (
+  _state: SmsRecipientState | undefined,
+  event: SmsRecipientEvent,
+): SmsRecipientState => ({
   id: event.data.recipient_id,
   optedOut: event.type === 'SmsRecipientOptedOut',
 })

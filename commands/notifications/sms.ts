@@ -1,0 +1,93 @@
+import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
+import { type PayloadEvent, evolvePayloadStates } from '../../shared/domain/notifications/payloads.ts'
+import {
+  decideSmsReply,
+  evolveSmsRecipient,
+  type SmsRecipientEvent,
+  smsRecipientStream,
+} from '../../shared/domain/notifications/sms-recipients.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { toNewEvents } from '../execute.ts'
+import { recordPayload } from './payloads.ts'
+
+type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>
+
+const isPayloadEvent = (e: OrderEvent): e is PayloadEvent =>
+  e.type === 'NotificationBuilt' ||
+  e.type === 'NotificationPayloadDispatched' ||
+  e.type === 'NotificationPayloadFailed' ||
+  e.type === 'NotificationPayloadReported'
+
+/**
+ * Records what the provider says became of a sent SMS: its payload's status
+ * is read from the order's stream (the read model may not have the send yet),
+ * and the payloads' decider keeps a report told twice from counting twice.
+ */
+export async function recordDeliveryReport(
+  rt: SmsRuntime,
+  accountId: number,
+  payloadId: number,
+  report: { delivered: boolean; error?: string; messageSid: string; to?: string },
+): Promise<boolean> {
+  const found = await rt.readStore.get<PayloadDoc>(collections.sms_payloads.name, accountId, payloadId)
+  if (!found) return false
+  const { doc } = found
+  const history = asDomainEvents<OrderEvent>(await rt.eventStore.readStream(doc.stream)).filter(isPayloadEvent)
+  const states = history.reduce(evolvePayloadStates, undefined)
+  const queued = {
+    accountId,
+    stream: doc.stream,
+    notificationId: doc.notification_id,
+    payloadId,
+    ...(doc.tracker_id === null ? {} : { trackerId: doc.tracker_id }),
+  }
+  await recordPayload(
+    rt,
+    queued,
+    states?.[payloadId] ?? 'built',
+    (ids) => ({
+      type: 'RecordDeliveryReport',
+      data: {
+        ...ids,
+        delivered: report.delivered,
+        ...(report.error === undefined ? {} : { error: report.error }),
+        provider_message_id: report.messageSid,
+        ...(report.to === undefined ? {} : { to: report.to }),
+        at: toUnixSeconds(rt.clock.now()),
+      },
+    }),
+    'sms_report',
+  )
+  return true
+}
+
+/**
+ * Records a customer's answer to the service's texts (STOP, START) in every
+ * account that texted that phone: the service's number is shared, and the
+ * answer is to whoever wrote. Anything else the customer writes records nothing.
+ */
+export async function recordSmsReply(rt: SmsRuntime, phone: string, body: string, correlationId: string) {
+  const texted = await rt.readStore.lookupAll<PayloadDoc>(collections.sms_payloads.name, 'to', phone, 10_000)
+  const accounts = [...new Set(texted.map((d) => d.accountId))]
+  for (const accountId of accounts) {
+    const stream = smsRecipientStream(accountId, phone)
+    const recorded = await rt.eventStore.readStream(stream)
+    const history = asDomainEvents<SmsRecipientEvent>(recorded)
+    const now = rt.clock.now()
+    const events = decideSmsReply(
+      { phone, body, at: toUnixSeconds(now), recipient_id: rt.ids.next() },
+      history.reduce(evolveSmsRecipient, undefined as never),
+    )
+    if (events.length === 0) continue
+    const metadata: EventMetadata = { accountId, correlationId, source: 'api', recordedAt: now.getTime() }
+    await rt.eventStore.append([
+      { stream, expected: expectedAfter(recorded.length - 1), events: toNewEvents(events, metadata) },
+    ])
+  }
+  return accounts.length
+}

@@ -1,0 +1,156 @@
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
+import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { createWorkQueue, keepSweeping, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
+import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import type { Runtime } from '../../shared/infra/runtime.ts'
+import { startReaction } from '../follow.ts'
+import type { PayloadAddress } from '../../commands/notifications/payloads.ts'
+
+/*
+ * What every channel's payloads share, e-mail and SMS alike: a reaction that
+ * queues each payload built, a BullMQ worker that sends it with retries, a
+ * sweep that queues again every payload the log says is still `built` (on
+ * start, every 30 s, when Redis comes back: Redis losing its queue loses no
+ * message), and the outcome recorded on the order by the payloads' decider.
+ */
+
+/** What BullMQ carries for a payload: where its notification is; the message is made from the order when sent. */
+export type QueuedPayload = PayloadAddress
+
+export type PayloadQueue = WorkQueue<QueuedPayload>
+
+/** Each channel's queue (`<QUEUE_NAME>-emails`, `-sms`), reaction and read model. */
+export const channelNames = {
+  email: { queue: 'emails', reaction: 'emails', collection: 'email_payloads' },
+  sms: { queue: 'sms', reaction: 'sms', collection: 'sms_payloads' },
+} as const satisfies Record<NotificationChannel, { queue: string; reaction: string; collection: string }>
+
+/** Attempts at a payload, the delay doubling from the first; then it is failed. */
+export const createPayloadQueue = (
+  channel: NotificationChannel,
+  jobQueueName: string,
+  connection: Redis,
+  retries: { attempts: number; firstDelayMs: number },
+): PayloadQueue =>
+  createWorkQueue<QueuedPayload>(`${jobQueueName}-${channelNames[channel].queue}`, connection, {
+    jobId: (payload) => `${channel}_${payload.payloadId}`,
+    attempts: retries.attempts,
+    backoff: { type: 'exponential', delay: retries.firstDelayMs },
+  })
+
+/** Resolves when Redis takes commands, or when the reaction stops. */
+const untilAvailable = (queue: PayloadQueue, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (queue.available() || signal.aborted) return resolve()
+    const done = () => {
+      stop()
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const stop = queue.whenAvailable(done)
+    signal.addEventListener('abort', done)
+  })
+
+/**
+ * The channel's reaction: each notification built with a payload of the
+ * channel is queued for sending. While Redis is away it waits, its checkpoint
+ * held, so no payload is skipped; the job id (the payload's) keeps a batch
+ * handled twice from queueing a payload twice, and the sender sends only a
+ * payload still `built`.
+ */
+export function startPayloadReaction(
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>,
+  queue: PayloadQueue,
+  channel: NotificationChannel,
+) {
+  return startReaction(rt, {
+    name: channelNames[channel].reaction,
+    only: () => ({ types: ['NotificationBuilt'] }),
+    async handle(batch, signal) {
+      let queued = false
+      for (const recorded of batch) {
+        if (recorded.type !== 'NotificationBuilt') continue
+        const [event] = asDomainEvents<Extract<OrderEvent, { type: 'NotificationBuilt' }>>([recorded])
+        const { notification, tracker_id } = event!.data
+        for (const payload of notification.notification_payloads) {
+          if (payload.type !== channel || payload.status !== 'built') continue
+          const queuedPayload = {
+            accountId: recorded.metadata.accountId,
+            stream: recorded.stream,
+            notificationId: notification.id,
+            payloadId: payload.id,
+            ...(tracker_id === undefined ? {} : { trackerId: tracker_id }),
+          }
+          while (!(await queue.enqueue(queuedPayload).catch(() => false))) {
+            await untilAvailable(queue, signal)
+            if (signal.aborted) return false
+          }
+          queued = true
+        }
+      }
+      return queued
+    },
+  })
+}
+
+type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
+
+/** Queues again every payload of the channel the log says is still `built`. */
+async function sweepBuilt(rt: SenderRuntime, queue: PayloadQueue, channel: NotificationChannel) {
+  const built = await rt.readStore.lookupAll<PayloadDoc>(channelNames[channel].collection, 'status', 'built', 10_000)
+  for (const { accountId, doc } of built) {
+    const payload: QueuedPayload = {
+      accountId,
+      stream: doc.stream,
+      notificationId: doc.notification_id,
+      payloadId: doc.id,
+      ...(doc.tracker_id === null ? {} : { trackerId: doc.tracker_id }),
+    }
+    if (!(await queue.enqueue(payload))) return
+  }
+}
+
+/**
+ * A channel's sender: a BullMQ worker running `send` for each queued payload
+ * (told whether this is its last attempt; a throw is retried, an
+ * UnrecoverableError is not), and the sweep.
+ */
+export function startPayloadSender(
+  rt: SenderRuntime,
+  queue: PayloadQueue,
+  connection: Redis,
+  channel: NotificationChannel,
+  send: (payload: QueuedPayload, attempt: { last: boolean; job: Job<QueuedPayload>; token?: string }) => Promise<void>,
+) {
+  const worker = new Worker<QueuedPayload>(
+    queue.name,
+    async (job, token) => {
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1)
+      await send(job.data, { last, job, token }).catch((error: unknown) => {
+        if (last && !(error instanceof UnrecoverableError || error instanceof DelayedError))
+          throw new UnrecoverableError(String(error))
+        throw error
+      })
+    },
+    { connection, concurrency: 4, lockDuration: 30_000, stalledInterval: 10_000, maxStalledCount: 10 },
+  )
+  worker.on('failed', (job, error) => rt.logger.warn({ err: error, payload: job?.data, channel }, 'attempt failed'))
+  worker.on('error', (error) => {
+    if (isRedisReady(connection)) rt.logger.error({ err: error, channel }, 'sender error')
+  })
+  const stopSweeping = keepSweeping(
+    queue,
+    () => sweepBuilt(rt, queue, channel),
+    (error) => rt.logger.warn({ err: error, channel }, 'sweep failed'),
+  )
+  return {
+    async close() {
+      stopSweeping()
+      await (isRedisReady(connection) ? worker.close() : worker.close(true))
+    },
+  }
+}
