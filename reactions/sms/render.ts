@@ -41,7 +41,10 @@ const isGsm = (char: string) => {
   return known
 }
 // A CommonJS module whose map is its `default` export: Node hands the whole exports object to an ES import.
-const smartMap = ((SmartEncoding as { default?: unknown }).default ?? SmartEncoding) as Record<string, string | undefined>
+const smartMap = ((SmartEncoding as { default?: unknown }).default ?? SmartEncoding) as Record<
+  string,
+  string | undefined
+>
 
 /** The text in GSM-7 characters, or undefined when a character has no GSM form. */
 function inGsm(text: string): string | undefined {
