@@ -1,3 +1,4 @@
+import { deliveryStatsProjection } from './deliveries/delivery-stats.ts'
 import type { SmsRecipientEvent } from '../shared/domain/notifications/sms-recipients.ts'
 import type { NotificationChannel } from '../shared/domain/notifications/channels.ts'
 import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
@@ -249,6 +250,7 @@ export const projections: readonly Projection[] = [
   emailPayloadsProjection,
   smsPayloadsProjection,
   smsOptOutsProjection,
+  deliveryStatsProjection(),
   trackerPollsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,

@@ -14,6 +14,7 @@ import { notificationReadRoutes } from './notifications/routes.ts'
 import { trackerReadRoutes } from './trackers/routes.ts'
 import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
 import { trackingPageReadRoutes } from './tracking-page/routes.ts'
+import { analyticsReadRoutes } from './analytics/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime) {
@@ -46,4 +47,5 @@ export function queryApi(app: App, rt: Runtime) {
   webhookEndpointReadRoutes(app, rt)
   notificationReadRoutes(app, rt)
   trackingPageReadRoutes(app, rt)
+  analyticsReadRoutes(app, rt)
 }

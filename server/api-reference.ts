@@ -50,6 +50,8 @@ export const apiNotes: Record<string, OperationNotes> = {
   'POST /v2/orders/{id}/tracking_link/rotate': { operationId: 'rotateTrackingLink', tag: 'tracking page' },
   'POST /v1/sms/status': { operationId: 'reportSmsStatus', tag: 'notifications', noKey: true },
   'POST /v1/sms/inbound': { operationId: 'receiveSms', tag: 'notifications', noKey: true },
+  'GET /v2/analytics/delivery_performance': { operationId: 'getDeliveryPerformance', tag: 'estimation' },
+  'GET /v2/analytics/delivery_performance.csv': { operationId: 'getDeliveryPerformanceCsv', tag: 'estimation' },
   'GET /track/{token}.json': { operationId: 'getTrackingPageData', tag: 'tracking page', noKey: true },
   'GET /v2/notification_types': { operationId: 'listNotificationTypes', tag: 'notifications' },
   'PATCH /v2/notification_types/{slug}': { operationId: 'updateNotificationType', tag: 'notifications' },

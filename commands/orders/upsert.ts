@@ -13,7 +13,7 @@ import { parseRequestPart, RequestValidationError } from '../../shared/infra/val
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 import { notificationPreferencesOf } from '../notifications/preferences.ts'
-import { configuredServices } from '../carrier-services/configured.ts'
+import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 import { toNewEvents } from '../execute.ts'
 import type { JobContext } from '../jobs/context.ts'
 import { type OrderBody, orderBody } from './schema.ts'

@@ -14,7 +14,9 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
 import { orderDocumentKeyOf } from '../../projectors/orders/tracker-index.ts'
 import { notificationPreferencesOf } from '../notifications/preferences.ts'
-import { configuredServices } from '../carrier-services/configured.ts'
+import { learnedHistory } from '../../projectors/deliveries/learned.ts'
+import { learnedFor } from '../../shared/domain/delivery/history.ts'
+import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 import type { OrderStates } from './upsert.ts'
 
 /** Most carrier events one POST /v2/trackers/events may carry. */
@@ -90,6 +92,8 @@ export function planTrackingEvents(
     const streams = [...byOrder.keys()]
     const loaded = await orders.loadMany(rt.eventStore, streams)
     const carrierServices = await configuredServices(rt, accountId)
+    // Only an account with configured services promises dates, from what its deliveries taught.
+    const history = carrierServices.length > 0 ? await learnedHistory(rt, accountId, carrierServices) : undefined
     const now = rt.clock.now()
     const metadata = metadataFor(request, now.getTime())
     const results: TrackingEventResult[] = inputs.map((e) => ({
@@ -108,6 +112,7 @@ export function planTrackingEvents(
           now: toUnixSeconds(now),
           ids: rt.ids,
           carrierServices,
+          learned: history && ((lane) => learnedFor(history, lane)),
           notifying: notificationPreferencesOf(request.account, rt.config),
         },
         current.state,

@@ -7,7 +7,7 @@ import {
   type OrderState,
 } from '../../shared/domain/orders/state.ts'
 import { notificationPreferencesOf } from '../notifications/preferences.ts'
-import { configuredServices } from '../carrier-services/configured.ts'
+import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 import { createStateCache } from '../state-cache.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'

@@ -283,6 +283,10 @@ const deliveryDateEstimation = z.object({
   delivery_date: z.string().describe('YYYY-MM-DD'),
   safe_delivery_date: z.string().describe('YYYY-MM-DD'),
   cutoff_datetime_utc: z.string(),
+  basis: z
+    .enum(['history', 'configured'])
+    .meta({ description: 'history: learned from the parcels delivered on the lane; configured: the transit days set' }),
+  sample_size: z.number().int().nullable().meta({ description: 'The delivered parcels the history counts' }),
 })
 
 export const deliveryDateEstimations = z

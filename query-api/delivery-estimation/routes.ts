@@ -12,6 +12,8 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { ESTIMATION_BODY_LIMIT } from '../../shared/infra/http/body-limits.ts'
 import { listPage, paginationQuery } from '../shared/pagination.ts'
 import { bestEstimation, estimateService, type Estimation } from '../../shared/domain/delivery/estimate.ts'
+import { learnedFor } from '../../shared/domain/delivery/history.ts'
+import { learnedHistory } from '../../projectors/deliveries/learned.ts'
 
 const SERVICES = collections.carrier_services.name
 /** Every service of an account is read for one estimation; more than this is not a configuration. */
@@ -21,6 +23,8 @@ const place = z
   .object({
     country_code: countryCode.optional(),
     city: z.string().optional(),
+    /** Where the destination's postcode is given, a lane's postcode prefix with enough history speaks for it. */
+    postal_code: z.string().max(20).optional(),
   })
   .optional()
 
@@ -49,7 +53,8 @@ export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
       schema: {
         body: estimationBody,
         response: { 200: deliveryDateEstimations },
-        summary: 'Estimate delivery dates per carrier service',
+        summary:
+          'Estimate delivery dates per carrier service, from the deliveries seen on the lane where there are enough',
       },
     },
     async (request) => {
@@ -77,8 +82,22 @@ export function deliveryEstimationReadRoutes(app: App, rt: Runtime) {
         destination: input.destination,
         merchant_shipping_date: input.order?.merchant_shipping_date,
       }
+      const history = await learnedHistory(rt, account.id, services)
       const estimations = services
-        .map((s) => estimateService(s, request_, now))
+        .map((s) =>
+          estimateService(
+            s,
+            request_,
+            now,
+            learnedFor(history, {
+              carrier_code: s.carrier_code,
+              service_code: s.service_code,
+              origin: input.origin?.country_code,
+              destination: input.destination?.country_code,
+              postcode: input.destination?.postal_code,
+            }),
+          ),
+        )
         .filter((e): e is Estimation => e !== undefined)
       return { delivery_date_estimations: estimations, best_estimation: bestEstimation(estimations) }
     },

@@ -173,6 +173,8 @@ export const configSchema = z.object({
   SHIPLOG_LAPOSTE_API_KEY: z.string().min(1).optional(),
   /** Requests per second to La Poste's API, from each worker process. */
   SHIPLOG_LAPOSTE_RATE_LIMIT: z.coerce.number().int().min(1).default(5),
+  /** Days of deliveries delivery date estimation learns from: a carrier that slows down is seen within weeks. */
+  SHIPLOG_ESTIMATION_WINDOW_DAYS: z.coerce.number().int().min(7).max(730).default(90),
   /** Seconds between two looks for trackers due a poll; also a tracker's first wait between polls. */
   SHIPLOG_POLL_INTERVAL: z.coerce.number().int().min(1).default(3600),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */

@@ -87,6 +87,8 @@ t.test('estimation: public or private key, every field optional, deterministic b
         delivery_date: '2026-11-23',
         safe_delivery_date: '2026-11-24',
         cutoff_datetime_utc: '2026-11-20T17:00:00.000Z',
+        basis: 'configured',
+        sample_size: null,
       },
       {
         carrier_code: 'colissimo',
@@ -94,6 +96,8 @@ t.test('estimation: public or private key, every field optional, deterministic b
         delivery_date: '2026-11-30',
         safe_delivery_date: '2026-12-02',
         cutoff_datetime_utc: '2026-11-23T13:00:00.000Z',
+        basis: 'configured',
+        sample_size: null,
       },
     ],
     best_estimation: {
@@ -102,6 +106,8 @@ t.test('estimation: public or private key, every field optional, deterministic b
       delivery_date: '2026-11-23',
       safe_delivery_date: '2026-11-24',
       cutoff_datetime_utc: '2026-11-20T17:00:00.000Z',
+      basis: 'configured',
+      sample_size: null,
     },
   })
   const lane = await estimate(

@@ -112,6 +112,8 @@ t.test('the best estimation is chosen deterministically', async (t) => {
     delivery_date: d,
     safe_delivery_date: s,
     cutoff_datetime_utc: '',
+    basis: 'configured' as const,
+    sample_size: null,
   })
   t.equal(bestEstimation([]), null)
   t.match(bestEstimation([e('b', 'x', '2026-01-02', '2026-01-03'), e('a', 'x', '2026-01-03', '2026-01-04')]), {

@@ -1,4 +1,5 @@
 import type { CarrierServiceConfig } from '../events/carrier-service-events.ts'
+import type { LearnedTransit } from './history.ts'
 import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type CalendarDate } from './calendar.ts'
 
 /** A carrier service as the account configured it for delivery date estimation. */
@@ -20,6 +21,10 @@ export interface Estimation {
   delivery_date: CalendarDate
   safe_delivery_date: CalendarDate
   cutoff_datetime_utc: string
+  /** `history`: learned from the parcels delivered on the lane; `configured`: the merchant's transit days. */
+  basis: 'history' | 'configured'
+  /** The parcels the history counts; null for a configured estimate. */
+  sample_size: number | null
 }
 
 /** A year of days: no configuration can need more, and a loop over days never runs away. */
@@ -44,17 +49,20 @@ export function transitDays(service: ConfiguredService, origin?: string, destina
  *   moved to the next pickup day that is not a public holiday at the origin;
  * - delivery: `days` business days after the ship day, skipping days the carrier does not deliver and
  *   public holidays of the lane's countries (shipped Monday with 2 days arrives Wednesday);
- * - safe date: a further margin of max(1, ⌈days / 3⌉) business days, the slack a lane's late parcels need;
+ * - with a learned transit (`learned`), its median is the days and its 95th percentile the safe date;
+ * - safe date: a further margin of max(1, ⌈days / 3⌉) business days, the slack a lane's late parcels need
+ *   (with a learned transit, at least one business day after the delivery date);
  * - cutoff: the ship day's cutoff, in UTC: the next one at or after now.
  */
 export function estimateService(
   service: ConfiguredService,
   request: EstimationRequest,
   now: Date,
+  learned?: LearnedTransit,
 ): Estimation | undefined {
   const origin = request.origin?.country_code
   const destination = request.destination?.country_code
-  const days = transitDays(service, origin, destination)
+  const days = learned?.days ?? transitDays(service, origin, destination)
   if (days === undefined || service.pickup_days.length === 0 || service.delivery_days.length === 0) return undefined
   const holiday = (d: CalendarDate) => [origin, destination].some((c) => c !== undefined && isPublicHoliday(c, d))
   const pickupDay = (d: CalendarDate) =>
@@ -81,7 +89,10 @@ export function estimateService(
     return d
   }
   const delivery = afterBusinessDays(ship, days)
-  const safe = delivery && afterBusinessDays(delivery, Math.max(1, Math.ceil(days / 3)))
+  // Learned: the 95th percentile, a business day after the delivery date at the least; configured: a third more.
+  const margin = afterBusinessDays(delivery ?? ship, learned ? 1 : Math.max(1, Math.ceil(days / 3)))
+  const percentile = learned && afterBusinessDays(ship, learned.safe_days)
+  const safe = percentile && margin && percentile > margin ? percentile : margin
   if (!delivery || !safe) return undefined
   return {
     carrier_code: service.carrier_code,
@@ -89,6 +100,8 @@ export function estimateService(
     delivery_date: delivery,
     safe_delivery_date: safe,
     cutoff_datetime_utc: instantOf(service.time_zone, ship, service.cutoff_time).toISOString(),
+    basis: learned ? 'history' : 'configured',
+    sample_size: learned?.sample_size ?? null,
   }
 }
 

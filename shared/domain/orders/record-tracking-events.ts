@@ -1,5 +1,6 @@
 import { countryName } from '../contacts/countries.ts'
 import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
+import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
@@ -47,6 +48,8 @@ export interface RecordTrackingEvents {
   ids: Pick<IdSource, 'next'>
   /** The account's configured carrier services: a tracker that ships without an expected delivery is promised one. */
   carrierServices?: readonly ConfiguredService[]
+  /** What the account's delivered parcels say of a lane: the promise follows it where it has enough. */
+  learned?: (lane: LaneQuery) => LearnedTransit | undefined
   /** The account's notification types off and channels, and whether the service sends SMS. */
   notifying?: NotificationPreferences
 }
@@ -114,8 +117,10 @@ export function decideTrackingEvents(
       const status = statusChange(tracker, input)
       emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
       if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
+      // The scan that ships a parcel says where it left from: the lane's origin.
+      const origin = input.address?.country_code ?? undefined
       const changes = derivedChanges(tracker, input, (shippedAt) =>
-        promisedDelivery(order!, tracker, shippedAt, command.carrierServices ?? []),
+        promisedDelivery(order!, tracker, { shippedAt, origin }, command.carrierServices ?? [], command.learned),
       )
       if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
       // Built last, so the customer's e-mail tells the dates this event set.
@@ -215,21 +220,32 @@ function derivedChanges(
 function promisedDelivery(
   order: OrderState,
   tracker: TrackerState,
-  shippedAt: number,
+  { shippedAt, origin }: { shippedAt: number; origin: string | undefined },
   services: readonly ConfiguredService[],
+  learned: RecordTrackingEvents['learned'],
 ): TrackerChanges | undefined {
   const { carrier, carrier_service } = tracker.fields
   const service = services.find((s) => s.carrier_code === carrier?.code && s.service_code === carrier_service?.code)
   if (!service) return undefined
-  const destination = order.fulfillments.find((f) => f.id === tracker.fulfillment_id)?.fields.shipping_address
+  const destination =
+    order.fulfillments.find((f) => f.id === tracker.fulfillment_id)?.fields.shipping_address ??
+    order.fields.shipping_address
   const shipped = new Date(shippedAt * 1000)
   const estimate = estimateService(
     service,
     {
+      origin: { country_code: origin },
       destination: { country_code: destination?.country_code ?? undefined },
       merchant_shipping_date: shipped.toISOString().slice(0, 10),
     },
     shipped,
+    learned?.({
+      carrier_code: service.carrier_code,
+      service_code: service.service_code,
+      origin,
+      destination: destination?.country_code,
+      postcode: destination?.zip,
+    }),
   )
   if (!estimate) return undefined
   return {

@@ -151,7 +151,8 @@ export const apiTags = {
   jobs: 'Imports and batch operations, run in the background',
   'pickup points': 'Pickup points, imported from CSV',
   'carrier services': 'Carrier services configured for delivery date estimation',
-  estimation: 'Delivery date estimation (the public key may ask)',
+  estimation:
+    'Delivery date estimation (the public key may ask), learned from the deliveries seen; carrier performance',
   webhooks: "Signed messages to the merchant's systems, their delivery log and replays",
   notifications: 'Customer notifications: their types and previews',
   'tracking page': "The customer's branded tracking page: its settings, each order's link, its data as JSON",

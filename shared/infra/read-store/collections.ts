@@ -56,6 +56,12 @@ export const collections = {
   sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' } },
   /** Phone numbers that answered STOP, per account. */
   sms_opt_outs: { name: 'sms_opt_outs', fields: {} },
+  /**
+   * What shiplog learns from delivered parcels: each order's delivery facts
+   * (`kind` order), and per carrier service, lane and day the sums of the
+   * parcels that ended that day (`kind` bucket, `ended_on` YYYYMMDD).
+   */
+  delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', ended_on: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>

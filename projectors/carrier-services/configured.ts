@@ -1,4 +1,4 @@
-import type { CarrierServiceDoc } from '../../projectors/carrier-services/carrier-service.ts'
+import type { CarrierServiceDoc } from './carrier-service.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto'
+import {
+  applyContribution,
+  bucketKeyOf,
+  type Contribution,
+  changesDeliveryFacts,
+  contributionOf,
+  type DeliveryBucket,
+  emptyBucket,
+  evolveDeliveryFacts,
+  type OrderDeliveryFacts,
+} from '../../shared/domain/delivery/history.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { DocumentWrite, ReadStore, StoredDocument } from '../../shared/infra/read-store/port.ts'
+import type { Projection } from '../projection.ts'
+
+/*
+ * The delivery history read model, in one collection: per order, the facts
+ * of its parcels and what each one that ended adds to the sums (`order:`
+ * documents, at their stream's revision, so an event is folded once); per
+ * account, carrier service, lane and day a parcel ended, the sums (`bucket:`
+ * documents). A correction (a later delivery scan, a carrier set right) takes
+ * the parcel's old contribution back and adds the new one. The sums span
+ * streams, so this projection is never split across a rebuild's threads: the
+ * first part folds everything, the others nothing.
+ */
+
+export interface OrderFactsDoc {
+  kind: 'order'
+  id: number
+  facts: OrderDeliveryFacts
+  /** What each parcel that ended adds to its bucket, by tracker id. */
+  contributions: Record<string, Contribution>
+}
+
+export interface BucketDoc {
+  kind: 'bucket'
+  id: number
+  bucket: DeliveryBucket
+}
+
+export type DeliveryStatsDoc = OrderFactsDoc | BucketDoc
+
+const COLLECTION = collections.delivery_stats.name
+
+/** A bucket's document id: negative, so it never meets an order's id in the same collection. */
+const bucketIdOf = (key: string) => -createHash('sha256').update(key).digest().readUIntBE(0, 6)
+
+/** `YYYY-MM-DD` as the integer YYYYMMDD the collection is indexed by. */
+export const dayNumber = (date: string) => Number(date.replaceAll('-', ''))
+
+export const orderFactsKey = (stream: string) => `order:${stream}`
+export const bucketKey = (accountId: number, c: Parameters<typeof bucketKeyOf>[0]) =>
+  `bucket:${accountId}|${bucketKeyOf(c)}`
+
+const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
+
+export function deliveryStatsProjection(
+  name = 'delivery_stats',
+  collection: string = COLLECTION,
+  part = 0,
+): Projection {
+  return {
+    name,
+    collection,
+    retarget: (n, c) => deliveryStatsProjection(n, c, part),
+    part: (index) => deliveryStatsProjection(name, collection, index),
+    async apply(events, store) {
+      if (part !== 0) return []
+      const byStream = new Map<string, RecordedEvent[]>()
+      for (const e of events) if (isFolded(e)) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e])
+      if (byStream.size === 0) return []
+      const stored = await store.getManyByKey<OrderFactsDoc>(collection, [...byStream.keys()].map(orderFactsKey))
+      const writes: DocumentWrite[] = []
+      const deltas = new Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>()
+      const delta = (accountId: number, c: Contribution, sign: 1 | -1) => {
+        const key = bucketKey(accountId, c)
+        const entry = deltas.get(key) ?? { accountId, changes: [] }
+        entry.changes.push([c, sign])
+        deltas.set(key, entry)
+      }
+      for (const [stream, streamEvents] of byStream) {
+        const current: StoredDocument<OrderFactsDoc> | undefined = stored.get(orderFactsKey(stream))
+        let facts = current?.doc.facts
+        let revision = current?.revision ?? -1
+        const accountId = streamEvents[0]!.metadata.accountId
+        for (const e of streamEvents) {
+          if (e.revision <= revision) continue
+          facts = evolveDeliveryFacts(facts, asDomainEvents<OrderEvent>([e])[0]!)
+          revision = e.revision
+        }
+        if (!facts || revision === (current?.revision ?? -1)) continue
+        const before = current?.doc.contributions ?? {}
+        const contributions: Record<string, Contribution> = {}
+        for (const parcel of facts.parcels) {
+          const c = contributionOf(facts, parcel)
+          if (c) contributions[parcel.tracker_id] = c
+        }
+        for (const id of new Set([...Object.keys(before), ...Object.keys(contributions)])) {
+          const [was, now] = [before[id], contributions[id]]
+          if (was && now && JSON.stringify(was) === JSON.stringify(now)) continue
+          if (was) delta(accountId, was, -1)
+          if (now) delta(accountId, now, 1)
+        }
+        const doc: OrderFactsDoc = { kind: 'order', id: facts.order_id, facts, contributions }
+        writes.push({
+          collection,
+          key: orderFactsKey(stream),
+          accountId,
+          id: doc.id,
+          revision,
+          doc,
+          fields: { kind: 'order', ended_on: null },
+        })
+      }
+      writes.push(...(await bucketWrites(store, collection, deltas)))
+      return writes
+    },
+  }
+}
+
+/** The buckets the batch changes, each with its contributions added and taken back. */
+async function bucketWrites(
+  store: ReadStore,
+  collection: string,
+  deltas: Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>,
+): Promise<DocumentWrite[]> {
+  if (deltas.size === 0) return []
+  const buckets = await store.getManyByKey<BucketDoc>(collection, [...deltas.keys()])
+  return [...deltas].map(([key, { accountId, changes }]) => {
+    const bucket: DeliveryBucket = structuredClone(buckets.get(key)?.doc.bucket) ?? emptyBucket(changes[0]![0])
+    for (const [c, sign] of changes) applyContribution(bucket, c, sign)
+    return {
+      collection,
+      key,
+      accountId,
+      id: bucketIdOf(key),
+      // A bucket spans streams: its revision counts its changes (the orders' documents keep each event to once).
+      revision: (buckets.get(key)?.revision ?? -1) + 1,
+      doc: { kind: 'bucket', id: bucketIdOf(key), bucket } satisfies BucketDoc,
+      fields: { kind: 'bucket', ended_on: dayNumber(bucket.ended_on) },
+    }
+  })
+}

@@ -1,0 +1,438 @@
+import type { OrderEvent } from '../orders/state.ts'
+import type { Address } from '../events/resources.ts'
+import { timeZoneAt } from '../contacts/time-zones.ts'
+import { addDays, type CalendarDate, isPublicHoliday, localDateTime, weekdayOf } from './calendar.ts'
+import type { Weekday } from '../events/pickup-point-events.ts'
+
+/*
+ * What shiplog learns from the parcels it has seen delivered: per order, the
+ * facts of each parcel (its carrier service, lane, when it shipped and when it
+ * was delivered or returned, what was promised, what went wrong); per day a
+ * parcel ended, the sum of those facts by carrier service and lane. Transit
+ * times are kept as ship dates and counted in business days when read, with
+ * the carrier service's calendar as it is configured then.
+ */
+
+/** One parcel's facts, as its order's events tell them. */
+export interface ParcelFacts {
+  tracker_id: number
+  fulfillment_id: number
+  carrier_code: string | null
+  service_code: string | null
+  /** The country of the carrier's earliest event that names one: where it left from. */
+  origin: string | null
+  origin_at: number | null
+  shipped_at: number | null
+  delivered_at: number | null
+  returned_at: number | null
+  expected_date: CalendarDate | null
+  /** The expected delivery date it had when it shipped. */
+  promised_date: CalendarDate | null
+  failed_attempt: boolean
+  exception: boolean
+}
+
+export interface OrderDeliveryFacts {
+  order_id: number
+  destination: Place | null
+  /** Each fulfillment's own address, where it has one. */
+  fulfillment_destinations: Record<string, Place>
+  parcels: ParcelFacts[]
+}
+
+export interface Place {
+  country: string | null
+  postcode: string | null
+  state: string | null
+}
+
+const placeOf = (a: Address | null | undefined): Place | null | undefined =>
+  a === undefined ? undefined : a === null ? null : { country: a.country_code, postcode: a.zip, state: a.state }
+
+const newParcel = (tracker_id: number, fulfillment_id: number): ParcelFacts => ({
+  tracker_id,
+  fulfillment_id,
+  carrier_code: null,
+  service_code: null,
+  origin: null,
+  origin_at: null,
+  shipped_at: null,
+  delivered_at: null,
+  returned_at: null,
+  expected_date: null,
+  promised_date: null,
+  failed_attempt: false,
+  exception: false,
+})
+
+/** Whether an event can change an order's delivery facts. */
+export const changesDeliveryFacts = (type: string) => FOLDED.has(type)
+const FOLDED = new Set<string>([
+  'OrderCreated',
+  'OrderUpdated',
+  'FulfillmentCreated',
+  'FulfillmentUpdated',
+  'TrackerCreated',
+  'TrackerUpdated',
+  'TrackingEventRecorded',
+  'TrackerStatusChanged',
+])
+
+/** Folds one order event into its delivery facts. Pure. */
+export function evolveDeliveryFacts(state: OrderDeliveryFacts | undefined, event: OrderEvent): OrderDeliveryFacts {
+  if (event.type === 'OrderCreated')
+    return {
+      order_id: event.data.order_id,
+      destination: placeOf(event.data.changes.shipping_address) ?? null,
+      fulfillment_destinations: {},
+      parcels: [],
+    }
+  if (!state) throw new Error(`${event.type} before OrderCreated`)
+  switch (event.type) {
+    case 'OrderUpdated': {
+      const destination = placeOf(event.data.changes.shipping_address)
+      return destination === undefined ? state : { ...state, destination }
+    }
+    case 'FulfillmentCreated':
+    case 'FulfillmentUpdated': {
+      const place = placeOf(event.data.changes.shipping_address)
+      if (!place) return state
+      return {
+        ...state,
+        fulfillment_destinations: { ...state.fulfillment_destinations, [event.data.fulfillment_id]: place },
+      }
+    }
+    case 'TrackerCreated': {
+      const { tracker_id, fulfillment_id, changes, fulfillment } = event.data
+      const place = placeOf(fulfillment?.changes.shipping_address)
+      const parcel = withChanges(newParcel(tracker_id, fulfillment_id), changes)
+      return {
+        ...state,
+        fulfillment_destinations: place
+          ? { ...state.fulfillment_destinations, [fulfillment_id]: place }
+          : state.fulfillment_destinations,
+        parcels: [...state.parcels, parcel],
+      }
+    }
+    case 'TrackerUpdated':
+      return mapParcel(state, event.data.tracker_id, (p) => withChanges(p, event.data.changes))
+    case 'TrackingEventRecorded': {
+      const e = event.data.event
+      return mapParcel(state, event.data.tracker_id, (p) => {
+        const country = e.address?.country_code ?? null
+        const earlier = country !== null && (p.origin_at === null || e.happened_at < p.origin_at)
+        return {
+          ...p,
+          ...(earlier ? { origin: country, origin_at: e.happened_at } : {}),
+          failed_attempt: p.failed_attempt || e.event_type_code === 'failed_attempt',
+          exception: p.exception || e.event_type_code === 'incident',
+        }
+      })
+    }
+    case 'TrackerStatusChanged': {
+      const { to, happened_at } = event.data
+      return mapParcel(state, event.data.tracker_id, (p) => ({
+        ...p,
+        returned_at: to === 'returned' ? happened_at : p.returned_at,
+      }))
+    }
+    default:
+      return state
+  }
+}
+
+function withChanges(
+  p: ParcelFacts,
+  changes: Extract<OrderEvent, { type: 'TrackerUpdated' }>['data']['changes'],
+): ParcelFacts {
+  const next = { ...p }
+  if (changes.carrier !== undefined) next.carrier_code = changes.carrier?.code ?? null
+  if (changes.carrier_service !== undefined) next.service_code = changes.carrier_service?.code ?? null
+  if (changes.displayable_expected_delivery_date !== undefined)
+    next.expected_date = changes.displayable_expected_delivery_date
+  if (changes.delivered_at !== undefined) next.delivered_at = changes.delivered_at
+  if (changes.shipped_at !== undefined) {
+    // What it was promised when it first shipped: the date it had then, with this same change's.
+    if (p.shipped_at === null && changes.shipped_at !== null) next.promised_date = next.expected_date
+    next.shipped_at = changes.shipped_at
+  }
+  if (p.shipped_at !== null && p.promised_date === null && changes.displayable_expected_delivery_date)
+    next.promised_date = changes.displayable_expected_delivery_date
+  return next
+}
+
+const mapParcel = (state: OrderDeliveryFacts, id: number, f: (p: ParcelFacts) => ParcelFacts) => ({
+  ...state,
+  parcels: state.parcels.map((p) => (p.tracker_id === id ? f(p) : p)),
+})
+
+/** What one parcel that ended (delivered, or returned) adds to its day's sums. */
+export interface Contribution {
+  /** The bucket: carrier service, lane and the day it ended, in the destination's time zone. */
+  carrier_code: string
+  service_code: string
+  origin: string | null
+  destination: string | null
+  ended_on: CalendarDate
+  /** Null for a returned parcel: it has no transit time. */
+  shipped_on: CalendarDate | null
+  /** The first two characters of the destination postcode. */
+  prefix: string | null
+  delivered: boolean
+  /** null: nothing was promised. */
+  on_time: boolean | null
+  failed_attempt: boolean
+  exception: boolean
+  returned: boolean
+}
+
+const dayIn = (zone: string, seconds: number) => localDateTime(zone, new Date(seconds * 1000)).date
+
+/** A parcel's contribution, once it has ended with a known carrier service; undefined before. */
+export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contribution | undefined {
+  if (!p.carrier_code) return undefined
+  const place = order.fulfillment_destinations[p.fulfillment_id] ?? order.destination
+  const zone = timeZoneAt(place?.country ?? null, place?.state ?? null) ?? 'UTC'
+  const common = {
+    carrier_code: p.carrier_code,
+    service_code: p.service_code ?? '',
+    origin: p.origin,
+    destination: place?.country ?? null,
+    prefix: place?.postcode ? postcodePrefix(place.postcode) : null,
+    failed_attempt: p.failed_attempt,
+    exception: p.exception,
+  }
+  if (p.delivered_at !== null && p.shipped_at !== null) {
+    const ended_on = dayIn(zone, p.delivered_at)
+    return {
+      ...common,
+      ended_on,
+      shipped_on: dayIn(zone, p.shipped_at),
+      delivered: true,
+      on_time: p.promised_date === null ? null : ended_on <= p.promised_date,
+      returned: false,
+    }
+  }
+  if (p.returned_at !== null)
+    return {
+      ...common,
+      ended_on: dayIn(zone, p.returned_at),
+      shipped_on: null,
+      delivered: false,
+      on_time: null,
+      returned: true,
+    }
+  return undefined
+}
+
+export const postcodePrefix = (postcode: string) => postcode.replace(/[\s-]/g, '').slice(0, 2).toUpperCase()
+
+/** The sums of the parcels that ended on one day on one carrier service's lane. */
+export interface DeliveryBucket {
+  carrier_code: string
+  service_code: string
+  origin: string | null
+  destination: string | null
+  ended_on: CalendarDate
+  delivered: number
+  returned: number
+  /** Delivered parcels that had a promise, and those of them on time. */
+  promised: number
+  on_time: number
+  failed_attempt: number
+  exception: number
+  /** Delivered parcels by the day they shipped, and the same per destination postcode prefix. */
+  ships: Record<CalendarDate, number>
+  by_prefix: Record<string, Record<CalendarDate, number>>
+}
+
+export const bucketKeyOf = (
+  c: Pick<Contribution, 'carrier_code' | 'service_code' | 'origin' | 'destination' | 'ended_on'>,
+) => [c.carrier_code, c.service_code, c.origin ?? '', c.destination ?? '', c.ended_on].map(encodeURIComponent).join('|')
+
+export const emptyBucket = (c: Contribution): DeliveryBucket => ({
+  carrier_code: c.carrier_code,
+  service_code: c.service_code,
+  origin: c.origin,
+  destination: c.destination,
+  ended_on: c.ended_on,
+  delivered: 0,
+  returned: 0,
+  promised: 0,
+  on_time: 0,
+  failed_attempt: 0,
+  exception: 0,
+  ships: {},
+  by_prefix: {},
+})
+
+const bump = (counts: Record<string, number>, key: string, by: number) => {
+  const n = (counts[key] ?? 0) + by
+  if (n === 0) delete counts[key]
+  else counts[key] = n
+}
+
+/** Adds (`sign` 1) or takes back (-1) a parcel's contribution to its bucket, in place. */
+export function applyContribution(bucket: DeliveryBucket, c: Contribution, sign: 1 | -1) {
+  bucket.delivered += c.delivered ? sign : 0
+  bucket.returned += c.returned ? sign : 0
+  if (c.on_time !== null) {
+    bucket.promised += sign
+    bucket.on_time += c.on_time ? sign : 0
+  }
+  bucket.failed_attempt += c.failed_attempt ? sign : 0
+  bucket.exception += c.exception ? sign : 0
+  if (c.shipped_on !== null) {
+    bump(bucket.ships, c.shipped_on, sign)
+    if (c.prefix !== null) {
+      const byPrefix = (bucket.by_prefix[c.prefix] ??= {})
+      bump(byPrefix, c.shipped_on, sign)
+      if (Object.keys(byPrefix).length === 0) delete bucket.by_prefix[c.prefix]
+    }
+  }
+}
+
+/** A carrier service's calendar: the days it delivers, and the holidays of the lane's countries. */
+export interface DeliveryCalendar {
+  delivery_days: readonly Weekday[]
+}
+
+export const WORKING_WEEK: DeliveryCalendar = {
+  delivery_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+}
+
+/** Business days from shipping to delivery: the carrier's delivery days after the ship day, holidays aside. */
+export function businessDaysBetween(
+  calendar: DeliveryCalendar,
+  countries: readonly (string | null)[],
+  shipped: CalendarDate,
+  delivered: CalendarDate,
+): number {
+  let days = 0
+  for (let d = addDays(shipped, 1), i = 0; d <= delivered && i < 400; d = addDays(d, 1), i++) {
+    if (!calendar.delivery_days.includes(weekdayOf(d))) continue
+    if (countries.some((c) => c !== null && isPublicHoliday(c, d))) continue
+    days++
+  }
+  return days
+}
+
+/** A distribution of transit times in business days: how many parcels took each. */
+export type Distribution = Map<number, number>
+
+export const sizeOf = (d: Distribution) => [...d.values()].reduce((a, b) => a + b, 0)
+
+/** The smallest number of days that at least `p` of the parcels took no more than. */
+export function quantile(d: Distribution, p: number): number | undefined {
+  const total = sizeOf(d)
+  if (total === 0) return undefined
+  let seen = 0
+  for (const days of [...d.keys()].sort((a, b) => a - b)) {
+    seen += d.get(days)!
+    if (seen >= p * total) return days
+  }
+  return undefined
+}
+
+/** Where a learned estimate came from: its lane's history, or only coarser ones. */
+export type LearnedLevel = 'postcode' | 'lane' | 'destination' | 'service'
+
+export interface LearnedTransit {
+  /** The median, in business days: the most likely delivery day. */
+  days: number
+  /** The 95th percentile: the day all but one parcel in twenty are delivered by. */
+  safe_days: number
+  sample_size: number
+  level: LearnedLevel
+}
+
+/** Fewest parcels a lane needs before its own history speaks for it. */
+export const MIN_SAMPLE = 20
+
+/**
+ * The learned transit of a lane: its postcode prefix's history when it has
+ * enough parcels, else the lane's, else the destination country's from any
+ * origin, else the whole carrier service's; undefined when even that has too few.
+ */
+export function learnedTransit(
+  levels: readonly [LearnedLevel, Distribution | undefined][],
+): LearnedTransit | undefined {
+  for (const [level, distribution] of levels) {
+    if (!distribution) continue
+    const sample_size = sizeOf(distribution)
+    if (sample_size < MIN_SAMPLE) continue
+    return { days: quantile(distribution, 0.5)!, safe_days: quantile(distribution, 0.95)!, sample_size, level }
+  }
+  return undefined
+}
+
+/** The transit distributions learned, at each level of each carrier service's lanes. */
+export type TransitHistory = Map<string, Distribution>
+
+export interface LaneQuery {
+  carrier_code: string
+  service_code: string
+  origin?: string | null
+  destination?: string | null
+  postcode?: string | null
+}
+
+const levelKeys = (q: LaneQuery): [LearnedLevel, string][] => {
+  const service = `${q.carrier_code}|${q.service_code}`
+  return [
+    ['postcode', `${service}|${q.origin ?? ''}|${q.destination ?? ''}|${q.postcode ? postcodePrefix(q.postcode) : ''}`],
+    ['lane', `${service}|${q.origin ?? ''}|${q.destination ?? ''}`],
+    ['destination', `${service}|*|${q.destination ?? ''}`],
+    ['service', service],
+  ]
+}
+
+/** Adds `count` parcels of `days` business days (or takes them back, negative) to every level of their lane. */
+export function addToHistory(
+  history: TransitHistory,
+  lane: LaneQuery & { prefix?: string | null },
+  days: number,
+  count: number,
+) {
+  for (const [level, key] of levelKeys({ ...lane, postcode: lane.prefix ?? null })) {
+    if (level === 'postcode' && !lane.prefix) continue
+    const distribution = history.get(key) ?? new Map<number, number>()
+    const n = (distribution.get(days) ?? 0) + count
+    if (n === 0) distribution.delete(days)
+    else distribution.set(days, n)
+    history.set(key, distribution)
+  }
+}
+
+/** The history of the buckets given (those of the window), transit counted with each service's calendar. */
+export function transitHistoryOf(
+  buckets: Iterable<DeliveryBucket>,
+  calendarOf: (carrier: string, service: string) => DeliveryCalendar,
+): TransitHistory {
+  const history: TransitHistory = new Map()
+  for (const b of buckets) {
+    const calendar = calendarOf(b.carrier_code, b.service_code)
+    const days = (shipped: CalendarDate) =>
+      businessDaysBetween(calendar, [b.origin, b.destination], shipped, b.ended_on)
+    const lane = {
+      carrier_code: b.carrier_code,
+      service_code: b.service_code,
+      origin: b.origin,
+      destination: b.destination,
+    }
+    for (const [shipped, count] of Object.entries(b.ships)) addToHistory(history, lane, days(shipped), count)
+    for (const [prefix, ships] of Object.entries(b.by_prefix))
+      for (const [shipped, count] of Object.entries(ships)) {
+        const key = levelKeys({ ...lane, postcode: prefix })[0]![1]
+        const distribution = history.get(key) ?? new Map<number, number>()
+        const d = days(shipped)
+        distribution.set(d, (distribution.get(d) ?? 0) + count)
+        history.set(key, distribution)
+      }
+  }
+  return history
+}
+
+/** What the history says of a lane, from its finest level with enough parcels. */
+export const learnedFor = (history: TransitHistory, q: LaneQuery): LearnedTransit | undefined =>
+  learnedTransit(levelKeys(q).map(([level, key]) => [level, history.get(key)]))

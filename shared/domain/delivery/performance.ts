@@ -1,0 +1,109 @@
+import { addDays, type CalendarDate, weekdayOf } from './calendar.ts'
+import {
+  businessDaysBetween,
+  type DeliveryBucket,
+  type DeliveryCalendar,
+  type Distribution,
+  quantile,
+} from './history.ts'
+
+/*
+ * How a merchant's carriers perform: the parcels that ended in a period,
+ * grouped by any of carrier, service, destination country and ISO week, with
+ * their transit in business days and the shares on time, with a failed
+ * attempt, with an exception, returned.
+ */
+
+export const performanceGroups = ['carrier', 'service', 'destination_country', 'week'] as const
+export type PerformanceGroup = (typeof performanceGroups)[number]
+
+export interface PerformanceRow {
+  /** The group's values, in `group_by` order: the row's cursor. */
+  key: string
+  group: Partial<Record<PerformanceGroup, string | null>>
+  delivered: number
+  returned: number
+  transit_business_days: { p50: number | null; p90: number | null }
+  /** Of the delivered parcels that had a promise when they shipped, the share delivered by its date. */
+  on_time_rate: number | null
+  failed_attempt_rate: number | null
+  exception_rate: number | null
+  returned_rate: number | null
+}
+
+/** The ISO 8601 week of a date, `2026-W48`. */
+export function isoWeek(date: CalendarDate): string {
+  const thursday = addDays(
+    date,
+    3 -
+      (['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const).indexOf(
+        weekdayOf(date),
+      ),
+  )
+  const year = thursday.slice(0, 4)
+  const first = new Date(`${year}-01-01T00:00:00Z`).getTime()
+  const week = Math.floor((new Date(`${thursday}T00:00:00Z`).getTime() - first) / 86_400_000 / 7) + 1
+  return `${year}-W${String(week).padStart(2, '0')}`
+}
+
+const groupValue = (b: DeliveryBucket, g: PerformanceGroup) =>
+  g === 'carrier'
+    ? b.carrier_code
+    : g === 'service'
+      ? `${b.carrier_code}/${b.service_code}`
+      : g === 'destination_country'
+        ? b.destination
+        : isoWeek(b.ended_on)
+
+const share = (n: number, of: number) => (of === 0 ? null : Math.round((n / of) * 10_000) / 10_000)
+
+/** Rows of the buckets by the groups asked, in the order of their key. */
+export function performanceRows(
+  buckets: readonly DeliveryBucket[],
+  groupBy: readonly PerformanceGroup[],
+  calendarOf: (carrier: string, service: string) => DeliveryCalendar,
+): PerformanceRow[] {
+  const groups = new Map<
+    string,
+    {
+      group: PerformanceRow['group']
+      totals: Omit<
+        DeliveryBucket,
+        'carrier_code' | 'service_code' | 'origin' | 'destination' | 'ended_on' | 'ships' | 'by_prefix'
+      >
+      transit: Distribution
+    }
+  >()
+  for (const b of buckets) {
+    const group = Object.fromEntries(groupBy.map((g) => [g, groupValue(b, g)]))
+    const key = groupBy.map((g) => group[g] ?? '').join('|')
+    const entry = groups.get(key) ?? {
+      group,
+      totals: { delivered: 0, returned: 0, promised: 0, on_time: 0, failed_attempt: 0, exception: 0 },
+      transit: new Map(),
+    }
+    for (const field of Object.keys(entry.totals) as (keyof typeof entry.totals)[]) entry.totals[field] += b[field]
+    const calendar = calendarOf(b.carrier_code, b.service_code)
+    for (const [shipped, count] of Object.entries(b.ships)) {
+      const days = businessDaysBetween(calendar, [b.origin, b.destination], shipped, b.ended_on)
+      entry.transit.set(days, (entry.transit.get(days) ?? 0) + count)
+    }
+    groups.set(key, entry)
+  }
+  return [...groups]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, { group, totals: t, transit }]) => {
+      const ended = t.delivered + t.returned
+      return {
+        key,
+        group,
+        delivered: t.delivered,
+        returned: t.returned,
+        transit_business_days: { p50: quantile(transit, 0.5) ?? null, p90: quantile(transit, 0.9) ?? null },
+        on_time_rate: share(t.on_time, t.promised),
+        failed_attempt_rate: share(t.failed_attempt, ended),
+        exception_rate: share(t.exception, ended),
+        returned_rate: share(t.returned, ended),
+      }
+    })
+}
