@@ -285,7 +285,8 @@ export function applyContribution(bucket: DeliveryBucket, c: Contribution, sign:
   if (c.shipped_on !== null) {
     bump(bucket.ships, c.shipped_on, sign)
     if (c.prefix !== null) {
-      const byPrefix = (bucket.by_prefix[c.prefix] ??= {})
+      const byPrefix = bucket.by_prefix[c.prefix] ?? {}
+      bucket.by_prefix[c.prefix] = byPrefix
       bump(byPrefix, c.shipped_on, sign)
       if (Object.keys(byPrefix).length === 0) delete bucket.by_prefix[c.prefix]
     }
