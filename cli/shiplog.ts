@@ -11,9 +11,11 @@ import {
   notificationLanguages,
 } from '../shared/domain/notifications/languages.ts'
 import { parseDateTime } from '../shared/domain/time.ts'
+import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/projections.ts'
 import { exportEvents } from './events.ts'
+import { runBacktest } from './estimation.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
 import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
@@ -55,6 +57,10 @@ const parseTime = (value: string) => {
 const parseLanguage = (value: string) => {
   if (!LANGUAGE_CODE.test(value)) throw new InvalidArgumentError(LANGUAGE_CODE_MESSAGE)
   if (!hasNotifications(value)) throw new InvalidArgumentError(NOTIFICATION_LANGUAGE_MESSAGE)
+  return value
+}
+const parseDate = (value: string) => {
+  if (!isCalendarDate(value)) throw new InvalidArgumentError('expected a date YYYY-MM-DD')
   return value
 }
 const eventTypes = Object.keys(eventSchemas)
@@ -194,6 +200,19 @@ program
         process.stdout,
       )
     }),
+  )
+
+program
+  .command('estimation')
+  .description('delivery date estimation')
+  .command('backtest')
+  .description(
+    'replays the history: each parcel delivered after the date gets the estimate it would have had when it shipped; prints per carrier service how often it came true, beside the configured transit days',
+  )
+  .requiredOption('--since <date>', 'score the parcels delivered after this date (YYYY-MM-DD)', parseDate)
+  .option('--account <id>', 'only this account', parseInteger)
+  .action((options: { since: string; account?: number }) =>
+    withRuntime((rt) => runBacktest(rt, options, process.stdout)),
   )
 
 try {

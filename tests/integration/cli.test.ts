@@ -118,3 +118,61 @@ t.test('projections rebuild is repeatable, and an interrupted one is cleaned up 
   const page = await (await call(server.url, account.private_key, '/v2/orders?limit=100&order_number=R-7')).json()
   t.equal((page as { data: unknown[] }).data.length, 1, 'the live read model serves as before')
 })
+
+t.test('the CLI: estimation backtest scores the learned dates beside the configured ones', async (t) => {
+  const env = await serviceEnvironment(t)
+  const account = createAccountWithCli(env, 'Acme')
+  const server = await spawnServer(env)
+  t.teardown(() => server.kill('SIGKILL'))
+  const send = (path: string, method: string, body: unknown) =>
+    call(server.url, account.private_key, path, { method, body: JSON.stringify(body) })
+  const configured = await send('/v2/carrier_services/colissimo/home', 'PUT', {
+    name: 'Colissimo Home',
+    transit_days: [{ origin: 'FR', destination: 'FR', days: 2 }],
+    cutoff_time: '14:00',
+    time_zone: 'Europe/Paris',
+    pickup_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+    delivery_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+  })
+  t.equal(configured.status, 201)
+  // Eight Mondays from 7 September 2026, five parcels each, every one delivered on the Thursday: 3 business days.
+  const parcels = Array.from({ length: 40 }, (_, i) => {
+    const monday = Date.parse('2026-09-07T07:00:00Z') + Math.floor(i / 5) * 7 * 86_400_000
+    return { n: `B${i}`, shipped: monday / 1000, delivered: (monday + 3 * 86_400_000) / 1000 }
+  })
+  const trackers = parcels.map((p) => ({
+    order_number: p.n,
+    tracking_number: `TN-${p.n}`,
+    carrier_code: 'colissimo',
+    carrier_service_code: 'home',
+    address_country: 'FR',
+  }))
+  t.equal((await send('/v1/trackers', 'POST', { trackers })).status, 201)
+  const events = parcels.flatMap((p) => [
+    {
+      tracking_number: `TN-${p.n}`,
+      event_type_code: 'origin_scan',
+      happened_at: p.shipped,
+      address: { country_code: 'FR' },
+    },
+    { tracking_number: `TN-${p.n}`, event_type_code: 'delivered', happened_at: p.delivered },
+  ])
+  t.equal((await send('/v2/trackers/events', 'POST', { events })).status, 201)
+
+  const run = shiplogCli(['estimation', 'backtest', '--since', '2026-10-05'], env)
+  t.equal(run.status, 0, run.stderr)
+  const lines = run.stdout.split('\n')
+  t.match(lines[0], `account ${account.id}`)
+  // The twenty parcels after 5 October: learned from the twenty before them, every one on the day.
+  t.match(
+    lines.find((l) => l.includes('history')),
+    /colissimo\/home\s+history\s+20\s+100\.0 %\s+100\.0 %\s+100\.0 %\s+0\.00/,
+  )
+  t.match(
+    lines.find((l) => l.includes('configured')),
+    /configured\s+20\s+0\.0 %\s+100\.0 %\s+100\.0 %\s+1\.00/,
+  )
+  const refused = shiplogCli(['estimation', 'backtest', '--since', 'October'], env)
+  t.not(refused.status, 0)
+  t.match(refused.stderr, /expected a date YYYY-MM-DD/)
+})
