@@ -47,7 +47,7 @@ export type DeliveryStatsDoc = OrderFactsDoc | BucketDoc
 const COLLECTION = collections.delivery_stats.name
 
 /** A bucket's document id: negative, so it never meets an order's id in the same collection. */
-const bucketIdOf = (key: string) => -createHash('sha256').update(key).digest().readUIntBE(0, 6)
+export const bucketIdOf = (key: string) => -createHash('sha256').update(key).digest().readUIntBE(0, 6)
 
 /** `YYYY-MM-DD` as the integer YYYYMMDD the collection is indexed by. */
 export const dayNumber = (date: string) => Number(date.replaceAll('-', ''))

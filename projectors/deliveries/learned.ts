@@ -2,7 +2,8 @@ import { addDays, localDateTime } from '../../shared/domain/delivery/calendar.ts
 import type { ConfiguredService } from '../../shared/domain/delivery/estimate.ts'
 import {
   type DeliveryBucket,
-  type TransitHistory,
+  type Histories,
+  RECENT_DAYS,
   transitHistoryOf,
   WORKING_WEEK,
 } from '../../shared/domain/delivery/history.ts'
@@ -40,7 +41,7 @@ export async function bucketsBetween(
  */
 const HISTORY_TTL_MS = 60_000
 const FRESH_MS = 1000
-type Cached = { at: number; checkpoint: bigint | undefined; history: Promise<TransitHistory> }
+type Cached = { at: number; checkpoint: bigint | undefined; history: Promise<Histories> }
 /** Per read store (a process may hold several: the tests' servers), per account and services. */
 const cachesByStore = new WeakMap<ReadStore, Map<string, Cached>>()
 
@@ -54,7 +55,7 @@ export async function learnedHistory(
   rt: Pick<Runtime, 'readStore' | 'config' | 'clock'>,
   accountId: number,
   services: readonly ConfiguredService[],
-): Promise<TransitHistory> {
+): Promise<Histories> {
   const key = `${accountId}|${services.map((s) => `${s.carrier_code}:${s.service_code}:${s.delivery_days.join(',')}`).join(';')}`
   const now = rt.clock.nowMs()
   const checkpoint = await rt.readStore.checkpoint('delivery_stats')
@@ -70,10 +71,12 @@ export async function learnedHistory(
     addDays(today, -rt.config.SHIPLOG_ESTIMATION_WINDOW_DAYS),
     today,
   ).then((buckets) =>
-    transitHistoryOf(buckets, (carrier, service) => {
-      const configured = services.find((s) => s.carrier_code === carrier && s.service_code === service)
-      return configured ?? WORKING_WEEK
-    }),
+    transitHistoryOf(
+      buckets,
+      (carrier, service) =>
+        services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK,
+      addDays(today, -RECENT_DAYS),
+    ),
   )
   histories.set(key, { at: now, checkpoint, history })
   history.catch(() => histories.delete(key))

@@ -5,7 +5,8 @@ import {
   businessDaysBetween,
   type Contribution,
   learnedFor,
-  type TransitHistory,
+  type Histories,
+  RECENT_DAYS,
   WORKING_WEEK,
 } from './history.ts'
 
@@ -88,21 +89,28 @@ export function backtest(
       .filter((p) => p.lane.ended_on > options.since)
       .map((p) => ({ at: p.shipped_at, kind: 'shipped' as const, p })),
   ].sort((a, b) => a.at - b.at || (a.kind === 'delivered' ? -1 : 1))
-  const history: TransitHistory = new Map()
+  const histories: Histories = { window: new Map(), recent: new Map() }
   const learnedFrom: DeliveredParcel[] = []
-  let forgotten = 0
+  // How many of the deliveries learned from have left the window, and the recent part of it.
+  const forgotten = { window: 0, recent: 0 }
   const tallies = new Map<string, { learned: Tally; configured: Tally; hasConfigured: boolean }>()
   for (const m of moments) {
     if (m.kind === 'delivered') {
-      addToHistory(history, laneOf(m.p), daysOf(m.p), 1)
+      addToHistory(histories.window, laneOf(m.p), daysOf(m.p), 1)
+      addToHistory(histories.recent, laneOf(m.p), daysOf(m.p), 1)
       learnedFrom.push(m.p)
       continue
     }
-    // Deliveries older than the window are forgotten, as the service forgets them.
-    const oldest = addDays(m.p.lane.shipped_on!, -options.windowDays)
-    while (forgotten < learnedFrom.length && learnedFrom[forgotten]!.lane.ended_on < oldest) {
-      const old = learnedFrom[forgotten++]!
-      addToHistory(history, laneOf(old), daysOf(old), -1)
+    // Deliveries older than the window (and than its recent part) are forgotten, as the service forgets them.
+    for (const [part, days] of [
+      ['window', options.windowDays],
+      ['recent', RECENT_DAYS],
+    ] as const) {
+      const oldest = addDays(m.p.lane.shipped_on!, -days)
+      while (forgotten[part] < learnedFrom.length && learnedFrom[forgotten[part]]!.lane.ended_on < oldest) {
+        const old = learnedFrom[forgotten[part]++]!
+        addToHistory(histories[part], laneOf(old), daysOf(old), -1)
+      }
     }
     const service = serviceOf(m.p.lane)
     const request = {
@@ -115,7 +123,7 @@ export function backtest(
       service,
       request,
       shipped,
-      learnedFor(history, { ...m.p.lane, postcode: m.p.lane.prefix }),
+      learnedFor(histories, { ...m.p.lane, postcode: m.p.lane.prefix }),
     )
     const configured = estimateService(service, request, shipped)
     const key = `${m.p.lane.carrier_code}|${m.p.lane.service_code}`

@@ -335,11 +335,19 @@ export function quantile(d: Distribution, p: number): number | undefined {
   return undefined
 }
 
+/** The most likely number of days: the one most parcels took (the fewer days on a tie). */
+export function mode(d: Distribution): number | undefined {
+  let best: [number, number] | undefined
+  for (const [days, count] of d)
+    if (!best || count > best[1] || (count === best[1] && days < best[0])) best = [days, count]
+  return best?.[0]
+}
+
 /** Where a learned estimate came from: its lane's history, or only coarser ones. */
 export type LearnedLevel = 'postcode' | 'lane' | 'destination' | 'service'
 
 export interface LearnedTransit {
-  /** The median, in business days: the most likely delivery day. */
+  /** The most likely transit, in business days: the delivery date. */
   days: number
   /** The 95th percentile: the day all but one parcel in twenty are delivered by. */
   safe_days: number
@@ -347,28 +355,38 @@ export interface LearnedTransit {
   level: LearnedLevel
 }
 
-/** Fewest parcels a lane needs before its own history speaks for it. */
-export const MIN_SAMPLE = 20
+/** Fewest parcels a level needs before its history speaks for it: a postcode prefix needs more, its estimate is finer. */
+export const MIN_SAMPLE: Record<LearnedLevel, number> = { postcode: 100, lane: 20, destination: 20, service: 20 }
+
+/** The recent part of the window: a carrier that slows down is followed by what it did these last weeks. */
+export const RECENT_DAYS = 28
 
 /**
  * The learned transit of a lane: its postcode prefix's history when it has
  * enough parcels, else the lane's, else the destination country's from any
- * origin, else the whole carrier service's; undefined when even that has too few.
+ * origin, else the whole carrier service's; undefined when even that has too
+ * few. Within a level, the last RECENT_DAYS speak when they hold enough
+ * parcels, else the whole window does.
  */
 export function learnedTransit(
-  levels: readonly [LearnedLevel, Distribution | undefined][],
+  levels: readonly [LearnedLevel, Distribution | undefined, Distribution | undefined][],
 ): LearnedTransit | undefined {
-  for (const [level, distribution] of levels) {
-    if (!distribution) continue
-    const sample_size = sizeOf(distribution)
-    if (sample_size < MIN_SAMPLE) continue
-    return { days: quantile(distribution, 0.5)!, safe_days: quantile(distribution, 0.95)!, sample_size, level }
+  for (const [level, window, recent] of levels) {
+    if (!window || sizeOf(window) < MIN_SAMPLE[level]) continue
+    const used = recent && sizeOf(recent) >= MIN_SAMPLE[level] ? recent : window
+    return { days: mode(used)!, safe_days: quantile(used, 0.95)!, sample_size: sizeOf(used), level }
   }
   return undefined
 }
 
 /** The transit distributions learned, at each level of each carrier service's lanes. */
 export type TransitHistory = Map<string, Distribution>
+
+/** The window's history, and the part of it of the last RECENT_DAYS. */
+export interface Histories {
+  window: TransitHistory
+  recent: TransitHistory
+}
 
 export interface LaneQuery {
   carrier_code: string
@@ -405,13 +423,30 @@ export function addToHistory(
   }
 }
 
-/** The history of the buckets given (those of the window), transit counted with each service's calendar. */
+/**
+ * The history of the buckets given (those of the window), transit counted
+ * with each service's calendar; those that ended from `recentFrom` on are
+ * the recent history too.
+ */
 export function transitHistoryOf(
   buckets: Iterable<DeliveryBucket>,
   calendarOf: (carrier: string, service: string) => DeliveryCalendar,
-): TransitHistory {
-  const history: TransitHistory = new Map()
+  recentFrom: CalendarDate,
+): Histories {
+  const histories: Histories = { window: new Map(), recent: new Map() }
   for (const b of buckets) {
+    for (const history of b.ended_on >= recentFrom ? [histories.window, histories.recent] : [histories.window])
+      addBucket(history, b, calendarOf)
+  }
+  return histories
+}
+
+function addBucket(
+  history: TransitHistory,
+  b: DeliveryBucket,
+  calendarOf: (carrier: string, service: string) => DeliveryCalendar,
+) {
+  {
     const calendar = calendarOf(b.carrier_code, b.service_code)
     const days = (shipped: CalendarDate) =>
       businessDaysBetween(calendar, [b.origin, b.destination], shipped, b.ended_on)
@@ -431,9 +466,8 @@ export function transitHistoryOf(
         history.set(key, distribution)
       }
   }
-  return history
 }
 
 /** What the history says of a lane, from its finest level with enough parcels. */
-export const learnedFor = (history: TransitHistory, q: LaneQuery): LearnedTransit | undefined =>
-  learnedTransit(levelKeys(q).map(([level, key]) => [level, history.get(key)]))
+export const learnedFor = (histories: Histories, q: LaneQuery): LearnedTransit | undefined =>
+  learnedTransit(levelKeys(q).map(([level, key]) => [level, histories.window.get(key), histories.recent.get(key)]))

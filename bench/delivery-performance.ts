@@ -1,0 +1,93 @@
+/**
+ * GET /v2/analytics/delivery_performance over a year of 1,000,000 delivered
+ * parcels (20 carrier services, 10 destination countries, every day), as the
+ * delivery history read model holds them: a year and a quarter, grouped four
+ * ways, and the CSV. Target: under 200 ms. BENCH_PARCELS sets the volume.
+ */
+import { addDays } from '../shared/domain/delivery/calendar.ts'
+import {
+  applyContribution,
+  type Contribution,
+  type DeliveryBucket,
+  emptyBucket,
+} from '../shared/domain/delivery/history.ts'
+import { bucketIdOf, bucketKey, dayNumber } from '../projectors/deliveries/delivery-stats.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import { seeded } from './history.ts'
+import { benchServer, conditions, ms, percentile } from './support.ts'
+
+const PARCELS = Number(process.env.BENCH_PARCELS ?? 1_000_000)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 30)
+const SERVICES = 20
+const DESTINATIONS = ['FR', 'DE', 'BE', 'ES', 'IT', 'NL', 'PT', 'AT', 'PL', 'GB']
+const server = await benchServer()
+const random = seeded(7)
+
+// The daily sums the projection would write for these parcels, made directly: a parcel is one contribution.
+const t0 = performance.now()
+const buckets = new Map<string, DeliveryBucket>()
+for (let i = 0; i < PARCELS; i++) {
+  const ended_on = addDays('2026-01-01', Math.floor(random() * 365))
+  const days = 1 + Math.floor(random() * random() * 6)
+  const c: Contribution = {
+    carrier_code: `carrier${i % 5}`,
+    service_code: `service${i % SERVICES}`,
+    origin: 'FR',
+    destination: DESTINATIONS[Math.floor(random() * DESTINATIONS.length)]!,
+    ended_on,
+    shipped_on: addDays(ended_on, -days - (days > 4 ? 2 : 0)),
+    prefix: String(10 + Math.floor(random() * 80)),
+    delivered: true,
+    on_time: random() < 0.9,
+    failed_attempt: random() < 0.04,
+    exception: random() < 0.01,
+    returned: false,
+  }
+  const key = bucketKey(server.accountId, c)
+  const bucket = buckets.get(key) ?? emptyBucket(c)
+  applyContribution(bucket, c, 1)
+  buckets.set(key, bucket)
+}
+const writes = [...buckets].map(([key, bucket]) => ({
+  collection: collections.delivery_stats.name,
+  key,
+  accountId: server.accountId,
+  id: bucketIdOf(key),
+  revision: 0,
+  doc: { kind: 'bucket', id: bucketIdOf(key), bucket },
+  fields: { kind: 'bucket', ended_on: dayNumber(bucket.ended_on) },
+}))
+for (let i = 0; i < writes.length; i += 5000)
+  await server.runtime.readStore.commit(['bench-load'], writes.slice(i, i + 5000), 1n)
+console.log(
+  `delivery-performance: ${PARCELS.toLocaleString('en')} delivered parcels of 2026 in ${buckets.size.toLocaleString('en')} daily sums (loaded in ${((performance.now() - t0) / 1000).toFixed(0)} s), ${REQUESTS} sequential requests a case over HTTP; ${conditions()}`,
+)
+
+for (const [name, query] of [
+  ['a year by carrier and week', 'from=2026-01-01&to=2026-12-31&group_by[]=carrier&group_by[]=week&limit=1000'],
+  [
+    'a year by service and country',
+    'from=2026-01-01&to=2026-12-31&group_by[]=service&group_by[]=destination_country&limit=1000',
+  ],
+  ['a quarter, all together', 'from=2026-10-01&to=2026-12-31'],
+  ['a year as CSV, by week', 'from=2026-01-01&to=2026-12-31&group_by=week', '.csv'],
+] as const) {
+  const latencies: number[] = []
+  for (let n = 0; n < REQUESTS + 3; n++) {
+    const t = performance.now()
+    const response = await fetch(
+      `${server.url}/v2/analytics/delivery_performance${name.endsWith('CSV, by week') ? '.csv' : ''}?${query}`,
+      {
+        headers: { authorization: `Bearer ${server.key}` },
+      },
+    )
+    const body = await response.text()
+    if (response.status !== 200 || body.length < 50)
+      throw new Error(`${name}: ${response.status} ${body.slice(0, 200)}`)
+    if (n >= 3) latencies.push(performance.now() - t)
+  }
+  console.log(
+    `${name.padEnd(32)} median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))} (target < 200 ms)`,
+  )
+}
+await server.close()

@@ -1,0 +1,148 @@
+/**
+ * Synthetic delivery history for the estimation benchmarks: parcels on known
+ * per-lane transit distributions (skewed, in business days), shipped on
+ * working days and delivered after that many of the carrier's business days,
+ * holidays skipped; one carrier slows down in December. Deterministic: a
+ * seeded generator.
+ */
+import {
+  addDays,
+  type CalendarDate,
+  instantOf,
+  isPublicHoliday,
+  weekdayOf,
+} from '../shared/domain/delivery/calendar.ts'
+import type { ConfiguredService } from '../shared/domain/delivery/estimate.ts'
+import {
+  applyContribution,
+  businessDaysBetween,
+  type Contribution,
+  type DeliveryBucket,
+  emptyBucket,
+} from '../shared/domain/delivery/history.ts'
+import type { DeliveredParcel } from '../shared/domain/delivery/backtest.ts'
+import { bucketIdOf, bucketKey, dayNumber } from '../projectors/deliveries/delivery-stats.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import type { DocumentWrite } from '../shared/infra/read-store/port.ts'
+
+/** A small seeded generator (mulberry32): the same history every run. */
+export function seeded(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** A transit distribution: business days and their weights. */
+export type Shape = readonly (readonly [days: number, weight: number])[]
+
+export interface Lane {
+  service: ConfiguredService
+  origin: string
+  destination: string
+  shape: Shape
+  /** The distribution in December, where the carrier slows down. */
+  december?: Shape
+}
+
+const draw = (shape: Shape, r: number) => {
+  const total = shape.reduce((s, [, w]) => s + w, 0)
+  let x = r * total
+  for (const [days, w] of shape) if ((x -= w) < 0) return days
+  return shape.at(-1)![0]
+}
+
+/** The most likely number of days of a distribution: the best any estimate can hit. */
+export const modeOf = (shape: Shape) => [...shape].sort((a, b) => b[1] - a[1])[0]![0]
+
+export const service = (carrier: string, code: string, days: number, deliveryDays = 5): ConfiguredService => ({
+  id: 1,
+  carrier_code: carrier,
+  service_code: code,
+  name: `${carrier} ${code}`,
+  transit_days: [{ origin: null, destination: null, days }],
+  cutoff_time: '15:00',
+  time_zone: 'Europe/Paris',
+  pickup_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+  delivery_days: (['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const).slice(0, deliveryDays),
+})
+
+export interface GeneratedParcel extends DeliveredParcel {
+  /** The mode of the distribution it was drawn from. */
+  mode: number
+  days: number
+}
+
+/** `perDay` parcels a working day from `from` to `to`, spread over the lanes. */
+export function generateHistory(
+  lanes: readonly Lane[],
+  from: CalendarDate,
+  to: CalendarDate,
+  perDay: number,
+  seed = 1,
+) {
+  const random = seeded(seed)
+  const parcels: GeneratedParcel[] = []
+  for (let day = from; day <= to; day = addDays(day, 1)) {
+    // Carriers pick up on working days that are not French public holidays (every lane leaves from France).
+    if (weekdayOf(day) === 'saturday' || weekdayOf(day) === 'sunday' || isPublicHoliday('FR', day)) continue
+    for (let n = 0; n < perDay; n++) {
+      const lane = lanes[Math.floor(random() * lanes.length)]!
+      const shape = lane.december && day >= `${day.slice(0, 4)}-12-01` ? lane.december : lane.shape
+      const days = draw(shape, random())
+      // Delivered on the carrier's `days`-th business day after shipping, holidays of both countries skipped.
+      let delivered = day
+      for (let counted = 0; counted < days; ) {
+        delivered = addDays(delivered, 1)
+        if (businessDaysBetween(lane.service, [lane.origin, lane.destination], addDays(delivered, -1), delivered) === 1)
+          counted++
+      }
+      const postcode = String(10 + Math.floor(random() * 80))
+      const lane_: Contribution = {
+        carrier_code: lane.service.carrier_code,
+        service_code: lane.service.service_code,
+        origin: lane.origin,
+        destination: lane.destination,
+        ended_on: delivered,
+        shipped_on: day,
+        prefix: postcode,
+        delivered: true,
+        on_time: null,
+        failed_attempt: random() < 0.03,
+        exception: random() < 0.01,
+        returned: false,
+      }
+      parcels.push({
+        lane: lane_,
+        shipped_at: instantOf('Europe/Paris', day, '11:00').getTime() / 1000,
+        delivered_at: instantOf('Europe/Paris', delivered, '12:00').getTime() / 1000,
+        mode: modeOf(shape),
+        days,
+      })
+    }
+  }
+  return parcels
+}
+
+/** The read store documents the delivery history projection would hold for these parcels: the daily sums. */
+export function bucketWritesOf(accountId: number, parcels: readonly DeliveredParcel[]): DocumentWrite[] {
+  const buckets = new Map<string, DeliveryBucket>()
+  for (const p of parcels) {
+    const key = bucketKey(accountId, p.lane)
+    const bucket = buckets.get(key) ?? emptyBucket(p.lane)
+    applyContribution(bucket, p.lane, 1)
+    buckets.set(key, bucket)
+  }
+  return [...buckets].map(([key, bucket]) => ({
+    collection: collections.delivery_stats.name,
+    key,
+    accountId,
+    id: bucketIdOf(key),
+    revision: 0,
+    doc: { kind: 'bucket', id: bucketIdOf(key), bucket },
+    fields: { kind: 'bucket', ended_on: dayNumber(bucket.ended_on) },
+  }))
+}

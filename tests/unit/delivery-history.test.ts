@@ -1,0 +1,199 @@
+import t from 'tap'
+import {
+  applyContribution,
+  businessDaysBetween,
+  contributionOf,
+  emptyBucket,
+  evolveDeliveryFacts,
+  learnedFor,
+  mode,
+  quantile,
+  transitHistoryOf,
+  WORKING_WEEK,
+} from '../../shared/domain/delivery/history.ts'
+import { isoWeek, performanceRows } from '../../shared/domain/delivery/performance.ts'
+import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+
+/* The delivery history, pure: an order's events folded to its parcels' facts, their sums, what they teach. */
+
+const at = (iso: string) => Math.floor(Date.parse(iso) / 1000)
+const created = {
+  type: 'OrderCreated',
+  data: {
+    order_id: 1,
+    uuid: '00000000-0000-4000-8000-000000000001',
+    order_number: 'R-1',
+    merchant_id: 'R-1',
+    changes: { shipping_address: { id: 9, country_code: 'FR', zip: '75 002', state: null } },
+    at: 100,
+  },
+} as unknown as OrderEvent
+const tracker = {
+  type: 'TrackerCreated',
+  data: {
+    tracker_id: 3,
+    uuid: '00000000-0000-4000-8000-000000000003',
+    fulfillment_id: 2,
+    tracking_number: 'TN',
+    changes: {
+      carrier: { code: 'colissimo', name: 'Colissimo' },
+      carrier_service: { id: 1, code: 'home', name: 'Home' },
+    },
+    at: 100,
+  },
+} as unknown as OrderEvent
+const updated = (changes: object): OrderEvent =>
+  ({ type: 'TrackerUpdated', data: { tracker_id: 3, changes, at: 200 } }) as OrderEvent
+const scan = (code: string, iso: string, country?: string): OrderEvent =>
+  ({
+    type: 'TrackingEventRecorded',
+    data: {
+      tracker_id: 3,
+      event: {
+        id: 1,
+        key: iso,
+        event_type_code: code,
+        happened_at: at(iso),
+        address: country ? { country_code: country } : null,
+      },
+      at: 200,
+    },
+  }) as unknown as OrderEvent
+const fold = (events: OrderEvent[]) => events.reduce(evolveDeliveryFacts, undefined as never)
+
+t.test('given an order shipped and delivered, its parcel contributes once, on the day it was delivered', async (t) => {
+  const facts = fold([
+    created,
+    tracker,
+    updated({ displayable_expected_delivery_date: '2026-11-04' }),
+    scan('origin_scan', '2026-11-02T08:00:00Z', 'FR'),
+    updated({ shipped_at: at('2026-11-02T08:00:00Z') }),
+    scan('failed_attempt', '2026-11-05T09:00:00Z'),
+    scan('delivered', '2026-11-06T23:30:00Z'),
+    updated({ delivered_at: at('2026-11-06T23:30:00Z') }),
+  ])
+  t.same(contributionOf(facts, facts.parcels[0]!), {
+    carrier_code: 'colissimo',
+    service_code: 'home',
+    origin: 'FR',
+    destination: 'FR',
+    prefix: '75',
+    failed_attempt: true,
+    exception: false,
+    // 23:30 UTC is already Saturday in Paris, the destination's zone.
+    ended_on: '2026-11-07',
+    shipped_on: '2026-11-02',
+    delivered: true,
+    on_time: false,
+    returned: false,
+  })
+})
+
+t.test('given a parcel not yet ended, or without a carrier, it contributes nothing', async (t) => {
+  const shipped = fold([created, tracker, updated({ shipped_at: at('2026-11-02T08:00:00Z') })])
+  t.equal(contributionOf(shipped, shipped.parcels[0]!), undefined)
+  const noCarrier = fold([created, { ...tracker, data: { ...(tracker.data as object), changes: {} } } as OrderEvent])
+  t.equal(contributionOf(noCarrier, noCarrier.parcels[0]!), undefined)
+})
+
+t.test('a contribution added then taken back leaves its bucket as it was', async (t) => {
+  const facts = fold([
+    created,
+    tracker,
+    updated({ shipped_at: at('2026-11-02T08:00:00Z') }),
+    updated({ delivered_at: at('2026-11-05T10:00:00Z') }),
+  ])
+  const c = contributionOf(facts, facts.parcels[0]!)!
+  const bucket = emptyBucket(c)
+  applyContribution(bucket, c, 1)
+  t.match(bucket, { delivered: 1, ships: { '2026-11-02': 1 }, by_prefix: { '75': { '2026-11-02': 1 } } })
+  applyContribution(bucket, c, -1)
+  t.same(bucket, emptyBucket(c))
+})
+
+t.test('business days: the carrier’s delivery days after the ship day, holidays of the lane skipped', async (t) => {
+  t.equal(businessDaysBetween(WORKING_WEEK, ['FR'], '2026-11-02', '2026-11-06'), 4)
+  t.equal(businessDaysBetween(WORKING_WEEK, ['FR'], '2026-11-06', '2026-11-09'), 1, 'over a weekend')
+  t.equal(
+    businessDaysBetween(WORKING_WEEK, ['FR'], '2026-11-10', '2026-11-12'),
+    1,
+    '11 November is a holiday in France',
+  )
+  t.equal(businessDaysBetween(WORKING_WEEK, ['DE'], '2026-11-10', '2026-11-12'), 2, 'not in Germany')
+})
+
+t.test('the most likely day, the 95th percentile, and the levels a lane falls back to', async (t) => {
+  const d = new Map([
+    [2, 55],
+    [3, 30],
+    [6, 15],
+  ])
+  t.equal(mode(d), 2)
+  t.equal(quantile(d, 0.5), 2)
+  t.equal(quantile(d, 0.95), 6)
+  const bucket = (destination: string, n: number, shipped: string) => ({
+    ...emptyBucket({
+      carrier_code: 'c',
+      service_code: 's',
+      origin: 'FR',
+      destination,
+      ended_on: '2026-11-06',
+    } as never),
+    delivered: n,
+    ships: { [shipped]: n },
+  })
+  // 25 parcels to Germany in 4 days; 5 to Belgium in 3: too few of their own.
+  const histories = transitHistoryOf(
+    [bucket('DE', 25, '2026-11-02'), bucket('BE', 5, '2026-11-03')],
+    () => WORKING_WEEK,
+    '2026-10-01',
+  )
+  t.match(learnedFor(histories, { carrier_code: 'c', service_code: 's', origin: 'FR', destination: 'DE' }), {
+    days: 4,
+    sample_size: 25,
+    level: 'lane',
+  })
+  t.match(
+    learnedFor(histories, { carrier_code: 'c', service_code: 's', origin: 'FR', destination: 'BE' }),
+    { days: 4, sample_size: 30, level: 'service' },
+    'Belgium falls back to the whole service',
+  )
+  t.equal(learnedFor(histories, { carrier_code: 'x', service_code: 's' }), undefined)
+})
+
+t.test('performance rows: grouped, ordered by key, shares of the parcels that ended', async (t) => {
+  t.equal(isoWeek('2026-11-26'), '2026-W48')
+  t.equal(isoWeek('2027-01-01'), '2026-W53')
+  t.equal(isoWeek('2026-01-01'), '2026-W01')
+  const b = {
+    ...emptyBucket({
+      carrier_code: 'c',
+      service_code: 's',
+      origin: 'FR',
+      destination: 'FR',
+      ended_on: '2026-11-06',
+    } as never),
+    delivered: 9,
+    returned: 1,
+    promised: 8,
+    on_time: 6,
+    failed_attempt: 2,
+    ships: { '2026-11-02': 5, '2026-11-03': 4 },
+  }
+  t.same(
+    performanceRows([b], ['carrier', 'week'], () => WORKING_WEEK),
+    [
+      {
+        key: 'c|2026-W45',
+        group: { carrier: 'c', week: '2026-W45' },
+        delivered: 9,
+        returned: 1,
+        transit_business_days: { p50: 4, p90: 4 },
+        on_time_rate: 0.75,
+        failed_attempt_rate: 0.2,
+        exception_rate: 0,
+        returned_rate: 0.1,
+      },
+    ],
+  )
+})
