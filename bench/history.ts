@@ -51,7 +51,10 @@ export interface Lane {
 const draw = (shape: Shape, r: number) => {
   const total = shape.reduce((s, [, w]) => s + w, 0)
   let x = r * total
-  for (const [days, w] of shape) if ((x -= w) < 0) return days
+  for (const [days, w] of shape) {
+    x -= w
+    if (x < 0) return days
+  }
   return shape.at(-1)![0]
 }
 
