@@ -13,17 +13,9 @@ import {
   weekdayOf,
 } from '../shared/domain/delivery/calendar.ts'
 import type { ConfiguredService } from '../shared/domain/delivery/estimate.ts'
-import {
-  applyContribution,
-  businessDaysBetween,
-  type Contribution,
-  type DeliveryBucket,
-  emptyBucket,
-} from '../shared/domain/delivery/history.ts'
+import { businessDaysBetween, type Contribution } from '../shared/domain/delivery/history.ts'
 import type { DeliveredParcel } from '../shared/domain/delivery/backtest.ts'
-import { bucketIdOf, bucketKey, dayNumber } from '../projectors/deliveries/delivery-stats.ts'
-import { collections } from '../shared/infra/read-store/collections.ts'
-import type { DocumentWrite } from '../shared/infra/read-store/port.ts'
+import { weekSumsOf } from '../projectors/deliveries/delivery-stats.ts'
 
 /** A small seeded generator (mulberry32): the same history every run. */
 export function seeded(seed: number) {
@@ -130,22 +122,9 @@ export function generateHistory(
   return parcels
 }
 
-/** The read store documents the delivery history projection would hold for these parcels: the daily sums. */
-export function bucketWritesOf(accountId: number, parcels: readonly DeliveredParcel[]): DocumentWrite[] {
-  const buckets = new Map<string, DeliveryBucket>()
-  for (const p of parcels) {
-    const key = bucketKey(accountId, p.lane)
-    const bucket = buckets.get(key) ?? emptyBucket(p.lane)
-    applyContribution(bucket, p.lane, 1)
-    buckets.set(key, bucket)
-  }
-  return [...buckets].map(([key, bucket]) => ({
-    collection: collections.delivery_stats.name,
-    key,
+/** The read store documents the delivery history projection would hold for these parcels: the weeks' sums. */
+export const bucketWritesOf = (accountId: number, parcels: readonly DeliveredParcel[]) =>
+  weekSumsOf(
     accountId,
-    id: bucketIdOf(key),
-    revision: 0,
-    doc: { kind: 'bucket', id: bucketIdOf(key), bucket },
-    fields: { kind: 'bucket', ended_on: dayNumber(bucket.ended_on) },
-  }))
-}
+    parcels.map((p) => p.lane),
+  )

@@ -12,7 +12,8 @@ const copyEntries = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
     if (statSync(path).isDirectory()) copyEntries(path)
-    else if (name.endsWith('.mjs') || dir.endsWith('templates') || dir.endsWith('assets')) cpSync(path, join('dist', path))
+    else if (name.endsWith('.mjs') || dir.endsWith('templates') || dir.endsWith('assets'))
+      cpSync(path, join('dist', path))
   }
 }
 for (const dir of ['shared', 'projectors', 'reactions', 'query-api']) copyEntries(dir)

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto'
 import {
   applyContribution,
+  applyPrefixContribution,
   bucketKeyOf,
   type Contribution,
   changesDeliveryFacts,
   contributionOf,
   type DeliveryBucket,
   emptyBucket,
+  emptyPrefixBucket,
   evolveDeliveryFacts,
   type OrderDeliveryFacts,
+  type PrefixBucket,
+  weekOf,
 } from '../../shared/domain/delivery/history.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
@@ -21,8 +25,8 @@ import type { Projection } from '../projection.ts'
  * The delivery history read model, in one collection: per order, the facts
  * of its parcels and what each one that ended adds to the sums (`order:`
  * documents, at their stream's revision, so an event is folded once); per
- * account, carrier service, lane and day a parcel ended, the sums (`bucket:`
- * documents). A correction (a later delivery scan, a carrier set right) takes
+ * account, carrier service, lane and week parcels ended, the sums (`bucket:`
+ * documents) and the same per destination postcode prefix (`prefixes:`). A correction (a later delivery scan, a carrier set right) takes
  * the parcel's old contribution back and adds the new one. The sums span
  * streams, so this projection is never split across a rebuild's threads: the
  * first part folds everything, the others nothing.
@@ -42,7 +46,13 @@ export interface BucketDoc {
   bucket: DeliveryBucket
 }
 
-export type DeliveryStatsDoc = OrderFactsDoc | BucketDoc
+export interface PrefixesDoc {
+  kind: 'prefixes'
+  id: number
+  prefixes: PrefixBucket
+}
+
+export type DeliveryStatsDoc = OrderFactsDoc | BucketDoc | PrefixesDoc
 
 const COLLECTION = collections.delivery_stats.name
 
@@ -55,6 +65,8 @@ export const dayNumber = (date: string) => Number(date.replaceAll('-', ''))
 export const orderFactsKey = (stream: string) => `order:${stream}`
 export const bucketKey = (accountId: number, c: Parameters<typeof bucketKeyOf>[0]) =>
   `bucket:${accountId}|${bucketKeyOf(c)}`
+export const prefixesKey = (accountId: number, c: Parameters<typeof bucketKeyOf>[0]) =>
+  `prefixes:${accountId}|${bucketKeyOf(c)}`
 
 const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
 
@@ -77,10 +89,12 @@ export function deliveryStatsProjection(
       const writes: DocumentWrite[] = []
       const deltas = new Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>()
       const delta = (accountId: number, c: Contribution, sign: 1 | -1) => {
-        const key = bucketKey(accountId, c)
-        const entry = deltas.get(key) ?? { accountId, changes: [] }
-        entry.changes.push([c, sign])
-        deltas.set(key, entry)
+        const prefixed = c.prefix !== null && c.shipped_on !== null
+        for (const key of [bucketKey(accountId, c), ...(prefixed ? [prefixesKey(accountId, c)] : [])]) {
+          const entry = deltas.get(key) ?? { accountId, changes: [] }
+          entry.changes.push([c, sign])
+          deltas.set(key, entry)
+        }
       }
       for (const [stream, streamEvents] of byStream) {
         const current: StoredDocument<OrderFactsDoc> | undefined = stored.get(orderFactsKey(stream))
@@ -113,7 +127,7 @@ export function deliveryStatsProjection(
           id: doc.id,
           revision,
           doc,
-          fields: { kind: 'order', ended_on: null },
+          fields: { kind: 'order', week: null },
         })
       }
       writes.push(...(await bucketWrites(store, collection, deltas)))
@@ -122,26 +136,67 @@ export function deliveryStatsProjection(
   }
 }
 
-/** The buckets the batch changes, each with its contributions added and taken back. */
+/** The weeks' sums the batch changes, each with its contributions added and taken back. */
 async function bucketWrites(
   store: ReadStore,
   collection: string,
   deltas: Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>,
 ): Promise<DocumentWrite[]> {
   if (deltas.size === 0) return []
-  const buckets = await store.getManyByKey<BucketDoc>(collection, [...deltas.keys()])
+  const stored = await store.getManyByKey<BucketDoc | PrefixesDoc>(collection, [...deltas.keys()])
   return [...deltas].map(([key, { accountId, changes }]) => {
-    const bucket: DeliveryBucket = structuredClone(buckets.get(key)?.doc.bucket) ?? emptyBucket(changes[0]![0])
-    for (const [c, sign] of changes) applyContribution(bucket, c, sign)
+    const current = stored.get(key)
+    const id = bucketIdOf(key)
+    const first = changes[0]![0]
+    let doc: BucketDoc | PrefixesDoc
+    if (key.startsWith('prefixes:')) {
+      const prefixes =
+        current?.doc.kind === 'prefixes' ? structuredClone(current.doc.prefixes) : emptyPrefixBucket(first)
+      for (const [c, sign] of changes) applyPrefixContribution(prefixes, c, sign)
+      doc = { kind: 'prefixes', id, prefixes }
+    } else {
+      const bucket = current?.doc.kind === 'bucket' ? structuredClone(current.doc.bucket) : emptyBucket(first)
+      for (const [c, sign] of changes) applyContribution(bucket, c, sign)
+      doc = { kind: 'bucket', id, bucket }
+    }
     return {
       collection,
       key,
       accountId,
-      id: bucketIdOf(key),
-      // A bucket spans streams: its revision counts its changes (the orders' documents keep each event to once).
-      revision: (buckets.get(key)?.revision ?? -1) + 1,
-      doc: { kind: 'bucket', id: bucketIdOf(key), bucket } satisfies BucketDoc,
-      fields: { kind: 'bucket', ended_on: dayNumber(bucket.ended_on) },
+      id,
+      // A week spans streams: its revision counts its changes (the orders' documents keep each event to once).
+      revision: (current?.revision ?? -1) + 1,
+      doc,
+      fields: { kind: doc.kind, week: dayNumber(weekOf(first.ended_on)) },
     }
   })
+}
+
+/** The documents of the weeks' sums of these contributions, made from nothing: a bulk load (the benchmarks). */
+export function weekSumsOf(
+  accountId: number,
+  contributions: Iterable<Contribution>,
+  collection = COLLECTION,
+): DocumentWrite[] {
+  const docs = new Map<string, BucketDoc | PrefixesDoc>()
+  for (const c of contributions) {
+    const key = bucketKey(accountId, c)
+    const bucket = docs.get(key) ?? { kind: 'bucket', id: bucketIdOf(key), bucket: emptyBucket(c) }
+    if (bucket.kind === 'bucket') applyContribution(bucket.bucket, c, 1)
+    docs.set(key, bucket)
+    if (c.prefix === null || c.shipped_on === null) continue
+    const pkey = prefixesKey(accountId, c)
+    const prefixes = docs.get(pkey) ?? { kind: 'prefixes', id: bucketIdOf(pkey), prefixes: emptyPrefixBucket(c) }
+    if (prefixes.kind === 'prefixes') applyPrefixContribution(prefixes.prefixes, c, 1)
+    docs.set(pkey, prefixes)
+  }
+  return [...docs].map(([key, doc]) => ({
+    collection,
+    key,
+    accountId,
+    id: doc.id,
+    revision: 0,
+    doc,
+    fields: { kind: doc.kind, week: dayNumber(doc.kind === 'bucket' ? doc.bucket.week : doc.prefixes.week) },
+  }))
 }

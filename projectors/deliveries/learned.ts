@@ -1,39 +1,48 @@
 import { addDays, localDateTime } from '../../shared/domain/delivery/calendar.ts'
 import type { ConfiguredService } from '../../shared/domain/delivery/estimate.ts'
 import {
-  type DeliveryBucket,
   type Histories,
   RECENT_DAYS,
   transitHistoryOf,
   WORKING_WEEK,
+  weekOf,
 } from '../../shared/domain/delivery/history.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { type BucketDoc, dayNumber } from './delivery-stats.ts'
+import { type BucketDoc, dayNumber, type PrefixesDoc } from './delivery-stats.ts'
 
 const COLLECTION = collections.delivery_stats.name
-const PAGE = 1000
+const PAGE = 5000
 
-/** An account's buckets of the days from `from` to `to` (YYYY-MM-DD, both included), every page. */
-export async function bucketsBetween(
+/** An account's documents of one kind for the weeks from `from`'s to `to`'s (YYYY-MM-DD), every page. */
+async function weeksBetween<D>(
   store: ReadStore,
   accountId: number,
+  kind: 'bucket' | 'prefixes',
   from: string,
   to: string,
-): Promise<DeliveryBucket[]> {
-  const buckets: DeliveryBucket[] = []
+) {
+  const docs: D[] = []
   const where = [
-    { field: 'ended_on', op: 'gte' as const, value: dayNumber(from) },
-    { field: 'ended_on', op: 'lte' as const, value: dayNumber(to) },
+    { field: 'kind', op: 'eq' as const, value: kind },
+    { field: 'week', op: 'gte' as const, value: dayNumber(weekOf(from)) },
+    { field: 'week', op: 'lte' as const, value: dayNumber(weekOf(to)) },
   ]
   for (let endingBefore: number | undefined; ; ) {
-    const page = await store.find<BucketDoc>(COLLECTION, { accountId, where, endingBefore, limit: PAGE })
-    for (const d of page.docs) buckets.push(d.doc.bucket)
-    if (!page.hasMore) return buckets
+    const page = await store.find<D>(COLLECTION, { accountId, where, endingBefore, limit: PAGE })
+    for (const d of page.docs) docs.push(d.doc)
+    if (!page.hasMore) return docs
     endingBefore = page.docs.at(-1)!.id
   }
 }
+
+/** The weeks' sums around the days from `from` to `to`: their first and last weeks may hold days outside. */
+export const bucketsBetween = async (store: ReadStore, accountId: number, from: string, to: string) =>
+  (await weeksBetween<BucketDoc>(store, accountId, 'bucket', from, to)).map((d) => d.bucket)
+
+const prefixesBetween = async (store: ReadStore, accountId: number, from: string, to: string) =>
+  (await weeksBetween<PrefixesDoc>(store, accountId, 'prefixes', from, to)).map((d) => d.prefixes)
 
 /**
  * How long a learned history is kept: until the delivery history moves on,
@@ -65,17 +74,17 @@ export async function learnedHistory(
   const age = known ? now - known.at : Number.POSITIVE_INFINITY
   if (known && (age < FRESH_MS || (age < HISTORY_TTL_MS && known.checkpoint === checkpoint))) return known.history
   const today = localDateTime('UTC', new Date(now)).date
-  const history = bucketsBetween(
-    rt.readStore,
-    accountId,
-    addDays(today, -rt.config.SHIPLOG_ESTIMATION_WINDOW_DAYS),
-    today,
-  ).then((buckets) =>
+  const from = addDays(today, -rt.config.SHIPLOG_ESTIMATION_WINDOW_DAYS)
+  const history = Promise.all([
+    bucketsBetween(rt.readStore, accountId, from, today),
+    prefixesBetween(rt.readStore, accountId, from, today),
+  ]).then(([buckets, prefixes]) =>
     transitHistoryOf(
       buckets,
+      prefixes,
       (carrier, service) =>
         services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK,
-      addDays(today, -RECENT_DAYS),
+      { from, recentFrom: addDays(today, -RECENT_DAYS) },
     ),
   )
   histories.set(key, { at: now, checkpoint, history })

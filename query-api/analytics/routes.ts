@@ -80,9 +80,13 @@ export function analyticsReadRoutes(app: App, rt: Runtime) {
       bucketsBetween(rt.readStore, accountId, q.from, q.to),
       configuredServices(rt, accountId),
     ])
-    return performanceRows(buckets, q.group_by as PerformanceGroup[], (carrier, service) => {
-      return services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK
-    })
+    return performanceRows(
+      buckets,
+      q.group_by as PerformanceGroup[],
+      (carrier, service) =>
+        services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK,
+      { from: q.from, to: q.to },
+    )
   }
   const pageOf = (rows: PerformanceRow[], q: z.output<typeof query>) => {
     const after = q.starting_after

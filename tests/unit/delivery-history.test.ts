@@ -1,9 +1,11 @@
 import t from 'tap'
 import {
   applyContribution,
+  applyPrefixContribution,
   businessDaysBetween,
   contributionOf,
   emptyBucket,
+  emptyPrefixBucket,
   evolveDeliveryFacts,
   learnedFor,
   mode,
@@ -106,9 +108,18 @@ t.test('a contribution added then taken back leaves its bucket as it was', async
   const c = contributionOf(facts, facts.parcels[0]!)!
   const bucket = emptyBucket(c)
   applyContribution(bucket, c, 1)
-  t.match(bucket, { delivered: 1, ships: { '2026-11-02': 1 }, by_prefix: { '75': { '2026-11-02': 1 } } })
+  t.match(bucket, {
+    week: '2026-11-02',
+    days: { '2026-11-05': { delivered: 1, returned: 0 } },
+    transits: { '2026-11-05|2026-11-02': 1 },
+  })
   applyContribution(bucket, c, -1)
   t.same(bucket, emptyBucket(c))
+  const prefixes = emptyPrefixBucket(c)
+  applyPrefixContribution(prefixes, c, 1)
+  t.same(prefixes.by_prefix, { '75': { '2026-11-05|2026-11-02': 1 } })
+  applyPrefixContribution(prefixes, c, -1)
+  t.same(prefixes, emptyPrefixBucket(c))
 })
 
 t.test('business days: the carrier’s delivery days after the ship day, holidays of the lane skipped', async (t) => {
@@ -131,7 +142,7 @@ t.test('the most likely day, the 95th percentile, and the levels a lane falls ba
   t.equal(mode(d), 2)
   t.equal(quantile(d, 0.5), 2)
   t.equal(quantile(d, 0.95), 6)
-  const bucket = (destination: string, n: number, shipped: string) => ({
+  const week = (destination: string, n: number, shipped: string) => ({
     ...emptyBucket({
       carrier_code: 'c',
       service_code: 's',
@@ -139,14 +150,14 @@ t.test('the most likely day, the 95th percentile, and the levels a lane falls ba
       destination,
       ended_on: '2026-11-06',
     } as never),
-    delivered: n,
-    ships: { [shipped]: n },
+    transits: { [`2026-11-06|${shipped}`]: n, '2026-09-01|2026-08-31': 1000 },
   })
-  // 25 parcels to Germany in 4 days; 5 to Belgium in 3: too few of their own.
+  // 25 parcels to Germany in 4 days; 5 to Belgium in 3: too few of their own; 1000 before the window.
   const histories = transitHistoryOf(
-    [bucket('DE', 25, '2026-11-02'), bucket('BE', 5, '2026-11-03')],
+    [week('DE', 25, '2026-11-02'), week('BE', 5, '2026-11-03')],
+    [],
     () => WORKING_WEEK,
-    '2026-10-01',
+    { from: '2026-10-01', recentFrom: '2026-10-15' },
   )
   t.match(learnedFor(histories, { carrier_code: 'c', service_code: 's', origin: 'FR', destination: 'DE' }), {
     days: 4,
@@ -161,39 +172,41 @@ t.test('the most likely day, the 95th percentile, and the levels a lane falls ba
   t.equal(learnedFor(histories, { carrier_code: 'x', service_code: 's' }), undefined)
 })
 
-t.test('performance rows: grouped, ordered by key, shares of the parcels that ended', async (t) => {
-  t.equal(isoWeek('2026-11-26'), '2026-W48')
-  t.equal(isoWeek('2027-01-01'), '2026-W53')
-  t.equal(isoWeek('2026-01-01'), '2026-W01')
-  const b = {
-    ...emptyBucket({
-      carrier_code: 'c',
-      service_code: 's',
-      origin: 'FR',
-      destination: 'FR',
-      ended_on: '2026-11-06',
-    } as never),
-    delivered: 9,
-    returned: 1,
-    promised: 8,
-    on_time: 6,
-    failed_attempt: 2,
-    ships: { '2026-11-02': 5, '2026-11-03': 4 },
-  }
-  t.same(
-    performanceRows([b], ['carrier', 'week'], () => WORKING_WEEK),
-    [
-      {
-        key: 'c|2026-W45',
-        group: { carrier: 'c', week: '2026-W45' },
-        delivered: 9,
-        returned: 1,
-        transit_business_days: { p50: 4, p90: 4 },
-        on_time_rate: 0.75,
-        failed_attempt_rate: 0.2,
-        exception_rate: 0,
-        returned_rate: 0.1,
+t.test(
+  'performance rows: the days in the range only, grouped, ordered by key, shares of the parcels that ended',
+  async (t) => {
+    t.equal(isoWeek('2026-11-26'), '2026-W48')
+    t.equal(isoWeek('2027-01-01'), '2026-W53')
+    t.equal(isoWeek('2026-01-01'), '2026-W01')
+    const b = {
+      ...emptyBucket({
+        carrier_code: 'c',
+        service_code: 's',
+        origin: 'FR',
+        destination: 'FR',
+        ended_on: '2026-11-06',
+      } as never),
+      days: {
+        '2026-11-06': { delivered: 9, returned: 1, promised: 8, on_time: 6, failed_attempt: 2, exception: 0 },
+        '2026-11-08': { delivered: 50, returned: 0, promised: 0, on_time: 0, failed_attempt: 0, exception: 0 },
       },
-    ],
-  )
-})
+      transits: { '2026-11-06|2026-11-02': 5, '2026-11-06|2026-11-03': 4, '2026-11-08|2026-11-02': 50 },
+    }
+    t.same(
+      performanceRows([b], ['carrier', 'week'], () => WORKING_WEEK, { from: '2026-11-01', to: '2026-11-07' }),
+      [
+        {
+          key: 'c|2026-W45',
+          group: { carrier: 'c', week: '2026-W45' },
+          delivered: 9,
+          returned: 1,
+          transit_business_days: { p50: 4, p90: 4 },
+          on_time_rate: 0.75,
+          failed_attempt_rate: 0.2,
+          exception_rate: 0,
+          returned_rate: 0.1,
+        },
+      ],
+    )
+  },
+)

@@ -1,5 +1,6 @@
 import Holidays from 'date-holidays'
 import { weekdays, type Weekday } from '../events/pickup-point-events.ts'
+import { memoize } from '../memo.ts'
 
 /** A calendar date, `YYYY-MM-DD`; arithmetic on it never involves a time zone. */
 export type CalendarDate = string
@@ -49,11 +50,29 @@ function partsIn(timeZone: string, instant: Date) {
   return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}`, seconds: Number(p.second) }
 }
 
+/*
+ * Intl's formatToParts is the costliest step of an estimation (four calls a
+ * carrier service): the answers are kept, the local time of an instant per
+ * zone and second, the instant of a local time per zone, date and time.
+ */
+const localTimes = memoize((key: string) => {
+  const [zone, seconds] = key.split('|') as [string, string]
+  return partsIn(zone, new Date(Number(seconds) * 1000))
+}, 1000)
+const instants = memoize((key: string) => {
+  const [zone, date, time] = key.split('|') as [string, string, string]
+  return instantIn(zone, date, time).getTime()
+}, 10_000)
+
 /** The local date and `HH:MM` time of an instant in a time zone. */
-export const localDateTime = (timeZone: string, instant: Date) => partsIn(timeZone, instant)
+export const localDateTime = (timeZone: string, instant: Date) =>
+  localTimes(`${timeZone}|${Math.floor(instant.getTime() / 1000)}`)
 
 /** The instant at which it is `time` on `date` in `timeZone` (the later one in a DST fold). */
-export function instantOf(timeZone: string, date: CalendarDate, time: string): Date {
+export const instantOf = (timeZone: string, date: CalendarDate, time: string): Date =>
+  new Date(instants(`${timeZone}|${date}|${time}`))
+
+function instantIn(timeZone: string, date: CalendarDate, time: string): Date {
   const wall = Date.parse(`${date}T${time}:00Z`)
   let guess = wall
   for (let i = 0; i < 3; i++) {

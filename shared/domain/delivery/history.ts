@@ -227,13 +227,8 @@ export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contr
 
 export const postcodePrefix = (postcode: string) => postcode.replace(/[\s-]/g, '').slice(0, 2).toUpperCase()
 
-/** The sums of the parcels that ended on one day on one carrier service's lane. */
-export interface DeliveryBucket {
-  carrier_code: string
-  service_code: string
-  origin: string | null
-  destination: string | null
-  ended_on: CalendarDate
+/** What the parcels that ended on one day count. */
+export interface Counters {
   delivered: number
   returned: number
   /** Delivered parcels that had a promise, and those of them on time. */
@@ -241,28 +236,79 @@ export interface DeliveryBucket {
   on_time: number
   failed_attempt: number
   exception: number
-  /** Delivered parcels by the day they shipped, and the same per destination postcode prefix. */
-  ships: Record<CalendarDate, number>
-  by_prefix: Record<string, Record<CalendarDate, number>>
 }
 
-export const bucketKeyOf = (
-  c: Pick<Contribution, 'carrier_code' | 'service_code' | 'origin' | 'destination' | 'ended_on'>,
-) => [c.carrier_code, c.service_code, c.origin ?? '', c.destination ?? '', c.ended_on].map(encodeURIComponent).join('|')
-
-export const emptyBucket = (c: Contribution): DeliveryBucket => ({
-  carrier_code: c.carrier_code,
-  service_code: c.service_code,
-  origin: c.origin,
-  destination: c.destination,
-  ended_on: c.ended_on,
+const noCounters = (): Counters => ({
   delivered: 0,
   returned: 0,
   promised: 0,
   on_time: 0,
   failed_attempt: 0,
   exception: 0,
-  ships: {},
+})
+
+/** A lane of a carrier service: what a week's sums are kept per. */
+export interface LaneOf {
+  carrier_code: string
+  service_code: string
+  origin: string | null
+  destination: string | null
+}
+
+/**
+ * The sums of the parcels that ended in one week (Monday to Sunday) on one
+ * carrier service's lane: per day, and the delivered ones by the day they
+ * were delivered and the day they shipped (`<delivered>|<shipped>`), from
+ * which transit is counted in business days when read. A week rather than a
+ * day: a year of a busy account's analytics reads a seventh of the documents.
+ */
+export interface DeliveryBucket extends LaneOf {
+  /** Its Monday. */
+  week: CalendarDate
+  days: Record<CalendarDate, Counters>
+  transits: Record<string, number>
+}
+
+/** The same week's delivered parcels per destination postcode prefix: what the finest estimates learn from. */
+export interface PrefixBucket extends LaneOf {
+  week: CalendarDate
+  by_prefix: Record<string, Record<string, number>>
+}
+
+/** The Monday of a date's week. */
+export const weekOf = (date: CalendarDate) =>
+  addDays(
+    date,
+    -['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].indexOf(weekdayOf(date)),
+  )
+
+/** A transit's key: the day delivered, then the day shipped. */
+export const transitKey = (delivered: CalendarDate, shipped: CalendarDate) => `${delivered}|${shipped}`
+export const transitOf = (key: string) => key.split('|') as [delivered: CalendarDate, shipped: CalendarDate]
+/** The day a transit ended: its key's first date. */
+export const deliveredOn = (key: string): CalendarDate => key.slice(0, 10)
+
+export const bucketKeyOf = (c: LaneOf & { ended_on: CalendarDate }) =>
+  [c.carrier_code, c.service_code, c.origin ?? '', c.destination ?? '', weekOf(c.ended_on)]
+    .map(encodeURIComponent)
+    .join('|')
+
+const laneOf = (c: LaneOf): LaneOf => ({
+  carrier_code: c.carrier_code,
+  service_code: c.service_code,
+  origin: c.origin,
+  destination: c.destination,
+})
+
+export const emptyBucket = (c: Contribution): DeliveryBucket => ({
+  ...laneOf(c),
+  week: weekOf(c.ended_on),
+  days: {},
+  transits: {},
+})
+export const emptyPrefixBucket = (c: Contribution): PrefixBucket => ({
+  ...laneOf(c),
+  week: weekOf(c.ended_on),
   by_prefix: {},
 })
 
@@ -272,25 +318,29 @@ const bump = (counts: Record<string, number>, key: string, by: number) => {
   else counts[key] = n
 }
 
-/** Adds (`sign` 1) or takes back (-1) a parcel's contribution to its bucket, in place. */
+/** Adds (`sign` 1) or takes back (-1) a parcel's contribution to its week, in place. */
 export function applyContribution(bucket: DeliveryBucket, c: Contribution, sign: 1 | -1) {
-  bucket.delivered += c.delivered ? sign : 0
-  bucket.returned += c.returned ? sign : 0
+  const day = bucket.days[c.ended_on] ?? noCounters()
+  day.delivered += c.delivered ? sign : 0
+  day.returned += c.returned ? sign : 0
   if (c.on_time !== null) {
-    bucket.promised += sign
-    bucket.on_time += c.on_time ? sign : 0
+    day.promised += sign
+    day.on_time += c.on_time ? sign : 0
   }
-  bucket.failed_attempt += c.failed_attempt ? sign : 0
-  bucket.exception += c.exception ? sign : 0
-  if (c.shipped_on !== null) {
-    bump(bucket.ships, c.shipped_on, sign)
-    if (c.prefix !== null) {
-      const byPrefix = bucket.by_prefix[c.prefix] ?? {}
-      bucket.by_prefix[c.prefix] = byPrefix
-      bump(byPrefix, c.shipped_on, sign)
-      if (Object.keys(byPrefix).length === 0) delete bucket.by_prefix[c.prefix]
-    }
-  }
+  day.failed_attempt += c.failed_attempt ? sign : 0
+  day.exception += c.exception ? sign : 0
+  if (Object.values(day).every((n) => n === 0)) delete bucket.days[c.ended_on]
+  else bucket.days[c.ended_on] = day
+  if (c.shipped_on !== null) bump(bucket.transits, transitKey(c.ended_on, c.shipped_on), sign)
+}
+
+/** The same for the week's postcode prefixes: a delivered parcel to a known postcode only. */
+export function applyPrefixContribution(bucket: PrefixBucket, c: Contribution, sign: 1 | -1) {
+  if (c.shipped_on === null || c.prefix === null) return
+  const byPrefix = bucket.by_prefix[c.prefix] ?? {}
+  bump(byPrefix, transitKey(c.ended_on, c.shipped_on), sign)
+  if (Object.keys(byPrefix).length === 0) delete bucket.by_prefix[c.prefix]
+  else bucket.by_prefix[c.prefix] = byPrefix
 }
 
 /** A carrier service's calendar: the days it delivers, and the holidays of the lane's countries. */
@@ -302,8 +352,43 @@ export const WORKING_WEEK: DeliveryCalendar = {
   delivery_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
 }
 
+const spansByCalendar = new Map<string, Map<string, number>>()
+
+/**
+ * The business days of transits (`<delivered>|<shipped>` keys) on one
+ * calendar and lane, each counted once: a year's analytics meet the same few
+ * thousand spans hundreds of thousands of times.
+ */
+export function businessDaysOf(calendar: DeliveryCalendar, countries: readonly (string | null)[]) {
+  const calendarKey = `${calendar.delivery_days.join(',')}|${countries.join(',')}`
+  let spans = spansByCalendar.get(calendarKey)
+  if (!spans) {
+    if (spansByCalendar.size > 1000) spansByCalendar.clear()
+    spans = new Map()
+    spansByCalendar.set(calendarKey, spans)
+  }
+  const known = spans
+  return (transit: string) => {
+    let days = known.get(transit)
+    if (days === undefined) {
+      const [delivered, shipped] = transitOf(transit)
+      days = countBusinessDays(calendar, countries, shipped, delivered)
+      if (known.size > 100_000) known.clear()
+      known.set(transit, days)
+    }
+    return days
+  }
+}
+
 /** Business days from shipping to delivery: the carrier's delivery days after the ship day, holidays aside. */
-export function businessDaysBetween(
+export const businessDaysBetween = (
+  calendar: DeliveryCalendar,
+  countries: readonly (string | null)[],
+  shipped: CalendarDate,
+  delivered: CalendarDate,
+) => businessDaysOf(calendar, countries)(transitKey(delivered, shipped))
+
+function countBusinessDays(
   calendar: DeliveryCalendar,
   countries: readonly (string | null)[],
   shipped: CalendarDate,
@@ -413,8 +498,20 @@ export function addToHistory(
   days: number,
   count: number,
 ) {
+  addToLevels(history, lane, days, count, 'lanes')
+  if (lane.prefix) addToLevels(history, lane, days, count, 'postcode')
+}
+
+/** The postcode level alone, or the three others. */
+function addToLevels(
+  history: TransitHistory,
+  lane: LaneQuery & { prefix?: string | null },
+  days: number,
+  count: number,
+  levels: 'postcode' | 'lanes',
+) {
   for (const [level, key] of levelKeys({ ...lane, postcode: lane.prefix ?? null })) {
-    if (level === 'postcode' && !lane.prefix) continue
+    if ((level === 'postcode') !== (levels === 'postcode')) continue
     const distribution = history.get(key) ?? new Map<number, number>()
     const n = (distribution.get(days) ?? 0) + count
     if (n === 0) distribution.delete(days)
@@ -424,48 +521,30 @@ export function addToHistory(
 }
 
 /**
- * The history of the buckets given (those of the window), transit counted
- * with each service's calendar; those that ended from `recentFrom` on are
- * the recent history too.
+ * The history of the weeks given: the parcels delivered from `from` on (the
+ * window; its first week may hold older days), and those from `recentFrom`
+ * on as the recent history too; transit counted with each service's calendar.
  */
 export function transitHistoryOf(
   buckets: Iterable<DeliveryBucket>,
+  prefixes: Iterable<PrefixBucket>,
   calendarOf: (carrier: string, service: string) => DeliveryCalendar,
-  recentFrom: CalendarDate,
+  range: { from: CalendarDate; recentFrom: CalendarDate },
 ): Histories {
   const histories: Histories = { window: new Map(), recent: new Map() }
-  for (const b of buckets) {
-    for (const history of b.ended_on >= recentFrom ? [histories.window, histories.recent] : [histories.window])
-      addBucket(history, b, calendarOf)
-  }
-  return histories
-}
-
-function addBucket(
-  history: TransitHistory,
-  b: DeliveryBucket,
-  calendarOf: (carrier: string, service: string) => DeliveryCalendar,
-) {
-  {
-    const calendar = calendarOf(b.carrier_code, b.service_code)
-    const days = (shipped: CalendarDate) =>
-      businessDaysBetween(calendar, [b.origin, b.destination], shipped, b.ended_on)
-    const lane = {
-      carrier_code: b.carrier_code,
-      service_code: b.service_code,
-      origin: b.origin,
-      destination: b.destination,
+  const add = (lane: LaneOf, transits: Record<string, number>, prefix: string | null) => {
+    const spans = businessDaysOf(calendarOf(lane.carrier_code, lane.service_code), [lane.origin, lane.destination])
+    for (const [key, count] of Object.entries(transits)) {
+      const [delivered] = transitOf(key)
+      if (delivered < range.from) continue
+      const days = spans(key)
+      for (const history of delivered >= range.recentFrom ? [histories.window, histories.recent] : [histories.window])
+        addToLevels(history, { ...lane, prefix }, days, count, prefix === null ? 'lanes' : 'postcode')
     }
-    for (const [shipped, count] of Object.entries(b.ships)) addToHistory(history, lane, days(shipped), count)
-    for (const [prefix, ships] of Object.entries(b.by_prefix))
-      for (const [shipped, count] of Object.entries(ships)) {
-        const key = levelKeys({ ...lane, postcode: prefix })[0]![1]
-        const distribution = history.get(key) ?? new Map<number, number>()
-        const d = days(shipped)
-        distribution.set(d, (distribution.get(d) ?? 0) + count)
-        history.set(key, distribution)
-      }
   }
+  for (const b of buckets) add(b, b.transits, null)
+  for (const p of prefixes) for (const [prefix, transits] of Object.entries(p.by_prefix)) add(p, transits, prefix)
+  return histories
 }
 
 /** What the history says of a lane, from its finest level with enough parcels. */

@@ -1,9 +1,11 @@
 import { addDays, type CalendarDate, weekdayOf } from './calendar.ts'
 import {
-  businessDaysBetween,
+  businessDaysOf,
+  type Counters,
   type DeliveryBucket,
   type DeliveryCalendar,
   type Distribution,
+  deliveredOn,
   quantile,
 } from './history.ts'
 
@@ -31,8 +33,20 @@ export interface PerformanceRow {
   returned_rate: number | null
 }
 
+const weeks = new Map<CalendarDate, string>()
+
 /** The ISO 8601 week of a date, `2026-W48`. */
 export function isoWeek(date: CalendarDate): string {
+  let week = weeks.get(date)
+  if (week === undefined) {
+    week = isoWeekOf(date)
+    if (weeks.size > 10_000) weeks.clear()
+    weeks.set(date, week)
+  }
+  return week
+}
+
+function isoWeekOf(date: CalendarDate): string {
   const thursday = addDays(
     date,
     3 -
@@ -46,49 +60,71 @@ export function isoWeek(date: CalendarDate): string {
   return `${year}-W${String(week).padStart(2, '0')}`
 }
 
-const groupValue = (b: DeliveryBucket, g: PerformanceGroup) =>
+const groupValue = (b: DeliveryBucket, day: CalendarDate, g: PerformanceGroup) =>
   g === 'carrier'
     ? b.carrier_code
     : g === 'service'
       ? `${b.carrier_code}/${b.service_code}`
       : g === 'destination_country'
         ? b.destination
-        : isoWeek(b.ended_on)
+        : isoWeek(day)
 
 const share = (n: number, of: number) => (of === 0 ? null : Math.round((n / of) * 10_000) / 10_000)
 
-/** Rows of the buckets by the groups asked, in the order of their key. */
+/**
+ * Rows of the parcels that ended between `from` and `to` (both included),
+ * from the weeks' sums, by the groups asked, in the order of their key.
+ */
 export function performanceRows(
   buckets: readonly DeliveryBucket[],
   groupBy: readonly PerformanceGroup[],
   calendarOf: (carrier: string, service: string) => DeliveryCalendar,
+  range: { from: CalendarDate; to: CalendarDate },
 ): PerformanceRow[] {
-  const groups = new Map<
-    string,
-    {
-      group: PerformanceRow['group']
-      totals: Omit<
-        DeliveryBucket,
-        'carrier_code' | 'service_code' | 'origin' | 'destination' | 'ended_on' | 'ships' | 'by_prefix'
-      >
-      transit: Distribution
-    }
-  >()
-  for (const b of buckets) {
-    const group = Object.fromEntries(groupBy.map((g) => [g, groupValue(b, g)]))
+  const groups = new Map<string, { group: PerformanceRow['group']; totals: Counters; transit: Distribution }>()
+  const entryOf = (b: DeliveryBucket, day: CalendarDate) => {
+    const group = Object.fromEntries(groupBy.map((g) => [g, groupValue(b, day, g)]))
     const key = groupBy.map((g) => group[g] ?? '').join('|')
     const entry = groups.get(key) ?? {
       group,
       totals: { delivered: 0, returned: 0, promised: 0, on_time: 0, failed_attempt: 0, exception: 0 },
-      transit: new Map(),
-    }
-    for (const field of Object.keys(entry.totals) as (keyof typeof entry.totals)[]) entry.totals[field] += b[field]
-    const calendar = calendarOf(b.carrier_code, b.service_code)
-    for (const [shipped, count] of Object.entries(b.ships)) {
-      const days = businessDaysBetween(calendar, [b.origin, b.destination], shipped, b.ended_on)
-      entry.transit.set(days, (entry.transit.get(days) ?? 0) + count)
+      transit: new Map<number, number>(),
     }
     groups.set(key, entry)
+    return entry
+  }
+  const inRange = (day: CalendarDate) => day >= range.from && day <= range.to
+  for (const b of buckets) {
+    // A week's days share their group but for the week itself: each day's entry is found once.
+    const entries = new Map<CalendarDate, ReturnType<typeof entryOf>>()
+    const dayEntry = (day: CalendarDate) => {
+      let entry = entries.get(day)
+      if (!entry) {
+        entry = entryOf(b, day)
+        entries.set(day, entry)
+      }
+      return entry
+    }
+    for (const day in b.days) {
+      if (!inRange(day)) continue
+      const { totals } = dayEntry(day)
+      const counters = b.days[day]!
+      totals.delivered += counters.delivered
+      totals.returned += counters.returned
+      totals.promised += counters.promised
+      totals.on_time += counters.on_time
+      totals.failed_attempt += counters.failed_attempt
+      totals.exception += counters.exception
+    }
+    const spans = businessDaysOf(calendarOf(b.carrier_code, b.service_code), [b.origin, b.destination])
+    // Plain loops over the keys: a year's analytics visit every transit of every week, half a million of them.
+    for (const key in b.transits) {
+      const delivered = deliveredOn(key)
+      if (!inRange(delivered)) continue
+      const days = spans(key)
+      const { transit } = dayEntry(delivered)
+      transit.set(days, (transit.get(days) ?? 0) + b.transits[key]!)
+    }
   }
   return [...groups]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

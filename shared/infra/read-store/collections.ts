@@ -58,10 +58,11 @@ export const collections = {
   sms_opt_outs: { name: 'sms_opt_outs', fields: {} },
   /**
    * What shiplog learns from delivered parcels: each order's delivery facts
-   * (`kind` order), and per carrier service, lane and day the sums of the
-   * parcels that ended that day (`kind` bucket, `ended_on` YYYYMMDD).
+   * (`kind` order), and per carrier service, lane and week the sums of the
+   * parcels that ended in it (`kind` bucket, and `prefixes` for the same per
+   * postcode prefix; `week` its Monday, YYYYMMDD).
    */
-  delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', ended_on: 'integer' } },
+  delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>
