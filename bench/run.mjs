@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 
 /** Modules the benchmarks run, not benchmarks of their own. */
-const helpers = ['support.ts', 'replay-stores.ts', 'fixtures.ts']
+const helpers = ['support.ts', 'replay-stores.ts', 'fixtures.ts', 'history.ts']
 const all = readdirSync(new URL('.', import.meta.url))
   .filter((f) => f.endsWith('.ts') && !helpers.includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
