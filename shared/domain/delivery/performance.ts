@@ -82,8 +82,9 @@ export function performanceRows(
   range: { from: CalendarDate; to: CalendarDate },
 ): PerformanceRow[] {
   const groups = new Map<string, { group: PerformanceRow['group']; totals: Counters; transit: Distribution }>()
-  const entryOf = (b: DeliveryBucket, day: CalendarDate) => {
-    const group = Object.fromEntries(groupBy.map((g) => [g, groupValue(b, day, g)]))
+  // A week's days all fall in one group (an ISO week starts on the Monday its sums start on).
+  const entryOf = (b: DeliveryBucket) => {
+    const group = Object.fromEntries(groupBy.map((g) => [g, groupValue(b, b.week, g)]))
     const key = groupBy.map((g) => group[g] ?? '').join('|')
     const entry = groups.get(key) ?? {
       group,
@@ -95,20 +96,13 @@ export function performanceRows(
   }
   const inRange = (day: CalendarDate) => day >= range.from && day <= range.to
   for (const b of buckets) {
-    // A week's days share their group but for the week itself: each day's entry is found once.
-    const entries = new Map<CalendarDate, ReturnType<typeof entryOf>>()
-    const dayEntry = (day: CalendarDate) => {
-      let entry = entries.get(day)
-      if (!entry) {
-        entry = entryOf(b, day)
-        entries.set(day, entry)
-      }
-      return entry
-    }
+    const whole = b.week >= range.from && addDays(b.week, 6) <= range.to
+    let entry: ReturnType<typeof entryOf> | undefined
     for (const day in b.days) {
-      if (!inRange(day)) continue
-      const { totals } = dayEntry(day)
+      if (!whole && !inRange(day)) continue
+      entry ??= entryOf(b)
       const counters = b.days[day]!
+      const totals = entry.totals
       totals.delivered += counters.delivered
       totals.returned += counters.returned
       totals.promised += counters.promised
@@ -119,11 +113,10 @@ export function performanceRows(
     const spans = businessDaysOf(calendarOf(b.carrier_code, b.service_code), [b.origin, b.destination])
     // Plain loops over the keys: a year's analytics visit every transit of every week, half a million of them.
     for (const key in b.transits) {
-      const delivered = deliveredOn(key)
-      if (!inRange(delivered)) continue
+      if (!whole && !inRange(deliveredOn(key))) continue
+      entry ??= entryOf(b)
       const days = spans(key)
-      const { transit } = dayEntry(delivered)
-      transit.set(days, (transit.get(days) ?? 0) + b.transits[key]!)
+      entry.transit.set(days, (entry.transit.get(days) ?? 0) + b.transits[key]!)
     }
   }
   return [...groups]
