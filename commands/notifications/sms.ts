@@ -11,11 +11,15 @@ import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
+import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../execute.ts'
 import { recordPayload } from './payloads.ts'
 
-type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>
+type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'projections'>
+
+/** Longest a customer's answer waits for the read model of the texts sent. */
+const REPLY_WAIT_MS = 2000
 
 const isPayloadEvent = (e: OrderEvent): e is PayloadEvent =>
   e.type === 'NotificationBuilt' ||
@@ -72,6 +76,8 @@ export async function recordDeliveryReport(
  * answer is to whoever wrote. Anything else the customer writes records nothing.
  */
 export async function recordSmsReply(rt: SmsRuntime, phone: string, body: string, correlationId: string) {
+  // The texts sent up to now are those it answers: the read model of SMS sent is let catch up to the log first.
+  await waitForProjections(rt.readStore, ['sms_payloads'], await rt.eventStore.head(), REPLY_WAIT_MS, rt.projections)
   const texted = await rt.readStore.lookupAll<PayloadDoc>(collections.sms_payloads.name, 'to', phone, 10_000)
   const accounts = [...new Set(texted.map((d) => d.accountId))]
   for (const accountId of accounts) {

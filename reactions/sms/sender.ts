@@ -2,11 +2,14 @@ import { DelayedError, type Job } from 'bullmq'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
 import { deliveryAddressOf } from '../../projectors/orders/document.ts'
 import { foldOrder } from '../../projectors/orders/evolve.ts'
-import type { SmsRecipientDoc } from '../../projectors/projections.ts'
 import { isDialable } from '../../shared/domain/contacts/phones.ts'
 import { timeZoneAt } from '../../shared/domain/contacts/time-zones.ts'
 import { DEFAULT_QUIET_HOURS, quietUntil } from '../../shared/domain/notifications/quiet-hours.ts'
-import { smsRecipientStream } from '../../shared/domain/notifications/sms-recipients.ts'
+import {
+  evolveSmsRecipient,
+  type SmsRecipientEvent,
+  smsRecipientStream,
+} from '../../shared/domain/notifications/sms-recipients.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
@@ -64,11 +67,12 @@ export async function sendSmsPayload(
   if (!order || !found || payload?.status !== 'built') return
   const phone = order.phone
   if (!phone || !isDialable(phone)) return record(rt, sms, { error: 'the order has no phone number a text can reach' })
-  const optedOut = await rt.readStore.getByKey<SmsRecipientDoc>(
-    collections.sms_opt_outs.name,
-    smsRecipientStream(sms.accountId, phone),
+  // The customer's answers are read from their stream, not a read model: a STOP just recorded holds at once.
+  const answers = asDomainEvents<SmsRecipientEvent>(
+    await rt.eventStore.readStream(smsRecipientStream(sms.accountId, phone)),
   )
-  if (optedOut?.doc.opted_out) return record(rt, sms, { error: 'the customer answered STOP: no SMS to this number' })
+  if (answers.reduce(evolveSmsRecipient, undefined as never)?.optedOut)
+    return record(rt, sms, { error: 'the customer answered STOP: no SMS to this number' })
   const account = (await rt.readStore.get<AccountDoc>(collections.accounts.name, sms.accountId, sms.accountId))?.doc
 
   const address = deliveryAddressOf(order)
