@@ -2,7 +2,8 @@
  * GET /v2/analytics/delivery_performance over a year of 1,000,000 delivered
  * parcels (20 carrier services, 10 destination countries, every day), as the
  * delivery history read model holds them: a year and a quarter, grouped four
- * ways, and the CSV. Target: under 200 ms. BENCH_PARCELS sets the volume.
+ * ways, and the CSV. Target: under 200 ms. The first request of a process
+ * reads the weeks it then keeps: it is printed apart. BENCH_PARCELS sets the volume.
  */
 import { addDays } from '../shared/domain/delivery/calendar.ts'
 import type { Contribution } from '../shared/domain/delivery/history.ts'
@@ -56,6 +57,7 @@ for (const [name, query] of [
   ['a year as CSV, by week', 'from=2026-01-01&to=2026-12-31&group_by=week', '.csv'],
 ] as const) {
   const latencies: number[] = []
+  let first = 0
   for (let n = 0; n < REQUESTS + 3; n++) {
     const t = performance.now()
     const response = await fetch(
@@ -67,10 +69,11 @@ for (const [name, query] of [
     const body = await response.text()
     if (response.status !== 200 || body.length < 50)
       throw new Error(`${name}: ${response.status} ${body.slice(0, 200)}`)
+    if (n === 0) first = performance.now() - t
     if (n >= 3) latencies.push(performance.now() - t)
   }
   console.log(
-    `${name.padEnd(32)} median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))} (target < 200 ms)`,
+    `${name.padEnd(32)} median ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))} (target < 200 ms); first ${ms(first)}`,
   )
 }
 await server.close()

@@ -127,10 +127,10 @@ export function deliveryStatsProjection(
           id: doc.id,
           revision,
           doc,
-          fields: { kind: 'order', week: null },
+          fields: { kind: 'order', week: null, changed: null },
         })
       }
-      writes.push(...(await bucketWrites(store, collection, deltas)))
+      writes.push(...(await bucketWrites(store, collection, deltas, Number(events.at(-1)!.position))))
       return writes
     },
   }
@@ -141,6 +141,8 @@ async function bucketWrites(
   store: ReadStore,
   collection: string,
   deltas: Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>,
+  /** The batch's last log position: readers that keep the weeks read again only those changed after theirs. */
+  changed: number,
 ): Promise<DocumentWrite[]> {
   if (deltas.size === 0) return []
   const stored = await store.getManyByKey<BucketDoc | PrefixesDoc>(collection, [...deltas.keys()])
@@ -167,7 +169,7 @@ async function bucketWrites(
       // A week spans streams: its revision counts its changes (the orders' documents keep each event to once).
       revision: (current?.revision ?? -1) + 1,
       doc,
-      fields: { kind: doc.kind, week: dayNumber(weekOf(first.ended_on)) },
+      fields: { kind: doc.kind, week: dayNumber(weekOf(first.ended_on)), changed },
     }
   })
 }
@@ -197,6 +199,10 @@ export function weekSumsOf(
     id: doc.id,
     revision: 0,
     doc,
-    fields: { kind: doc.kind, week: dayNumber(doc.kind === 'bucket' ? doc.bucket.week : doc.prefixes.week) },
+    fields: {
+      kind: doc.kind,
+      week: dayNumber(doc.kind === 'bucket' ? doc.bucket.week : doc.prefixes.week),
+      changed: 0,
+    },
   }))
 }

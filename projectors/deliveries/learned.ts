@@ -1,48 +1,29 @@
-import { addDays, localDateTime } from '../../shared/domain/delivery/calendar.ts'
+import { addDays, type CalendarDate, localDateTime } from '../../shared/domain/delivery/calendar.ts'
 import type { ConfiguredService } from '../../shared/domain/delivery/estimate.ts'
-import {
-  type Histories,
-  RECENT_DAYS,
-  transitHistoryOf,
-  WORKING_WEEK,
-  weekOf,
-} from '../../shared/domain/delivery/history.ts'
-import { collections } from '../../shared/infra/read-store/collections.ts'
+import { type Histories, RECENT_DAYS, transitHistoryOf, WORKING_WEEK } from '../../shared/domain/delivery/history.ts'
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { type BucketDoc, dayNumber, type PrefixesDoc } from './delivery-stats.ts'
+import { weekSumsBetween } from './week-sums.ts'
 
-const COLLECTION = collections.delivery_stats.name
-const PAGE = 5000
-
-/** An account's documents of one kind for the weeks from `from`'s to `to`'s (YYYY-MM-DD), every page. */
-async function weeksBetween<D>(
-  store: ReadStore,
+/** The account's weeks' sums from `from` to `to` (their first and last weeks may hold days outside). */
+export const bucketsBetween = async (
+  rt: Pick<Runtime, 'readStore' | 'clock'>,
   accountId: number,
-  kind: 'bucket' | 'prefixes',
-  from: string,
-  to: string,
-) {
-  const docs: D[] = []
-  const where = [
-    { field: 'kind', op: 'eq' as const, value: kind },
-    { field: 'week', op: 'gte' as const, value: dayNumber(weekOf(from)) },
-    { field: 'week', op: 'lte' as const, value: dayNumber(weekOf(to)) },
-  ]
-  for (let endingBefore: number | undefined; ; ) {
-    const page = await store.find<D>(COLLECTION, { accountId, where, endingBefore, limit: PAGE })
-    for (const d of page.docs) docs.push(d.doc)
-    if (!page.hasMore) return docs
-    endingBefore = page.docs.at(-1)!.id
-  }
+  from: CalendarDate,
+  to: CalendarDate,
+) => (await weekSumsBetween(rt.readStore, accountId, 'bucket', rangeOf(rt, from, to))).map((d) => d.bucket)
+
+const prefixesBetween = async (
+  rt: Pick<Runtime, 'readStore' | 'clock'>,
+  accountId: number,
+  from: CalendarDate,
+  to: CalendarDate,
+) => (await weekSumsBetween(rt.readStore, accountId, 'prefixes', rangeOf(rt, from, to))).map((d) => d.prefixes)
+
+const rangeOf = (rt: Pick<Runtime, 'clock'>, from: CalendarDate, to: CalendarDate) => {
+  const nowMs = rt.clock.nowMs()
+  return { from, to, nowMs, today: localDateTime('UTC', new Date(nowMs)).date }
 }
-
-/** The weeks' sums around the days from `from` to `to`: their first and last weeks may hold days outside. */
-export const bucketsBetween = async (store: ReadStore, accountId: number, from: string, to: string) =>
-  (await weeksBetween<BucketDoc>(store, accountId, 'bucket', from, to)).map((d) => d.bucket)
-
-const prefixesBetween = async (store: ReadStore, accountId: number, from: string, to: string) =>
-  (await weeksBetween<PrefixesDoc>(store, accountId, 'prefixes', from, to)).map((d) => d.prefixes)
 
 /**
  * How long a learned history is kept: until the delivery history moves on,
@@ -76,8 +57,8 @@ export async function learnedHistory(
   const today = localDateTime('UTC', new Date(now)).date
   const from = addDays(today, -rt.config.SHIPLOG_ESTIMATION_WINDOW_DAYS)
   const history = Promise.all([
-    bucketsBetween(rt.readStore, accountId, from, today),
-    prefixesBetween(rt.readStore, accountId, from, today),
+    bucketsBetween(rt, accountId, from, today),
+    prefixesBetween(rt, accountId, from, today),
   ]).then(([buckets, prefixes]) =>
     transitHistoryOf(
       buckets,

@@ -77,7 +77,7 @@ const CSV_COLUMNS = [
 export function analyticsReadRoutes(app: App, rt: Runtime) {
   const rowsFor = async (accountId: number, q: z.output<typeof query>) => {
     const [buckets, services] = await Promise.all([
-      bucketsBetween(rt.readStore, accountId, q.from, q.to),
+      bucketsBetween(rt, accountId, q.from, q.to),
       configuredServices(rt, accountId),
     ])
     return performanceRows(

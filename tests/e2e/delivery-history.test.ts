@@ -183,6 +183,10 @@ t.test('delivery performance: grouped, paginated, as CSV, and moved by a later c
   })
   const moved = await performance('from=2026-11-06&to=2026-11-06')
   t.match(moved.body.data, [{ delivered: 19 }], 'a parcel counts once')
+  // Two years on, November 2026 is older than the weeks a process keeps: it is read from the store.
+  clock.set('2028-11-20T10:00:00Z')
+  t.match((await performance('from=2026-11-06&to=2026-11-07')).body.data, [{ delivered: 20 }], 'older weeks read')
+  clock.set('2026-11-26T10:00:00Z')
 
   for (const query of [
     'from=2026-11-30&to=2026-11-01',

@@ -62,7 +62,7 @@ export const collections = {
    * parcels that ended in it (`kind` bucket, and `prefixes` for the same per
    * postcode prefix; `week` its Monday, YYYYMMDD).
    */
-  delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer' } },
+  delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer', changed: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
 } as const satisfies Record<string, CollectionSpec>
