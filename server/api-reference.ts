@@ -52,6 +52,7 @@ export const apiNotes: Record<string, OperationNotes> = {
   'POST /v1/sms/inbound': { operationId: 'receiveSms', tag: 'notifications', noKey: true },
   'GET /v2/analytics/delivery_performance': { operationId: 'getDeliveryPerformance', tag: 'estimation' },
   'GET /v2/analytics/delivery_performance.csv': { operationId: 'getDeliveryPerformanceCsv', tag: 'estimation' },
+  'GET /v2/carrier_apis': { operationId: 'listCarrierApis', tag: 'trackers' },
   'GET /track/{token}.json': { operationId: 'getTrackingPageData', tag: 'tracking page', noKey: true },
   'GET /v2/notification_types': { operationId: 'listNotificationTypes', tag: 'notifications' },
   'PATCH /v2/notification_types/{slug}': { operationId: 'updateNotificationType', tag: 'notifications' },

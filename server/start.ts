@@ -20,8 +20,10 @@ import { sendEmail, smtpTransport } from '../reactions/emails/sender.ts'
 import { createPayloadQueue, startPayloadReaction, startPayloadSender } from '../reactions/notifications/payloads.ts'
 import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
-import { configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
-import type { CarrierTrackingApi } from '../shared/infra/carriers/port.ts'
+import { carrierApiSettings, type ConfiguredCarrierApi, configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
+import { type CarrierRequestCounts, carrierCalls } from '../shared/infra/carriers/calls.ts'
+import { redisLedger } from '../shared/infra/carriers/ledger.ts'
+import { carrierApiRoutes } from '../query-api/carrier-apis/routes.ts'
 import { embeddedFiles, openRuntime, type Runtime, StartupError } from '../shared/infra/runtime.ts'
 import { startCheckpointer } from '../shared/infra/sqlite/checkpoints.ts'
 import type { Logger } from 'pino'
@@ -50,6 +52,7 @@ export async function startServer(
   const walCheckpoints = files.length > 0 ? 'background' : 'inline'
   const rt = await openRuntime(config, { ...options, walCheckpoints })
   const carrierApis = configuredCarrierApis(config)
+  const carrierRequests: CarrierRequestCounts = new Map()
   const parts = startedParts(rt.logger)
   let app: App | undefined
   let polling: Awaited<ReturnType<typeof startCarrierPolling>> | undefined
@@ -71,7 +74,10 @@ export async function startServer(
     // The stores close before their checkpointer stops.
     parts.push(() => rt.close())
     app = await createHttpServer(rt, apiNotes)
-    const queues = roles.has('worker') || roles.has('command') ? openQueues(config, rt, carrierApis, parts) : undefined
+    const queues =
+      roles.has('worker') || roles.has('command')
+        ? openQueues(config, rt, carrierApis, carrierRequests, parts)
+        : undefined
     const watched = roles.has('query') || roles.has('projector') ? projections.map((p) => p.name) : []
     healthRoutes(app, rt, { projections: watched, redis: queues && (() => isRedisReady(queues.redis)) })
     metricsRoutes(app, rt, {
@@ -80,10 +86,12 @@ export async function startServer(
       redisAvailable: queues && (() => isRedisReady(queues.redis)),
       reactions: () => new Map(reactions.map((r) => [r.name, r.position()])),
       carrierPolling: () => polling?.stats,
+      carrierRequests: () => carrierRequests,
       token: config.SHIPLOG_METRICS_TOKEN,
     })
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
+    if (queues) carrierApiRoutes(app, carrierApiSettings(config), queues.carrierLedger)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()
@@ -91,7 +99,7 @@ export async function startServer(
       parts.push(() => projector.stop())
     }
     if (roles.has('worker')) {
-      const started = await startWorkerRole(config, rt, queues!, carrierApis, parts)
+      const started = await startWorkerRole(config, rt, queues!, parts)
       polling = started.polling
       reactions.push(...started.reactions)
     }
@@ -139,20 +147,31 @@ function startedParts(logger: Logger) {
 type Parts = ReturnType<typeof startedParts>
 
 /** The BullMQ queues of jobs, webhook deliveries, e-mails and polls, on one Redis connection. */
-function openQueues(config: Config, rt: Runtime, carrierApis: readonly CarrierTrackingApi[], parts: Parts) {
+function openQueues(
+  config: Config,
+  rt: Runtime,
+  carrierApis: readonly ConfiguredCarrierApi[],
+  carrierRequests: CarrierRequestCounts,
+  parts: Parts,
+) {
   const redis = connectRedis(config.REDIS_URL, rt.logger)
   parts.push(() => redis.disconnect())
+  const carrierLedger = redisLedger(redis, config.QUEUE_NAME, () => rt.clock.nowMs())
+  const carriers = carrierApis.map((api) => ({
+    api: carrierCalls(api.adapter!, api, carrierLedger, carrierRequests, () => rt.clock.nowMs()),
+    perSecond: api.perSecond,
+  }))
   const jobs = createJobQueue(config.QUEUE_NAME, redis)
   const deliveries = createDeliveryQueue(config.QUEUE_NAME, redis)
   const mailRetries = { attempts: config.SHIPLOG_MAIL_ATTEMPTS, firstDelayMs: config.SHIPLOG_MAIL_RETRY_DELAY_MS }
   const emails = config.SMTP_URL ? createPayloadQueue('email', config.QUEUE_NAME, redis, mailRetries) : undefined
   const smsRetries = { attempts: config.SHIPLOG_SMS_ATTEMPTS, firstDelayMs: config.SHIPLOG_SMS_RETRY_DELAY_MS }
   const sms = smsSettings(config) ? createPayloadQueue('sms', config.QUEUE_NAME, redis, smsRetries) : undefined
-  const polls = createPollQueues(config.QUEUE_NAME, redis, carrierApis)
+  const polls = createPollQueues(config.QUEUE_NAME, redis, carriers)
   const closable = [jobs, deliveries, ...(emails ? [emails] : []), ...(sms ? [sms] : []), ...polls.values()]
   // A queue whose Redis is away has nothing to flush: it is only disconnected.
   parts.push(() => isRedisReady(redis) && Promise.all(closable.map((q) => q.close())))
-  return { redis, jobs, deliveries, emails, sms, polls, all: closable.map((q) => q.bull) }
+  return { redis, jobs, deliveries, emails, sms, polls, carriers, carrierLedger, all: closable.map((q) => q.bull) }
 }
 type Queues = ReturnType<typeof openQueues>
 
@@ -160,13 +179,7 @@ type Queues = ReturnType<typeof openQueues>
  * The worker role: jobs, the webhook and e-mail reactions with their senders,
  * and carrier polling. Each BullMQ worker blocks on a Redis connection of its own.
  */
-async function startWorkerRole(
-  config: Config,
-  rt: Runtime,
-  queues: Queues,
-  carrierApis: readonly CarrierTrackingApi[],
-  parts: Parts,
-) {
+async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, parts: Parts) {
   const connection = (name: string) => {
     const redis = connectRedis(config.REDIS_URL, rt.logger, name)
     parts.push(() => redis.disconnect())
@@ -202,8 +215,8 @@ async function startWorkerRole(
     )
     parts.push(() => smsSender.close())
   }
-  if (carrierApis.length === 0) return { reactions, polling: undefined }
-  const polling = await startCarrierPolling(rt, queues.polls, carrierApis, {
+  if (queues.carriers.length === 0) return { reactions, polling: undefined }
+  const polling = await startCarrierPolling(rt, queues.polls, queues.carriers, {
     queue: queues.redis,
     worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
   })

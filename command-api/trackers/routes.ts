@@ -3,6 +3,9 @@ import { trackerById } from '../../projectors/orders/tracker-index.ts'
 import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
 import type { PollQueues } from '../../reactions/polls/poller.ts'
 import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
+import { MAX_POLLS_PER_DAY, pollsOn } from '../../shared/domain/orders/polling.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
+import { untilNextDay } from '../../shared/infra/carriers/ledger.ts'
 import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -83,6 +86,13 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
       const polled = await rt.readStore.get<TrackerPollDoc>(collections.tracker_polls.name, account.id, id)
       if (!polled || polled.doc.next_poll_at === null) {
         throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The tracker is final (or not followed yet): it is not polled')
+      }
+      if (pollsOn(polled.doc, toUnixSeconds(rt.clock.now())) >= MAX_POLLS_PER_DAY) {
+        reply.header('retry-after', String(Math.ceil(untilNextDay(rt.clock.nowMs()) / 1000)))
+        throw new ShiplogError(
+          'SHIPLOG_ERR_RATE_LIMITED',
+          `The tracker was polled ${MAX_POLLS_PER_DAY} times today, the most a day; it is polled again tomorrow (UTC)`,
+        )
       }
       if (!(await queue.enqueue({ accountId: account.id, key: polled.key, refresh: true }).catch(() => false))) {
         throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The job queue is unavailable: try again shortly')

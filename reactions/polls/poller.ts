@@ -3,7 +3,13 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { TrackingApi } from '../../shared/domain/carriers/tracking-apis.ts'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
-import { decidePoll, isStale, POLL_WINDOW_SECONDS } from '../../shared/domain/orders/polling.ts'
+import {
+  decidePoll,
+  isStale,
+  MAX_POLLS_PER_DAY,
+  POLL_WINDOW_SECONDS,
+  pollsOn,
+} from '../../shared/domain/orders/polling.ts'
 import type { CarrierEventInput } from '../../shared/domain/orders/record-tracking-events.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
@@ -36,10 +42,10 @@ const MAX_DUE_PER_TICK = 50_000
 export function createPollQueues(
   jobQueueName: string,
   connection: Redis,
-  apis: readonly CarrierTrackingApi[],
+  carriers: readonly PolledCarrier[],
 ): PollQueues {
   return new Map(
-    apis.map((api) => [
+    carriers.map(({ api }) => [
       api.name,
       createWorkQueue<QueuedPoll>(`${jobQueueName}-poll-${api.name}`, connection, {
         jobId: (poll) => `${poll.refresh ? 'refresh' : 'poll'}_${poll.key}`,
@@ -49,6 +55,12 @@ export function createPollQueues(
       }),
     ]),
   )
+}
+
+/** A carrier API the poller asks, and the requests a second it may make. */
+export interface PolledCarrier {
+  api: CarrierTrackingApi
+  perSecond: number
 }
 
 /** How polling went, for /metrics. */
@@ -72,16 +84,15 @@ type PollerRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 export async function startCarrierPolling(
   rt: PollerRuntime,
   queues: PollQueues,
-  apis: readonly CarrierTrackingApi[],
+  carriers: readonly PolledCarrier[],
   connections: { queue: Redis; worker: () => Redis },
 ) {
   const log = rt.logger.child({ role: 'carrier-polling' })
   const base = rt.config.SHIPLOG_POLL_INTERVAL
   const stats: PollingStats = { polls: new Map(), ticks: 0, stopped: new Set() }
   const poll = trackerPoller(rt, queues, stats, log)
-  const workers = apis.map((api) => {
+  const workers = carriers.map(({ api, perSecond }) => {
     const queue = queues.get(api.name)!
-    const limit = api.name === 'dhl' ? rt.config.SHIPLOG_DHL_RATE_LIMIT : rt.config.SHIPLOG_LAPOSTE_RATE_LIMIT
     const connection = connections.worker()
     const worker = new Worker<QueuedPoll>(
       queue.name,
@@ -91,7 +102,13 @@ export async function startCarrierPolling(
           if (isConcurrencyError(error)) return
           throw error
         }),
-      { connection, concurrency: 4, limiter: { max: limit, duration: 1000 }, lockDuration: 30_000 },
+      // A call may carry several numbers: enough polls run at once to fill one, as many a second as calls allowed.
+      {
+        connection,
+        concurrency: Math.max(4, api.perCall),
+        limiter: { max: perSecond * api.perCall, duration: 1000 },
+        lockDuration: 30_000,
+      },
     )
     worker.on('error', (error) => {
       if (isRedisReady(connection)) log.error({ err: error }, 'carrier poll worker error')
@@ -126,7 +143,7 @@ export async function startCarrierPolling(
   ticker.on('error', (error) => {
     if (isRedisReady(tickConnection)) log.error({ err: error }, 'carrier poll scheduler error')
   })
-  log.info({ apis: apis.map((a) => a.name), every_seconds: base }, 'carrier polling started')
+  log.info({ apis: carriers.map((c) => c.api.name), every_seconds: base }, 'carrier polling started')
 
   return {
     stats,
@@ -159,7 +176,7 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
     const { doc, accountId } = stored
     const events = decidePoll(
       { type: 'RecordPoll', data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) } },
-      { interval: doc.interval },
+      doc,
     )
     const metadata: EventMetadata = {
       accountId,
@@ -198,11 +215,13 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
     const now = toUnixSeconds(rt.clock.now())
     if (!job.data.refresh && doc.next_poll_at! > now) return // polled meanwhile
     const correlation = `poll_${doc.id}_${now}`
+    if (pollsOn(doc, now) >= MAX_POLLS_PER_DAY) return // asked for again (a refresh) after the day's last
     // Any event of the tracker (a carrier's, pushed or polled) is news: its document's updated_at says when the last was.
     const tracker = await trackerByKey(rt.readStore, job.data.key)
+    const trackingNumber = tracker?.tracking_number ?? doc.tracking_number
     if (tracker && isStale(tracker.updated_at, now)) {
       const expired: CarrierEventInput = {
-        tracking_number: doc.tracking_number,
+        tracking_number: trackingNumber,
         carrier_code: doc.carrier_code,
         event_type_code: 'expired',
         happened_at: now,
@@ -212,7 +231,7 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
       count(api.name, 'expired')
       return
     }
-    const result = await api.track(doc.tracking_number, doc.carrier_code)
+    const result = await api.track(trackingNumber, doc.carrier_code)
     count(api.name, result.kind)
     switch (result.kind) {
       case 'rate_limited':

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
+import { publishedLimits } from '../domain/carriers/tracking-apis.ts'
 import { parseSecretKey } from './secrets.ts'
 
 const roles = ['command', 'query', 'projector', 'worker'] as const
@@ -20,7 +21,10 @@ const url = (protocols: string[]) =>
   )
 
 /** Every setting shiplog reads from the environment, validated once at start. */
-export const configSchema = z.object({
+export /** A carrier's daily request budget: unset, its published limit; 0, none. */
+const perDay = z.coerce.number().int().min(0).optional()
+
+const configSchema = z.object({
   /** TCP port of the HTTP server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Interface the HTTP server binds to. */
@@ -166,13 +170,50 @@ export const configSchema = z.object({
   /** DHL Shipment Tracking – Unified: its address and key; without a key DHL trackers are not polled. */
   SHIPLOG_DHL_API_URL: url(['http:', 'https:']).default('https://api-eu.dhl.com'),
   SHIPLOG_DHL_API_KEY: z.string().min(1).optional(),
-  /** Requests per second to DHL's API, from each worker process. */
-  SHIPLOG_DHL_RATE_LIMIT: z.coerce.number().int().min(1).default(3),
+  /** Requests per second to DHL's API, all worker processes together. */
+  SHIPLOG_DHL_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.dhl.perSecond),
+  /** Requests a day (UTC) to DHL's API; 0: no daily budget. Unset: the carrier's published limit. */
+  SHIPLOG_DHL_MAX_REQUESTS_PER_DAY: perDay,
   /** La Poste Suivi v2 (Colissimo, Chronopost): its address and key; without a key they are not polled. */
   SHIPLOG_LAPOSTE_API_URL: url(['http:', 'https:']).default('https://api.laposte.fr'),
   SHIPLOG_LAPOSTE_API_KEY: z.string().min(1).optional(),
-  /** Requests per second to La Poste's API, from each worker process. */
-  SHIPLOG_LAPOSTE_RATE_LIMIT: z.coerce.number().int().min(1).default(5),
+  SHIPLOG_LAPOSTE_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.laposte.perSecond),
+  SHIPLOG_LAPOSTE_MAX_REQUESTS_PER_DAY: perDay,
+  /** UPS Track API: OAuth 2 client credentials; unset, UPS trackers are not polled. */
+  SHIPLOG_UPS_API_URL: url(['http:', 'https:']).default('https://onlinetools.ups.com'),
+  SHIPLOG_UPS_CLIENT_ID: z.string().min(1).optional(),
+  SHIPLOG_UPS_CLIENT_SECRET: z.string().min(1).optional(),
+  SHIPLOG_UPS_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.ups.perSecond),
+  SHIPLOG_UPS_MAX_REQUESTS_PER_DAY: perDay,
+  /** FedEx Track API: OAuth 2 client credentials (the project's API key and secret key). */
+  SHIPLOG_FEDEX_API_URL: url(['http:', 'https:']).default('https://apis.fedex.com'),
+  SHIPLOG_FEDEX_CLIENT_ID: z.string().min(1).optional(),
+  SHIPLOG_FEDEX_CLIENT_SECRET: z.string().min(1).optional(),
+  SHIPLOG_FEDEX_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.fedex.perSecond),
+  SHIPLOG_FEDEX_MAX_REQUESTS_PER_DAY: perDay,
+  /** USPS Tracking v3: OAuth 2 client credentials (consumer key and secret). */
+  SHIPLOG_USPS_API_URL: url(['http:', 'https:']).default('https://apis.usps.com'),
+  SHIPLOG_USPS_CLIENT_ID: z.string().min(1).optional(),
+  SHIPLOG_USPS_CLIENT_SECRET: z.string().min(1).optional(),
+  SHIPLOG_USPS_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.usps.perSecond),
+  SHIPLOG_USPS_MAX_REQUESTS_PER_DAY: perDay,
+  /** PostNL Shipment Status v2: the API key. */
+  SHIPLOG_POSTNL_API_URL: url(['http:', 'https:']).default('https://api.postnl.nl'),
+  SHIPLOG_POSTNL_API_KEY: z.string().min(1).optional(),
+  SHIPLOG_POSTNL_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.postnl.perSecond),
+  SHIPLOG_POSTNL_MAX_REQUESTS_PER_DAY: perDay,
+  /** GLS Track and Trace: HTTP Basic user and password. */
+  SHIPLOG_GLS_API_URL: url(['http:', 'https:']).default('https://api.gls-group.net/track-and-trace-v1'),
+  SHIPLOG_GLS_USERNAME: z.string().min(1).optional(),
+  SHIPLOG_GLS_PASSWORD: z.string().min(1).optional(),
+  SHIPLOG_GLS_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.gls.perSecond),
+  SHIPLOG_GLS_MAX_REQUESTS_PER_DAY: perDay,
+  /** Royal Mail Tracking v2: the IBM client id and secret. */
+  SHIPLOG_ROYALMAIL_API_URL: url(['http:', 'https:']).default('https://api.royalmail.net'),
+  SHIPLOG_ROYALMAIL_CLIENT_ID: z.string().min(1).optional(),
+  SHIPLOG_ROYALMAIL_CLIENT_SECRET: z.string().min(1).optional(),
+  SHIPLOG_ROYALMAIL_RATE_LIMIT: z.coerce.number().int().min(1).default(publishedLimits.royal_mail.perSecond),
+  SHIPLOG_ROYALMAIL_MAX_REQUESTS_PER_DAY: perDay,
   /** Days of deliveries delivery date estimation learns from: a carrier that slows down is seen within weeks. */
   SHIPLOG_ESTIMATION_WINDOW_DAYS: z.coerce.number().int().min(7).max(730).default(90),
   /** Seconds between two looks for trackers due a poll; also a tracker's first wait between polls. */
@@ -183,6 +224,15 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>
 export const allRoles: readonly Role[] = roles
+
+/** Credentials that only work together. */
+const pairedSettings = [
+  ['SHIPLOG_UPS_CLIENT_ID', 'SHIPLOG_UPS_CLIENT_SECRET'],
+  ['SHIPLOG_FEDEX_CLIENT_ID', 'SHIPLOG_FEDEX_CLIENT_SECRET'],
+  ['SHIPLOG_USPS_CLIENT_ID', 'SHIPLOG_USPS_CLIENT_SECRET'],
+  ['SHIPLOG_GLS_USERNAME', 'SHIPLOG_GLS_PASSWORD'],
+  ['SHIPLOG_ROYALMAIL_CLIENT_ID', 'SHIPLOG_ROYALMAIL_CLIENT_SECRET'],
+] as const
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -199,6 +249,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(
         'Invalid configuration:\n  TWILIO_ACCOUNT_SID: SMS needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, all set',
       )
+    }
+    for (const [a, b] of pairedSettings) {
+      if (Boolean(result.data[a]) !== Boolean(result.data[b]))
+        throw new ConfigError(`Invalid configuration:\n  ${a}: needs ${b} as well; set both or neither`)
     }
     return result.data
   }

@@ -12,9 +12,12 @@ import {
   nextPollInterval,
 } from '../../shared/domain/orders/polling.ts'
 import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
-import { dhlApi } from '../../shared/infra/carriers/dhl.ts'
-import { laposteApi } from '../../shared/infra/carriers/laposte.ts'
-import { DHL_KEY, LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'
+import { dhlApi as dhlAdapter } from '../../shared/infra/carriers/dhl.ts'
+import { laposteApi as laposteAdapter } from '../../shared/infra/carriers/laposte.ts'
+import { asked, DHL_KEY, LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'
+
+const dhlApi = (config: { url: string; key: string }) => asked(dhlAdapter(config))
+const laposteApi = (config: { url: string; key: string }) => asked(laposteAdapter(config))
 
 /*
  * The carrier adapters against a local HTTP server answering with each

@@ -4,10 +4,12 @@ import { memoize } from '../memo.ts'
 import { carrierRegistry } from './registry.ts'
 
 /**
- * Carriers as a tracker shows them. Detection comes from ts-tracking-number, a
- * maintained pattern library (UPS, USPS, FedEx, DHL, OnTrac, Amazon, S10
- * postal ids): we never keep our own regular expressions. Names and tracking
- * pages come from the registry for the carriers it lists, else the library.
+ * Carriers as a tracker shows them. Detection comes first from
+ * ts-tracking-number, a maintained pattern library (UPS, USPS, FedEx, DHL,
+ * OnTrac, Amazon, S10 postal ids with their check digits); the European
+ * formats it does not know are below, each documented in
+ * docs/carrier-polling.md. Names and tracking pages come from the registry
+ * for the carriers it lists, else the library.
  */
 export interface CarrierMatch {
   carrier: Carrier
@@ -43,12 +45,47 @@ export function carrierByCode(code: string, trackingNumber: string): CarrierMatc
 /** Guesses the carrier from the tracking number's format; undefined when no pattern matches. */
 export const detectCarrier = memoize(detect)
 
+/** Formats the library does not know, each one carrier's alone. */
+const europeanFormats: readonly { code: string; format: RegExp }[] = [
+  // Colissimo's domestic numbers: a digit, a letter, eleven digits (6A12345678901).
+  { code: 'colissimo', format: /^\d[A-Z]\d{11}$/ },
+  // PostNL's domestic barcodes: 3S, the customer code's four letters, then digits.
+  { code: 'postnl', format: /^3S[A-Z]{4}\d{5,11}$/ },
+  // DHL Parcel Benelux (JVGL…) and DHL Paket's SSCC (company prefix 340434).
+  { code: 'dhl_parcel', format: /^JVGL\d{16,20}$/ },
+  { code: 'dhl_parcel', format: /^00340434\d{12}$/ },
+  // DPD's parcel numbers: fourteen digits from a zero.
+  { code: 'dpd', format: /^0\d{13}$/ },
+  // GLS's parcel numbers: eleven digits.
+  { code: 'gls', format: /^\d{11}$/ },
+]
+
+/** S10 (UPU) numbers by the post that issued them (the last two letters), and for France by service. */
+function s10Carrier(number: string): string | undefined {
+  const country = number.slice(-2)
+  if (country === 'GB') return 'royal_mail'
+  if (country === 'NL') return 'postnl'
+  if (country !== 'FR') return undefined
+  return number.startsWith('E') ? 'chronopost' : number.startsWith('C') ? 'colissimo' : 'laposte'
+}
+
+/**
+ * The carrier a number's format names; undefined when none does, or when
+ * formats of two carriers match (a wrong carrier would be polled for nothing).
+ */
 function detect(trackingNumber: string): CarrierMatch | undefined {
-  const match = getTracking(trackingNumber.replace(/\s+/g, ''))
-  if (!match) return undefined
-  const code = match.courier.code
+  const number = trackingNumber.replace(/\s+/g, '').toUpperCase()
+  const match = getTracking(number)
+  const libraryCode = match && (match.courier.code === 's10' ? (s10Carrier(number) ?? 's10') : match.courier.code)
+  const codes = new Set([
+    ...(libraryCode ? [libraryCode] : []),
+    ...europeanFormats.filter((f) => f.format.test(number)).map((f) => f.code),
+  ])
+  if (codes.size !== 1) return undefined
+  const [code] = codes as Set<string>
+  const libraryLink = libraryCode === match?.courier.code ? match?.trackingUrl : undefined
   return {
-    carrier: { code, name: names.get(code) ?? match.courier.name },
-    trackingLink: match.trackingUrl?.replace('%s', encodeURIComponent(trackingNumber)) ?? linkFor(code, trackingNumber),
+    carrier: { code: code!, name: names.get(code!) ?? match?.courier.name ?? code! },
+    trackingLink: libraryLink?.replace('%s', encodeURIComponent(trackingNumber)) ?? linkFor(code!, trackingNumber),
   }
 }

@@ -25,10 +25,23 @@ export function nextPollInterval(previous: number | null, changed: boolean, base
 /** Whether a tracker is to be recorded `expired`: no carrier event (nor creation) for 30 days. */
 export const isStale = (lastNewsAt: number, now: number) => now - lastNewsAt >= EXPIRY_SECONDS
 
-/** What a tracker's polls decide on: the wait before the last one (null: never polled). */
+/** Polls of one parcel in a day (UTC) at most: past them, the next waits for the next day. */
+export const MAX_POLLS_PER_DAY = 10
+
+/** What a tracker's polls decide on: the wait before the last one (null: never polled), and the polls of its day. */
 export interface PollState {
   interval: number | null
+  /** The UTC day of the last poll, and the polls that day. */
+  polled_on?: string | null
+  polls_that_day?: number
 }
+
+const DAY_SECONDS = 86_400
+export const utcDayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
+
+/** Polls already made on the day of `at`. */
+export const pollsOn = (state: PollState | undefined, at: number) =>
+  state?.polled_on === utcDayOf(at) ? (state.polls_that_day ?? 0) : 0
 
 export type TrackerPolled = Extract<OrderEvent, { type: 'TrackerPolled' }>
 
@@ -38,13 +51,17 @@ export interface RecordPoll {
   data: { tracker_id: number; changed: boolean; base: number; at: number }
 }
 
-export const evolvePollState = (_state: PollState | undefined, event: TrackerPolled): PollState => ({
+export const evolvePollState = (state: PollState | undefined, event: TrackerPolled): PollState => ({
   interval: event.data.interval,
+  polled_on: utcDayOf(event.data.at),
+  polls_that_day: pollsOn(state, event.data.at) + 1,
 })
 
 /** A poll is always recorded, with when to ask again: soon after news, then less and less often. */
 export function decidePoll(command: RecordPoll, state: PollState | undefined): TrackerPolled[] {
   const { tracker_id, changed, base, at } = command.data
   const interval = nextPollInterval(state?.interval ?? null, changed, base)
-  return [{ type: 'TrackerPolled', data: { tracker_id, changed, interval, next_poll_at: at + interval, at } }]
+  const tomorrow = (Math.floor(at / DAY_SECONDS) + 1) * DAY_SECONDS
+  const next = pollsOn(state, at) + 1 >= MAX_POLLS_PER_DAY ? Math.max(at + interval, tomorrow) : at + interval
+  return [{ type: 'TrackerPolled', data: { tracker_id, changed, interval, next_poll_at: next, at } }]
 }

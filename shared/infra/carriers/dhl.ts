@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { dhlEventType } from '../../domain/carriers/tracking-apis.ts'
 import type { CarrierEventInput } from '../../domain/orders/record-tracking-events.ts'
-import { type CarrierTrackingApi, getTracking, unixSeconds } from './port.ts'
+import { type CarrierApiAdapter, callForOne, trimSlash, unixSeconds } from './port.ts'
 
 /** The parts of DHL Shipment Tracking – Unified's answer that shiplog reads. */
 const answer = z.object({
@@ -34,13 +34,18 @@ const answer = z.object({
 })
 
 /** DHL: `GET {url}/track/shipments?trackingNumber=<n>` with `DHL-API-Key`. */
-export function dhlApi(config: { url: string; key: string }): CarrierTrackingApi {
+export function dhlApi(config: { url: string; key: string }): CarrierApiAdapter {
   return {
     name: 'dhl',
-    track: (trackingNumber, carrierCode) =>
-      getTracking(
-        `${config.url.replace(/\/$/, '')}/track/shipments?trackingNumber=${encodeURIComponent(trackingNumber)}`,
-        { 'DHL-API-Key': config.key },
+    perCall: 1,
+    trackMany: ([parcel]) => {
+      const { trackingNumber, carrierCode } = parcel!
+      return callForOne(
+        parcel!,
+        {
+          url: `${trimSlash(config.url)}/track/shipments?trackingNumber=${encodeURIComponent(trackingNumber)}`,
+          headers: { 'DHL-API-Key': config.key },
+        },
         (json) => {
           const [shipment] = answer.parse(json).shipments
           const expected = shipment!.estimatedTimeOfDelivery ? unixSeconds(shipment!.estimatedTimeOfDelivery) : null
@@ -66,6 +71,7 @@ export function dhlApi(config: { url: string; key: string }): CarrierTrackingApi
           })
         },
         { unknownStatuses: [404] },
-      ),
+      )
+    },
   }
 }

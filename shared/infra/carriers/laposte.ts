@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { laposteEventType } from '../../domain/carriers/tracking-apis.ts'
 import type { CarrierEventInput } from '../../domain/orders/record-tracking-events.ts'
-import { type CarrierTrackingApi, getTracking, unixSeconds } from './port.ts'
+import { type CarrierApiAdapter, callForOne, trimSlash, unixSeconds } from './port.ts'
 
 /** The parts of La Poste Suivi v2's answer that shiplog reads. */
 const answer = z.object({
@@ -15,13 +15,18 @@ const answer = z.object({
  * La Poste (Colissimo, Chronopost): `GET {url}/suivi/v2/idships/<n>?lang=fr_FR`
  * with `X-Okapi-Key`. Its labels are French: kept as the message and as `messages.fr`.
  */
-export function laposteApi(config: { url: string; key: string }): CarrierTrackingApi {
+export function laposteApi(config: { url: string; key: string }): CarrierApiAdapter {
   return {
     name: 'laposte',
-    track: (trackingNumber, carrierCode) =>
-      getTracking(
-        `${config.url.replace(/\/$/, '')}/suivi/v2/idships/${encodeURIComponent(trackingNumber)}?lang=fr_FR`,
-        { 'X-Okapi-Key': config.key },
+    perCall: 1,
+    trackMany: ([parcel]) => {
+      const { trackingNumber, carrierCode } = parcel!
+      return callForOne(
+        parcel!,
+        {
+          url: `${trimSlash(config.url)}/suivi/v2/idships/${encodeURIComponent(trackingNumber)}?lang=fr_FR`,
+          headers: { 'X-Okapi-Key': config.key },
+        },
         (json) =>
           answer.parse(json).shipment.event.map(
             (e): CarrierEventInput => ({
@@ -36,6 +41,7 @@ export function laposteApi(config: { url: string; key: string }): CarrierTrackin
           ),
         // 404: no such number; 400: not a number La Poste could ever know.
         { unknownStatuses: [400, 404] },
-      ),
+      )
+    },
   }
 }

@@ -20,6 +20,8 @@ export interface MetricSources {
   token?: string
   /** Carrier polling's counts (`<api>|<outcome>`), its ticks, and the APIs stopped by a refused key. */
   carrierPolling?: () => { polls: ReadonlyMap<string, number>; ticks: number; stopped: ReadonlySet<string> } | undefined
+  /** Carrier API calls by `api|outcome`, from this process. */
+  carrierRequests?: () => ReadonlyMap<string, number>
 }
 
 /**
@@ -29,7 +31,7 @@ export interface MetricSources {
  * state. One registry per server, so several servers in one process stay apart.
  */
 export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore'>, sources: MetricSources) {
-  const { projections, queues, carrierPolling } = sources
+  const { projections, queues, carrierPolling, carrierRequests } = sources
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const durations = new Histogram({
@@ -81,6 +83,21 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
         this.set({ projection: name }, Number(head - ((await rt.readStore.checkpoint(name)) ?? 0n)))
     },
   })
+  if (carrierRequests) {
+    new Counter({
+      name: 'shiplog_carrier_requests_total',
+      help: 'Calls to carrier tracking APIs by this process since it started, by carrier API and outcome (over_budget: not sent, the day’s budget spent)',
+      labelNames: ['carrier', 'outcome'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const [key, n] of carrierRequests()) {
+          const [carrier, outcome] = key.split('|')
+          this.inc({ carrier, outcome }, n)
+        }
+      },
+    })
+  }
   if (carrierPolling) {
     new Counter({
       name: 'shiplog_carrier_polls_total',

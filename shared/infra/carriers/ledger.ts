@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis'
+import type { TrackingApi } from '../../domain/carriers/tracking-apis.ts'
+
+/*
+ * What each carrier API has been asked today, shared by every process through
+ * Redis: the day's budget is taken one request at a time, and the last error
+ * is kept for GET /v2/carrier_apis. Days are UTC. A Redis that comes back
+ * empty forgets the day's count: the budget then starts again, which can spend
+ * a day's budget twice but never stops polling for good.
+ */
+
+export interface CarrierApiDay {
+  requests: number
+  lastError: { message: string; at: number } | null
+}
+
+export interface CarrierLedger {
+  /** Takes one request from today's budget (null: none set); false once it is spent. */
+  take(api: TrackingApi, perDay: number | null): Promise<boolean>
+  /** An answer that went wrong, kept as the API's last error. */
+  fault(api: TrackingApi, message: string): Promise<void>
+  today(api: TrackingApi): Promise<CarrierApiDay>
+}
+
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+/** Milliseconds until the next UTC midnight: when a spent budget is whole again. */
+export const untilNextDay = (ms: number) => 86_400_000 - (ms % 86_400_000)
+
+export function redisLedger(redis: Redis, prefix: string, now: () => number = Date.now): CarrierLedger {
+  const countKey = (api: TrackingApi) => `${prefix}:carrier-api:${api}:${utcDay(now())}`
+  const errorKey = (api: TrackingApi) => `${prefix}:carrier-api:${api}:last-error`
+  return {
+    async take(api, perDay) {
+      const key = countKey(api)
+      const [[, n]] = (await redis
+        .multi()
+        .incr(key)
+        .expire(key, 2 * 86_400)
+        .exec()) as [[unknown, number]]
+      if (perDay === null || n <= perDay) return true
+      await redis.decr(key)
+      return false
+    },
+    async fault(api, message) {
+      await redis.set(errorKey(api), JSON.stringify({ message, at: Math.floor(now() / 1000) }), 'EX', 7 * 86_400)
+    },
+    async today(api) {
+      const [requests, lastError] = await redis.mget(countKey(api), errorKey(api))
+      return { requests: Number(requests ?? 0), lastError: lastError ? JSON.parse(lastError) : null }
+    },
+  }
+}
