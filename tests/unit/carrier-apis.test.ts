@@ -57,7 +57,13 @@ t.test('every La Poste code reads as an event type', async (t) => {
     ['dhl', 'dhl'],
     ['dhl_express', 'dhl'],
     ['dhl_parcel', 'dhl'],
+    ['fedex', 'fedex'],
+    ['gls', 'gls'],
     ['laposte', 'laposte'],
+    ['postnl', 'postnl'],
+    ['royal_mail', 'royal_mail'],
+    ['ups', 'ups'],
+    ['usps', 'usps'],
   ])
 })
 
