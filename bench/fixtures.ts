@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { OrderDoc } from '../projectors/orders/document.ts'
 import type { Address } from '../shared/domain/events/resources.ts'
+import { orderStream } from '../shared/domain/orders/state.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import type { ReadStore } from '../shared/infra/read-store/port.ts'
 
 /** Orders of realistic size for the benchmarks: two fulfillments, a tracker of five events each, a notification. */
 
@@ -119,5 +122,40 @@ export function order(i: number, emails: number): OrderDoc {
       trackers: [tracker(k)],
       notifications: [],
     })),
+  }
+}
+
+/**
+ * Loads `size` orders straight into a read store, 5,000 a commit, as its
+ * orders projection would write them (`views`, when given, as it renders
+ * them when idle); `emails` customers share them.
+ */
+export async function loadOrders(
+  readStore: ReadStore,
+  accountId: number,
+  size: number,
+  emails: number,
+  views?: (doc: OrderDoc) => Record<string, string>,
+) {
+  for (let start = 0; start < size; start += 5000) {
+    const writes = Array.from({ length: Math.min(5000, size - start) }, (_, j) => {
+      const doc = order(start + j, emails)
+      return {
+        collection: collections.orders.name,
+        key: orderStream(accountId, doc.order_number),
+        accountId,
+        id: doc.id,
+        revision: 5,
+        doc,
+        fields: {
+          email: doc.email,
+          order_number: doc.order_number,
+          created_at: doc.created_at,
+          ordered_at: doc.ordered_at,
+        },
+        ...(views ? { views: views(doc) } : {}),
+      }
+    })
+    await readStore.commit(['bench-load'], writes, BigInt(start + 1))
   }
 }

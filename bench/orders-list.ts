@@ -8,11 +8,9 @@
 import { spawnSync } from 'node:child_process'
 import { Expansion, orderExpandPaths } from '../projectors/resources/expansion.ts'
 import { renderOrder } from '../projectors/resources/render.ts'
-import { orderStream } from '../shared/domain/orders/state.ts'
-import { collections } from '../shared/infra/read-store/collections.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime } from '../shared/infra/runtime.ts'
-import { order, T0 } from './fixtures.ts'
+import { loadOrders, T0 } from './fixtures.ts'
 import { benchServerProcess, conditions, ms, percentile, timeGets } from './support.ts'
 
 const SIZES = (process.env.BENCH_ORDERS ?? '10000,1000000').split(',').map(Number)
@@ -29,27 +27,8 @@ async function measure(size: number) {
   const account = server.accountId
   const emails = Math.max(1, Math.floor(size / ORDERS_PER_EMAIL))
   const t0 = performance.now()
-  for (let start = 0; start < size; start += 5000) {
-    const writes = Array.from({ length: Math.min(5000, size - start) }, (_, j) => {
-      const doc = order(start + j, emails)
-      return {
-        collection: collections.orders.name,
-        key: orderStream(account, doc.order_number),
-        accountId: account,
-        id: doc.id,
-        revision: 5,
-        doc,
-        fields: {
-          email: doc.email,
-          order_number: doc.order_number,
-          created_at: doc.created_at,
-          ordered_at: doc.ordered_at,
-        },
-        views: { full: JSON.stringify(renderOrder(doc, full)) }, // as the projector renders it when idle
-      }
-    })
-    await readStore.commit(['bench-load'], writes, BigInt(start + 1))
-  }
+  // As the projector renders the full view when idle.
+  await loadOrders(readStore, account, size, emails, (doc) => ({ full: JSON.stringify(renderOrder(doc, full)) }))
   await loader.close()
   const loadSeconds = (performance.now() - t0) / 1000
   // Let the OS write the gigabytes just loaded out to disk first: months of

@@ -7,12 +7,10 @@
  * and the loopback's share. BENCH_ORDERS sets the size, BENCH_REQUESTS the sample.
  */
 import { spawnSync } from 'node:child_process'
-import { orderStream } from '../shared/domain/orders/state.ts'
 import { loadConfig } from '../shared/infra/config.ts'
-import { collections } from '../shared/infra/read-store/collections.ts'
 import { openRuntime } from '../shared/infra/runtime.ts'
 import { trackingTokens } from '../shared/infra/tracking-links.ts'
-import { order } from './fixtures.ts'
+import { loadOrders } from './fixtures.ts'
 import { benchServerProcess, conditions, ms, percentile } from './support.ts'
 
 const SIZE = Number(process.env.BENCH_ORDERS ?? 1_000_000)
@@ -27,26 +25,7 @@ const server = await benchServerProcess()
 const loader = await openRuntime(loadConfig({ ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }))
 const account = server.accountId
 const t0 = performance.now()
-for (let start = 0; start < SIZE; start += 5000) {
-  const writes = Array.from({ length: Math.min(5000, SIZE - start) }, (_, j) => {
-    const doc = order(start + j, Math.max(1, SIZE / 100))
-    return {
-      collection: collections.orders.name,
-      key: orderStream(account, doc.order_number),
-      accountId: account,
-      id: doc.id,
-      revision: 5,
-      doc,
-      fields: {
-        email: doc.email,
-        order_number: doc.order_number,
-        created_at: doc.created_at,
-        ordered_at: doc.ordered_at,
-      },
-    }
-  })
-  await loader.readStore.commit(['bench-load'], writes, BigInt(start + 1))
-}
+await loadOrders(loader.readStore, account, SIZE, Math.max(1, SIZE / 100))
 const tokens = trackingTokens(loader.secrets)
 console.log(`  loaded ${SIZE.toLocaleString('en')} orders in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
 await loader.close()

@@ -1,6 +1,19 @@
 import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../../shared/domain/events/resources.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 
+/** An order `R-1` created at `at`: the first event of every order history the tests fold. */
+export const orderCreated = (at: number, changes: OrderChanges = {}, orderId = 1): OrderEvent => ({
+  type: 'OrderCreated',
+  data: {
+    order_id: orderId,
+    uuid: `00000000-0000-4000-8000-${String(orderId).padStart(12, '0')}`,
+    order_number: 'R-1',
+    merchant_id: 'R-1',
+    changes,
+    at,
+  },
+})
+
 /** The tracker of `orderHistory`. */
 export const TRACKER = 30
 

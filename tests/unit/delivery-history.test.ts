@@ -1,4 +1,5 @@
 import t from 'tap'
+import { orderCreated } from '../support/orders.ts'
 import {
   applyContribution,
   applyPrefixContribution,
@@ -15,21 +16,14 @@ import {
 } from '../../shared/domain/delivery/history.ts'
 import { isoWeek, performanceRows } from '../../shared/domain/delivery/performance.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderChanges } from '../../shared/domain/events/resources.ts'
 
 /* The delivery history, pure: an order's events folded to its parcels' facts, their sums, what they teach. */
 
 const at = (iso: string) => Math.floor(Date.parse(iso) / 1000)
-const created = {
-  type: 'OrderCreated',
-  data: {
-    order_id: 1,
-    uuid: '00000000-0000-4000-8000-000000000001',
-    order_number: 'R-1',
-    merchant_id: 'R-1',
-    changes: { shipping_address: { id: 9, country_code: 'FR', zip: '75 002', state: null } },
-    at: 100,
-  },
-} as unknown as OrderEvent
+const created = orderCreated(100, {
+  shipping_address: { id: 9, country_code: 'FR', zip: '75 002', state: null },
+} as OrderChanges)
 const tracker = {
   type: 'TrackerCreated',
   data: {

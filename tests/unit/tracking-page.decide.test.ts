@@ -1,23 +1,14 @@
 import t from 'tap'
+import { orderCreated } from '../support/orders.ts'
 import { evolveOrder } from '../../projectors/orders/evolve.ts'
-import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { evolveOrderState } from '../../shared/domain/orders/state.ts'
 import { decideTrackingLinkRotation } from '../../shared/domain/orders/tracking-link.ts'
 import { brandColorsOf, defaultTrackingPage, trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { specOf } from '../support/decider.ts'
 
 const given = specOf({ decide: decideTrackingLinkRotation, evolve: evolveOrderState })
 const AT = 1_800_000_000
-const created = {
-  type: 'OrderCreated',
-  data: {
-    order_id: 1,
-    uuid: '00000000-0000-4000-8000-000000000001',
-    order_number: 'R-1',
-    merchant_id: 'R-1',
-    changes: {},
-    at: AT,
-  },
-} as OrderEvent
+const created = orderCreated(AT)
 
 t.test('an order’s tracking link is rotated to the link id the command brings', async (t) => {
   given([created])

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { orderCreated } from '../support/orders.ts'
 import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
 import { evolveOrder } from '../../projectors/orders/evolve.ts'
 import { buildTrackingPage } from '../../query-api/tracking-page/page.ts'
@@ -6,24 +7,13 @@ import { pageLanguage } from '../../query-api/tracking-page/routes.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 import { deliveryStatusCodes } from '../../shared/domain/orders/tracking.ts'
 import { pickupPlace, sameStreet } from '../../shared/domain/pickup-points/pickup-point.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 
 /* The tracking page's data, from an order document: the pure part of the page. */
 
 const AT = 1_795_000_000
 const account = { id: 1, name: 'Acme', language_code: 'en', deleted: false } as AccountDoc
 const order = (status: string, shipped: boolean): OrderDoc => {
-  const created = evolveOrder(undefined, {
-    type: 'OrderCreated',
-    data: {
-      order_id: 1,
-      uuid: '00000000-0000-4000-8000-000000000001',
-      order_number: 'R-1',
-      merchant_id: 'R-1',
-      changes: {},
-      at: AT,
-    },
-  } as OrderEvent)
+  const created = evolveOrder(undefined, orderCreated(AT))
   const tracker = {
     id: 3,
     tracking_number: 'TN',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { localDateTime } from '../delivery/calendar.ts'
 import { timeOfDay } from '../fields.ts'
 
 /*
@@ -13,25 +14,6 @@ export const DEFAULT_QUIET_HOURS: QuietHours = { from: '21:00', until: '08:00' }
 
 const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5))
 
-/** The local clock time of an instant in a time zone, in minutes after midnight, with its date's parts. */
-function localParts(at: Date, timeZone: string) {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  )
-  return { minutes: Number(parts.hour) * 60 + Number(parts.minute), seconds: Number(parts.second) }
-}
-
 /**
  * When a text may be sent, if not now: the end of the quiet window the
  * instant falls in, in the zone given; undefined outside it.
@@ -40,7 +22,8 @@ export function quietUntil(at: Date, timeZone: string, window: QuietHours | null
   if (!window) return undefined
   const [from, until] = [minutesOf(window.from), minutesOf(window.until)]
   if (from === until) return undefined
-  const { minutes, seconds } = localParts(at, timeZone)
+  const local = localDateTime(timeZone, at)
+  const [minutes, seconds] = [minutesOf(local.time), local.seconds]
   const quiet = from < until ? minutes >= from && minutes < until : minutes >= from || minutes < until
   if (!quiet) return undefined
   const wait = (until - minutes + 24 * 60) % (24 * 60)
