@@ -19,13 +19,7 @@ import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
-import {
-  changesPoll,
-  evolveTrackerPoll,
-  startsPoll,
-  type TrackerPollDoc,
-  type TrackerPollEvent,
-} from './polls/tracker-poll.ts'
+import { changesPoll, evolveTrackerPoll, type TrackerPollDoc, type TrackerPollEvent } from './polls/tracker-poll.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -91,7 +85,7 @@ export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<T
   collection: collections.trackers.name,
   handles: movesTrackerIndex,
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
-  startsDocument: (event) => startsPoll(event),
+  startsDocument: (event) => event.type === 'TrackerCreated',
   evolve: (doc, event) => {
     if (event.type === 'TrackerCreated') return trackerIndexEntry(evolveTracker(undefined, event))
     const delivery_status_code =
@@ -155,7 +149,7 @@ export const trackerPollsProjection = documentProjection<TrackerPollDoc, Recorde
   collection: collections.tracker_polls.name,
   handles: (event): event is Recorded<TrackerPollEvent> => changesPoll(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
-  startsDocument: (event) => startsPoll(event),
+  startsDocument: (event) => event.type === 'TrackerCreated',
   evolve: (doc, event) => evolveTrackerPoll(doc, event as TrackerPollEvent, event.stream),
   id: (doc) => doc.id,
   fields: (doc) => ({ next_poll_at: doc.next_poll_at }),

@@ -48,11 +48,6 @@ export const changesPoll = (event: { type: string; data: unknown }) =>
   event.type === 'TrackerPolled' ||
   (event.type === 'TrackerStatusChanged' && finalStatuses.has((event.data as { to: string }).to))
 
-/** Whether an event begins a poll document: a tracker created with, or given, a polled carrier. */
-export const startsPoll = (event: { type: string; data: unknown }) =>
-  (event.type === 'TrackerCreated' || event.type === 'TrackerUpdated') &&
-  polledCarrier(event.data as TrackerCreatedData) !== undefined
-
 /** Only trackers with a carrier that has a tracking API get a document; it is due at once. */
 export function evolveTrackerPoll(
   doc: TrackerPollDoc | undefined,

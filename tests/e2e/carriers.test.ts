@@ -1,5 +1,11 @@
 import t, { type Test } from 'tap'
-import { CREDENTIALS, type CarrierServer, POSTNL_KEY, startCarrierServer } from '../support/carrier-api.ts'
+import {
+  CREDENTIALS,
+  detectionCases,
+  type CarrierServer,
+  POSTNL_KEY,
+  startCarrierServer,
+} from '../support/carrier-api.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
@@ -189,4 +195,25 @@ t.test("polls wait past the day's budget, never fail; GET /v2/carrier_apis tells
   t.equal((await trackerOf(server, waiting)).delivery_status_code, 'pending', 'waiting, not failed')
   const metrics = await (await fetch(`${server.url}/metrics`)).text()
   t.match(metrics, /shiplog_carrier_requests_total\{carrier="usps",outcome="over_budget"\} [1-9]/)
+})
+
+t.test('every detection rule, through POST /v1/trackers', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const server = await start(t, carrier, { SHIPLOG_POLL_INTERVAL: '3600' })
+  const created = await postTrackers(
+    server,
+    detectionCases.map(([number], i) => ({ order_number: `DR-${i}`, tracking_number: number })),
+  )
+  t.equal(created.status, 201)
+  for (const [number, code] of detectionCases) {
+    const tracker = await trackerOf(server, number)
+    t.equal(tracker.carrier?.code ?? null, code, number)
+    if (code) t.match(tracker.tracking_link, /^https:\/\//, `${number}: the carrier's tracking page`)
+  }
+  const apis = (await server.request('GET', '/v2/carrier_apis')).body.data
+  t.same(
+    Object.fromEntries(apis.map((a: { api: string; daily_budget: number | null }) => [a.api, a.daily_budget])),
+    { dhl: 250, laposte: null, ups: null, fedex: 100000, usps: 1440, postnl: null, gls: null, royal_mail: null },
+    'the published daily limits, unless set',
+  )
 })

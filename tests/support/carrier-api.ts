@@ -75,6 +75,27 @@ export interface CarrierServer {
   tokens: Map<string, number>
 }
 
+/** Numbers and the carrier their format names (null: none, or two carriers' formats accept it). */
+export const detectionCases: readonly [number: string, carrier: string | null][] = [
+  ['1Z999AA10123456784', 'ups'],
+  ['9400111899223100000000', 'usps'],
+  ['123456789012', 'fedex'],
+  ['6A12345678901', 'colissimo'],
+  ['CB123456785FR', 'colissimo'],
+  ['EE123456785FR', 'chronopost'],
+  ['RR123456785GB', 'royal_mail'],
+  ['LX123456785NL', 'postnl'],
+  ['3SABCD1234567', 'postnl'],
+  ['JVGL12345678901234567', 'dhl_parcel'],
+  ['05212345678901', 'dpd'],
+  ['12345678901', 'gls'],
+  // DHL Paket's SSCC that USPS's format also accepts: two carriers, so none.
+  ['00340434123456789012', null],
+  // An S10 number whose check digit is wrong.
+  ['RR123456789GB', null],
+  ['hello', null],
+]
+
 export const CREDENTIALS = { id: 'client-id', secret: 'client-secret' }
 export const POSTNL_KEY = 'postnl-key'
 
