@@ -6,6 +6,7 @@ import {
   POSTNL_KEY,
   startCarrierServer,
 } from '../support/carrier-api.ts'
+import { freePort } from '../support/process.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
@@ -215,5 +216,20 @@ t.test('every detection rule, through POST /v1/trackers', async (t) => {
     Object.fromEntries(apis.map((a: { api: string; daily_budget: number | null }) => [a.api, a.daily_budget])),
     { dhl: 250, laposte: null, ups: null, fedex: 100000, usps: 1440, postnl: null, gls: null, royal_mail: null },
     'the published daily limits, unless set',
+  )
+})
+
+t.test('GET /v2/carrier_apis answers while Redis is away, without the day', async (t) => {
+  const server = await startTestServer(t, {
+    roles: ['command', 'query', 'projector'],
+    env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, SHIPLOG_POSTNL_API_KEY: POSTNL_KEY },
+  })
+  const started = Date.now()
+  const apis = await server.request('GET', '/v2/carrier_apis')
+  t.equal(apis.status, 200)
+  t.ok(Date.now() - started < 5000, 'at once, not held')
+  t.match(
+    apis.body.data.find((a: { api: string }) => a.api === 'postnl'),
+    { configured: true, requests_today: null, budget_left: null, last_error: null },
   )
 })
