@@ -20,7 +20,7 @@ import { sendEmail, smtpTransport } from '../reactions/emails/sender.ts'
 import { createPayloadQueue, startPayloadReaction, startPayloadSender } from '../reactions/notifications/payloads.ts'
 import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
-import { carrierApiSettings, type ConfiguredCarrierApi, configuredCarrierApis } from '../shared/infra/carriers/apis.ts'
+import { carrierApiSettings, type ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierRequestCounts, carrierCalls } from '../shared/infra/carriers/calls.ts'
 import { redisLedger } from '../shared/infra/carriers/ledger.ts'
 import { carrierApiRoutes } from '../query-api/carrier-apis/routes.ts'
@@ -51,7 +51,8 @@ export async function startServer(
   const files = embeddedFiles(config)
   const walCheckpoints = files.length > 0 ? 'background' : 'inline'
   const rt = await openRuntime(config, { ...options, walCheckpoints })
-  const carrierApis = configuredCarrierApis(config)
+  const carrierSettings = carrierApiSettings(config)
+  const carrierApis = carrierSettings.filter((api) => api.adapter)
   const carrierRequests: CarrierRequestCounts = new Map()
   const parts = startedParts(rt.logger)
   let app: App | undefined
@@ -91,7 +92,7 @@ export async function startServer(
     })
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
-    if (queues) carrierApiRoutes(app, carrierApiSettings(config), queues.carrierLedger)
+    if (queues) carrierApiRoutes(app, carrierSettings, queues.carrierLedger)
     if (roles.has('query')) queryApi(app, rt)
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()

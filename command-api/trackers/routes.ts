@@ -3,9 +3,8 @@ import { trackerById } from '../../projectors/orders/tracker-index.ts'
 import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
 import type { PollQueues } from '../../reactions/polls/poller.ts'
 import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
-import { MAX_POLLS_PER_DAY, pollsOn } from '../../shared/domain/orders/polling.ts'
-import { toUnixSeconds } from '../../shared/domain/time.ts'
-import { untilNextDay } from '../../shared/infra/carriers/ledger.ts'
+import { MAX_POLLS_PER_DAY, pollsSpentOn } from '../../shared/domain/orders/polling.ts'
+import { nextUtcDay, toUnixSeconds } from '../../shared/domain/time.ts'
 import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -87,8 +86,9 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
       if (!polled || polled.doc.next_poll_at === null) {
         throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The tracker is final (or not followed yet): it is not polled')
       }
-      if (pollsOn(polled.doc, toUnixSeconds(rt.clock.now())) >= MAX_POLLS_PER_DAY) {
-        reply.header('retry-after', String(Math.ceil(untilNextDay(rt.clock.nowMs()) / 1000)))
+      const now = toUnixSeconds(rt.clock.now())
+      if (pollsSpentOn(polled.doc, now)) {
+        reply.header('retry-after', String(nextUtcDay(now) - now))
         throw new ShiplogError(
           'SHIPLOG_ERR_RATE_LIMITED',
           `The tracker was polled ${MAX_POLLS_PER_DAY} times today, the most a day; it is polled again tomorrow (UTC)`,

@@ -3,13 +3,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { TrackingApi } from '../../shared/domain/carriers/tracking-apis.ts'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
-import {
-  decidePoll,
-  isStale,
-  MAX_POLLS_PER_DAY,
-  POLL_WINDOW_SECONDS,
-  pollsOn,
-} from '../../shared/domain/orders/polling.ts'
+import { decidePoll, isStale, POLL_WINDOW_SECONDS, pollsSpentOn } from '../../shared/domain/orders/polling.ts'
 import type { CarrierEventInput } from '../../shared/domain/orders/record-tracking-events.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
@@ -215,7 +209,7 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
     const now = toUnixSeconds(rt.clock.now())
     if (!job.data.refresh && doc.next_poll_at! > now) return // polled meanwhile
     const correlation = `poll_${doc.id}_${now}`
-    if (pollsOn(doc, now) >= MAX_POLLS_PER_DAY) return // asked for again (a refresh) after the day's last
+    if (pollsSpentOn(doc, now)) return // asked for again (a refresh) after the day's last
     // Any event of the tracker (a carrier's, pushed or polled) is news: its document's updated_at says when the last was.
     const tracker = await trackerByKey(rt.readStore, job.data.key)
     const trackingNumber = tracker?.tracking_number ?? doc.tracking_number

@@ -2,6 +2,12 @@
 
 export const toUnixSeconds = (d: Date | number): number => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000)
 
+const DAY_SECONDS = 86_400
+/** The UTC day of an instant in Unix seconds, `YYYY-MM-DD`: the day carriers' budgets and a parcel's polls count in. */
+export const utcDayOf = (seconds: number) => new Date(Math.floor(seconds) * 1000).toISOString().slice(0, 10)
+/** The next UTC midnight after an instant, in Unix seconds. */
+export const nextUtcDay = (seconds: number) => (Math.floor(seconds / DAY_SECONDS) + 1) * DAY_SECONDS
+
 /**
  * Reads a datetime input: Unix seconds (integer or numeric string) or an ISO
  * 8601 string, from 1970 to the year 9999. Undefined when it is neither.

@@ -1,3 +1,4 @@
+import { nextUtcDay, utcDayOf } from '../time.ts'
 import type { OrderEvent } from './state.ts'
 
 /*
@@ -36,12 +37,12 @@ export interface PollState {
   polls_that_day?: number
 }
 
-const DAY_SECONDS = 86_400
-export const utcDayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
-
 /** Polls already made on the day of `at`. */
 export const pollsOn = (state: PollState | undefined, at: number) =>
   state?.polled_on === utcDayOf(at) ? (state.polls_that_day ?? 0) : 0
+
+/** Whether the day of `at` has had its polls: none more until the next. */
+export const pollsSpentOn = (state: PollState | undefined, at: number) => pollsOn(state, at) >= MAX_POLLS_PER_DAY
 
 export type TrackerPolled = Extract<OrderEvent, { type: 'TrackerPolled' }>
 
@@ -61,7 +62,6 @@ export const evolvePollState = (state: PollState | undefined, event: TrackerPoll
 export function decidePoll(command: RecordPoll, state: PollState | undefined): TrackerPolled[] {
   const { tracker_id, changed, base, at } = command.data
   const interval = nextPollInterval(state?.interval ?? null, changed, base)
-  const tomorrow = (Math.floor(at / DAY_SECONDS) + 1) * DAY_SECONDS
-  const next = pollsOn(state, at) + 1 >= MAX_POLLS_PER_DAY ? Math.max(at + interval, tomorrow) : at + interval
+  const next = pollsOn(state, at) + 1 >= MAX_POLLS_PER_DAY ? Math.max(at + interval, nextUtcDay(at)) : at + interval
   return [{ type: 'TrackerPolled', data: { tracker_id, changed, interval, next_poll_at: next, at } }]
 }

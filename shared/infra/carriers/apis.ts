@@ -78,6 +78,3 @@ export function carrierApiSettings(c: Config): ConfiguredCarrierApi[] {
     ),
   ]
 }
-
-/** The carrier tracking APIs this service may poll: those whose credentials are set. */
-export const configuredCarrierApis = (config: Config) => carrierApiSettings(config).filter((a) => a.adapter)

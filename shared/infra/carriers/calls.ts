@@ -1,6 +1,6 @@
 import type { TrackingApi } from '../../domain/carriers/tracking-apis.ts'
+import { nextUtcDay } from '../../domain/time.ts'
 import type { CarrierLedger } from './ledger.ts'
-import { untilNextDay } from './ledger.ts'
 import type { BatchResult, CarrierApiAdapter, CarrierTrackingApi, Parcel, TrackResult } from './port.ts'
 
 /*
@@ -34,7 +34,8 @@ export function carrierCalls(
   const send = async (parcels: Parcel[]): Promise<BatchResult> => {
     if (!(await ledger.take(name, limits.perDay))) {
       count('over_budget')
-      return { kind: 'rate_limited', retryAfterMs: untilNextDay(now()) }
+      // A spent budget is whole again at the next UTC midnight.
+      return { kind: 'rate_limited', retryAfterMs: nextUtcDay(now() / 1000) * 1000 - now() }
     }
     const result = await adapter.trackMany(parcels)
     count(result.kind)

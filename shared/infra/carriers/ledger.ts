@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { TrackingApi } from '../../domain/carriers/tracking-apis.ts'
+import { utcDayOf } from '../../domain/time.ts'
 
 /*
  * What each carrier API has been asked today, shared by every process through
@@ -22,12 +23,8 @@ export interface CarrierLedger {
   today(api: TrackingApi): Promise<CarrierApiDay>
 }
 
-export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-/** Milliseconds until the next UTC midnight: when a spent budget is whole again. */
-export const untilNextDay = (ms: number) => 86_400_000 - (ms % 86_400_000)
-
 export function redisLedger(redis: Redis, prefix: string, now: () => number = Date.now): CarrierLedger {
-  const countKey = (api: TrackingApi) => `${prefix}:carrier-api:${api}:${utcDay(now())}`
+  const countKey = (api: TrackingApi) => `${prefix}:carrier-api:${api}:${utcDayOf(now() / 1000)}`
   const errorKey = (api: TrackingApi) => `${prefix}:carrier-api:${api}:last-error`
   return {
     async take(api, perDay) {
