@@ -19,7 +19,7 @@ import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
-import { changesPoll, evolveTrackerPoll, type TrackerPollDoc, type TrackerPollEvent } from './polls/tracker-poll.ts'
+import type { TrackerPollEvent } from './polls/tracker-poll.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -28,9 +28,9 @@ import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-p
 import type { OrderDoc } from './orders/document.ts'
 import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './notifications/payload.ts'
 import type { PayloadEvent } from '../shared/domain/notifications/payloads.ts'
-import { trackerIndexEntry, type TrackerIndexDoc } from './orders/tracker-index.ts'
+import { evolveTrackerIndex, movesTrackerIndex, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
-import { evolveOrder, evolveTracker, isTrackerEvent, type TrackerEvent } from './orders/evolve.ts'
+import { evolveOrder } from './orders/evolve.ts'
 import { collections, ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
@@ -71,32 +71,20 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
   viewsWhenIdle: collections.orders.viewsWhenIdle,
 })
 
-/** The events that move a tracker's index entry: its creation, and its status. */
-type TrackerIndexEvent = Extract<TrackerEvent, { type: 'TrackerCreated' | 'TrackerUpdated' | 'TrackerStatusChanged' }>
-const movesTrackerIndex = (event: RecordedEvent): event is Recorded<TrackerIndexEvent> =>
-  isTrackerEvent(event) &&
-  (event.type === 'TrackerCreated' ||
-    event.type === 'TrackerStatusChanged' ||
-    (event.type === 'TrackerUpdated' && event.data.changes.delivery_status_code !== undefined))
-
-/** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers; each lives in its order's document. */
-export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<TrackerIndexEvent>>({
+/** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers and the poller; each lives in its order's document. */
+export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<TrackerPollEvent>>({
   name: 'trackers',
   collection: collections.trackers.name,
-  handles: movesTrackerIndex,
+  handles: (event): event is Recorded<TrackerPollEvent> => movesTrackerIndex(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
   startsDocument: (event) => event.type === 'TrackerCreated',
-  evolve: (doc, event) => {
-    if (event.type === 'TrackerCreated') return trackerIndexEntry(evolveTracker(undefined, event))
-    const delivery_status_code =
-      event.type === 'TrackerStatusChanged' ? event.data.to : event.data.changes.delivery_status_code
-    return doc && { ...trackerIndexEntry(doc), delivery_status_code: delivery_status_code ?? doc.delivery_status_code }
-  },
+  evolve: (doc, event) => evolveTrackerIndex(doc, event as TrackerPollEvent),
   id: (doc) => doc.id,
   fields: (doc) => ({
     tracking_number: doc.tracking_number,
     delivery_status_code: doc.delivery_status_code,
     created_at: doc.created_at,
+    next_poll_at: doc.poll?.next_poll_at ?? null,
   }),
 })
 
@@ -141,18 +129,6 @@ export const carrierServicesProjection = documentProjection<
   evolve: (doc, event) => evolveCarrierService(doc, event.data),
   id: (doc) => doc.id,
   fields: (doc) => ({ carrier_code: doc.carrier_code }),
-})
-
-/** The trackers shiplog polls their carrier for, and when next (`next_poll_at`). */
-export const trackerPollsProjection = documentProjection<TrackerPollDoc, Recorded<TrackerPollEvent>>({
-  name: 'tracker_polls',
-  collection: collections.tracker_polls.name,
-  handles: (event): event is Recorded<TrackerPollEvent> => changesPoll(event),
-  keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
-  startsDocument: (event) => event.type === 'TrackerCreated',
-  evolve: (doc, event) => evolveTrackerPoll(doc, event as TrackerPollEvent, event.stream),
-  id: (doc) => doc.id,
-  fields: (doc) => ({ next_poll_at: doc.next_poll_at }),
 })
 
 /** Where each notification is kept: the order document holding it. */
@@ -251,7 +227,6 @@ export const projections: readonly Projection[] = [
   smsPayloadsProjection,
   smsOptOutsProjection,
   deliveryStatsProjection(),
-  trackerPollsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
 ]

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { trackerById } from '../../projectors/orders/tracker-index.ts'
-import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
+import { type TrackerIndexDoc, trackersOf } from '../../projectors/orders/tracker-index.ts'
 import type { PollQueues } from '../../reactions/polls/poller.ts'
 import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
 import { MAX_POLLS_PER_DAY, pollsSpentOn } from '../../shared/domain/orders/polling.ts'
@@ -69,8 +68,9 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
     async (request, reply) => {
       const { account } = callerOf(request)
       const { id } = request.params
-      const tracker = await trackerById(rt.readStore, account.id, id)
-      if (!tracker) throw notFound('Tracker not found')
+      const entry = await rt.readStore.get<TrackerIndexDoc>(collections.trackers.name, account.id, id)
+      const [tracker] = entry ? await trackersOf(rt.readStore, [entry]) : []
+      if (!entry || !tracker) throw notFound('Tracker not found')
       const carrier = tracker.carrier?.code
       const api = carrier ? trackingApiOf[carrier] : undefined
       const queue = api && polls.get(api)
@@ -82,19 +82,19 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
             : 'The tracker has no carrier to poll',
         )
       }
-      const polled = await rt.readStore.get<TrackerPollDoc>(collections.tracker_polls.name, account.id, id)
-      if (!polled || polled.doc.next_poll_at === null) {
+      const poll = entry.doc.poll
+      if (!poll || poll.next_poll_at === null) {
         throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The tracker is final (or not followed yet): it is not polled')
       }
       const now = toUnixSeconds(rt.clock.now())
-      if (pollsSpentOn(polled.doc, now)) {
+      if (pollsSpentOn(poll, now)) {
         reply.header('retry-after', String(nextUtcDay(now) - now))
         throw new ShiplogError(
           'SHIPLOG_ERR_RATE_LIMITED',
           `The tracker was polled ${MAX_POLLS_PER_DAY} times today, the most a day; it is polled again tomorrow (UTC)`,
         )
       }
-      if (!(await queue.enqueue({ accountId: account.id, key: polled.key, refresh: true }).catch(() => false))) {
+      if (!(await queue.enqueue({ accountId: account.id, key: entry.key, refresh: true }).catch(() => false))) {
         throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The job queue is unavailable: try again shortly')
       }
       return reply.status(202).send({ object: 'tracker_refresh', tracker_id: id, status: 'queued' })

@@ -1,6 +1,10 @@
+import type { TrackerChanges } from '../../shared/domain/events/resources.ts'
+import { finalStatuses } from '../../shared/domain/orders/polling.ts'
 import type { ReadStore, StoredDocument } from '../../shared/infra/read-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
+import { changesPoll, evolveTrackerPoll, type TrackerPoll, type TrackerPollEvent } from '../polls/tracker-poll.ts'
 import type { OrderDoc, TrackerDoc } from './document.ts'
+import { evolveTracker } from './evolve.ts'
 
 /*
  * A tracker lives in its order's document; the trackers read model is only
@@ -14,15 +18,44 @@ export interface TrackerIndexDoc {
   tracking_number: string
   delivery_status_code: string
   created_at: number
+  /** Its polling, for a tracker whose carrier has (or had) a tracking API. */
+  poll?: TrackerPoll
 }
 
-/** The index entry of a tracker (a document written before the index kept only these fields has them too). */
-export const trackerIndexEntry = (t: TrackerIndexDoc): TrackerIndexDoc => ({
-  id: t.id,
-  tracking_number: t.tracking_number,
-  delivery_status_code: t.delivery_status_code,
-  created_at: t.created_at,
+/** The events that move a tracker's index entry: its creation, its status, its carrier and its polls. */
+export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerPollEvent =>
+  event.type === 'TrackerCreated' ||
+  event.type === 'TrackerStatusChanged' ||
+  (event.type === 'TrackerUpdated' &&
+    (event.data as { changes: TrackerChanges }).changes.delivery_status_code !== undefined) ||
+  changesPoll(event)
+
+/** The index's own fields of a tracker (a document stored before the index kept only these is trimmed to them). */
+const entryOf = ({ id, tracking_number, delivery_status_code, created_at }: TrackerIndexDoc): TrackerIndexDoc => ({
+  id,
+  tracking_number,
+  delivery_status_code,
+  created_at,
 })
+
+/** A tracker's index entry after one of its events (undefined before its creation). */
+export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: TrackerPollEvent) {
+  let entry: TrackerIndexDoc
+  if (event.type === 'TrackerCreated') entry = entryOf(evolveTracker(undefined, event))
+  else if (!doc) return undefined
+  else {
+    const status =
+      event.type === 'TrackerStatusChanged'
+        ? event.data.to
+        : event.type === 'TrackerUpdated'
+          ? event.data.changes.delivery_status_code
+          : undefined
+    entry = { ...entryOf(doc), delivery_status_code: status ?? doc.delivery_status_code }
+  }
+  const poll = evolveTrackerPoll(doc?.poll, event, finalStatuses.has(entry.delivery_status_code))
+  if (poll) entry.poll = poll
+  return entry
+}
 
 /** The order document an index row points to. */
 export const orderDocumentKeyOf = (trackerKey: string) => trackerKey.slice(0, trackerKey.lastIndexOf('#'))
@@ -46,12 +79,6 @@ export async function trackersOf(store: ReadStore, rows: readonly StoredDocument
     const tracker = order && trackerOfOrder(order.doc, r.id)
     return tracker ? [tracker] : []
   })
-}
-
-/** One tracker of an account, by its id. */
-export async function trackerById(store: ReadStore, accountId: number, id: number): Promise<TrackerDoc | undefined> {
-  const row = await store.get(collections.trackers.name, accountId, id)
-  return row && (await trackersOf(store, [row]))[0]
 }
 
 /** One tracker, by its key (`<order stream>#<tracker id>`): read from its order alone. */

@@ -11,15 +11,16 @@ import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { createWorkQueue, quietQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { type CommandRequest, executeCommand, toNewEvents } from '../../commands/execute.ts'
 import { carrierEventSchema, planTrackingEvents, type TrackingEventResult } from '../../commands/trackers/events.ts'
 import { createOrderStates } from '../../commands/trackers/upsert.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
-import type { TrackerPollDoc } from '../../projectors/polls/tracker-poll.ts'
-import { trackerByKey } from '../../projectors/orders/tracker-index.ts'
+import type { TrackerPoll } from '../../projectors/polls/tracker-poll.ts'
+import { orderDocumentKeyOf, type TrackerIndexDoc, trackerByKey } from '../../projectors/orders/tracker-index.ts'
 
-/** One poll: the tracker's poll document, by its key. `refresh`: asked for now, due or not. */
+/** One poll: the tracker's index entry, by its key. `refresh`: asked for now, due or not. */
 export interface QueuedPoll {
   accountId: number
   key: string
@@ -28,7 +29,7 @@ export interface QueuedPoll {
 
 export type PollQueues = ReadonlyMap<TrackingApi, WorkQueue<QueuedPoll>>
 
-const POLLS = collections.tracker_polls.name
+const TRACKERS = collections.trackers.name
 /** Trackers queued per tick at most; the rest are due at the next. */
 const MAX_DUE_PER_TICK = 50_000
 
@@ -124,10 +125,10 @@ export async function startCarrierPolling(
     tickQueue.name,
     async () => {
       const now = toUnixSeconds(rt.clock.now())
-      const due = await rt.readStore.lookupDue<TrackerPollDoc>(POLLS, 'next_poll_at', now, MAX_DUE_PER_TICK)
+      const due = await rt.readStore.lookupDue<TrackerIndexDoc>(TRACKERS, 'next_poll_at', now, MAX_DUE_PER_TICK)
       for (const { key, accountId, doc } of due) {
-        const queue = queues.get(doc.api)
-        if (!queue || doc.created_at < now - POLL_WINDOW_SECONDS) continue
+        const queue = doc.poll && queues.get(doc.poll.api)
+        if (!queue || doc.poll!.since < now - POLL_WINDOW_SECONDS) continue
         await queue.enqueue({ accountId, key })
       }
       stats.ticks++
@@ -166,11 +167,11 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
   const orders = createOrderStates(0)
 
   /** Appends when to ask again, as the poll's decider says; a concurrent change to the order is retried, this only adds. */
-  const recordPolled = async (stored: { accountId: number; doc: TrackerPollDoc }, changed: boolean) => {
-    const { doc, accountId } = stored
+  const recordPolled = async (stored: StoredDocument<TrackerIndexDoc>, poll: TrackerPoll, changed: boolean) => {
+    const { doc, accountId, key } = stored
     const events = decidePoll(
       { type: 'RecordPoll', data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) } },
-      doc,
+      poll,
     )
     const metadata: EventMetadata = {
       accountId,
@@ -178,7 +179,8 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
       source: 'reaction',
       recordedAt: rt.clock.nowMs(),
     }
-    await rt.eventStore.append([{ stream: doc.stream, expected: 'any', events: toNewEvents(events, metadata) }])
+    const stream = orderDocumentKeyOf(key)
+    await rt.eventStore.append([{ stream, expected: 'any', events: toNewEvents(events, metadata) }])
   }
 
   /** Carrier events into the push API's command, as the account's own: true when one was new. */
@@ -203,20 +205,21 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
     api: CarrierTrackingApi,
     job: { data: QueuedPoll; attemptsMade: number; opts: { attempts?: number } },
   ) => {
-    const stored = await rt.readStore.getByKey<TrackerPollDoc>(POLLS, job.data.key)
-    if (!stored || stored.doc.next_poll_at === null || stats.stopped.has(api.name)) return
+    const stored = await rt.readStore.getByKey<TrackerIndexDoc>(TRACKERS, job.data.key)
+    const poll = stored?.doc.poll
+    if (!stored || !poll || poll.next_poll_at === null || stats.stopped.has(api.name)) return
     const doc = stored.doc
     const now = toUnixSeconds(rt.clock.now())
-    if (!job.data.refresh && doc.next_poll_at! > now) return // polled meanwhile
+    if (!job.data.refresh && poll.next_poll_at > now) return // polled meanwhile
     const correlation = `poll_${doc.id}_${now}`
-    if (pollsSpentOn(doc, now)) return // asked for again (a refresh) after the day's last
+    if (pollsSpentOn(poll, now)) return // asked for again (a refresh) after the day's last
+    const trackingNumber = doc.tracking_number
     // Any event of the tracker (a carrier's, pushed or polled) is news: its document's updated_at says when the last was.
     const tracker = await trackerByKey(rt.readStore, job.data.key)
-    const trackingNumber = tracker?.tracking_number ?? doc.tracking_number
     if (tracker && isStale(tracker.updated_at, now)) {
       const expired: CarrierEventInput = {
         tracking_number: trackingNumber,
-        carrier_code: doc.carrier_code,
+        carrier_code: poll.carrier_code,
         event_type_code: 'expired',
         happened_at: now,
         message: 'No news from the carrier for 30 days',
@@ -225,7 +228,7 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
       count(api.name, 'expired')
       return
     }
-    const result = await api.track(trackingNumber, doc.carrier_code)
+    const result = await api.track(trackingNumber, poll.carrier_code)
     count(api.name, result.kind)
     switch (result.kind) {
       case 'rate_limited':
@@ -241,11 +244,11 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
       case 'failed':
         if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new Error(result.error)
         log.warn({ api: api.name, tracker: doc.id, error: result.error }, 'carrier poll failed; backing off')
-        return recordPolled(stored, false)
+        return recordPolled(stored, poll, false)
       case 'unknown':
-        return recordPolled(stored, false)
+        return recordPolled(stored, poll, false)
       case 'found':
-        return recordPolled(stored, await recordEvents(stored.accountId, result.events, correlation))
+        return recordPolled(stored, poll, await recordEvents(stored.accountId, result.events, correlation))
     }
   }
 

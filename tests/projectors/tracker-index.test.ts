@@ -46,7 +46,12 @@ t.test('the trackers index keeps what trackers are found by, and moves only with
   // Given a tracker created
   const [creation] = await apply([recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })])
   t.same(creation!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'pending', created_at: AT })
-  t.same(creation!.fields, { tracking_number: 'TN-1', delivery_status_code: 'pending', created_at: AT })
+  t.same(creation!.fields, {
+    tracking_number: 'TN-1',
+    delivery_status_code: 'pending',
+    created_at: AT,
+    next_poll_at: null,
+  })
 
   // When a carrier event is recorded and dates the tracker, without moving its status
   const quiet = await apply([

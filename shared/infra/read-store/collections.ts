@@ -44,10 +44,10 @@ export const collections = {
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text', place: 'text' } },
   trackers: {
     name: 'trackers',
-    fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer' },
+    fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer', next_poll_at: 'integer' },
+    /** The trackers whose carrier shiplog polls, by when they are due. */
+    dueFields: ['next_poll_at'],
   },
-  /** Trackers whose carrier shiplog polls, by when they are due. */
-  tracker_polls: { name: 'tracker_polls', fields: { next_poll_at: 'integer' } },
   /** Where each notification is: its order's document (`order_key`), for the routes that take a notification id. */
   notifications: { name: 'notifications', fields: {} },
   /** Each notification's e-mail payload, by its status: what the e-mail sender's sweep queues again. */

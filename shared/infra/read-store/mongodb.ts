@@ -8,6 +8,7 @@ import {
 } from 'mongodb'
 import {
   collectionSpecs,
+  perAccountFields,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -50,8 +51,10 @@ export async function createMongoReadStore(url: string, collections: readonly Co
   const createIndexes = async (spec: CollectionSpec) => {
     const c = db.collection<Stored>(spec.name)
     await c.createIndex({ accountId: 1, id: -1 }, { unique: true })
-    for (const field of Object.keys(spec.fields)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
+    for (const field of perAccountFields(spec)) await c.createIndex({ accountId: 1, [`f.${field}`]: 1, id: -1 })
     for (const field of spec.lookupFields ?? []) await c.createIndex({ [`f.${field}`]: 1 })
+    for (const field of spec.dueFields ?? [])
+      await c.createIndex({ [`f.${field}`]: 1 }, { partialFilterExpression: { [`f.${field}`]: { $type: 'number' } } })
     if (spec.viewsWhenIdle)
       await c.createIndex({ id: -1 }, { partialFilterExpression: { missingViews: true }, name: 'missing_views' })
   }
@@ -170,7 +173,8 @@ function documentReads(collection: CollectionOf, specOf: (name: string) => Colle
     },
     async lookupDue<D>(name: string, field: string, upTo: number, limit: number) {
       const found = await collection(name)
-        .find({ [`f.${field}`]: { $ne: null, $lte: upTo } })
+        // The partial index's own filter, so the planner can use it.
+        .find({ [`f.${field}`]: { $type: 'number', $lte: upTo } })
         .sort({ [`f.${field}`]: 1 })
         .limit(limit)
         .toArray()

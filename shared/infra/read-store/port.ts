@@ -13,6 +13,12 @@ export interface CollectionSpec {
   fields: Record<string, FieldType>
   /** Indexed fields also looked up across accounts (`lookupAll`), with an index of their own. */
   lookupFields?: readonly string[]
+  /**
+   * Indexed fields read across accounts by `lookupDue` alone: each gets an
+   * index of its own holding only the documents where it is set, and none
+   * per account.
+   */
+  dueFields?: readonly string[]
   /** Pre-serialised renderings kept beside each document, served without parsing it. */
   views?: readonly string[]
   /**
@@ -199,6 +205,10 @@ export type DocumentReads = Pick<
 >
 
 /** A collection's rebuild shadow, as the stores name it. */
+/** The indexed fields with an index per account: all but those read only across accounts. */
+export const perAccountFields = (spec: CollectionSpec) =>
+  Object.keys(spec.fields).filter((f) => !spec.dueFields?.includes(f))
+
 export const shadowOf = (spec: CollectionSpec): CollectionSpec => ({ ...spec, name: `${spec.name}__rebuild` })
 
 /**

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
 import {
   collectionSpecs,
+  perAccountFields,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -288,9 +289,11 @@ async function createIndexes(db: pg.Pool | pg.ClientBase, spec: CollectionSpec) 
       await db.query(`CREATE ${definition.replace('INDEX', `INDEX IF NOT EXISTS ${spec.name}_${generation}${suffix}`)}`)
   }
   await ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
-  for (const f of Object.keys(spec.fields))
+  for (const f of perAccountFields(spec))
     await ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
   for (const f of spec.lookupFields ?? []) await ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
+  for (const f of spec.dueFields ?? [])
+    await ensureIndex(`_due_${f}`, `INDEX ON ${spec.name} (f_${f}) WHERE f_${f} IS NOT NULL`)
   const marker = missingViewColumn(spec)
   if (marker) await ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
 }

@@ -3,6 +3,7 @@ import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.
 import { compress, compressedView, decompressText } from './lz4.ts'
 import {
   collectionSpecs,
+  perAccountFields,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -183,8 +184,10 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
   }
   if (!indexed) return
   ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
-  for (const f of Object.keys(spec.fields)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
+  for (const f of perAccountFields(spec)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
   for (const f of spec.lookupFields ?? []) ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
+  for (const f of spec.dueFields ?? [])
+    ensureIndex(`_due_${f}`, `INDEX ON ${spec.name} (f_${f}) WHERE f_${f} IS NOT NULL`)
   const marker = missingViewColumn(spec)
   if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
 }
