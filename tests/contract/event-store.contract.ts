@@ -191,6 +191,74 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.ok(typed.every((e) => e.type === 'B1'))
   })
 
+  t.test('the events of one append keep their own ids, revisions and positions wherever a read starts', async (t) => {
+    const start = await store.head()
+    const s = uniqueStream('thing')
+    const other = uniqueStream('thing')
+    const events = [event('A', { n: 'a' }), event('B', { n: 'b' }), event('C', { n: 'c' })]
+    await store.append([
+      { stream: s, expected: 'no_stream', events },
+      { stream: other, expected: 'no_stream', events: [event('D'), event('E')] },
+    ])
+    const read = await store.readStream(s)
+    t.same(
+      read.map((e) => [e.id, e.type, e.revision, e.data]),
+      events.map((e, i) => [e.id, e.type, i, e.data]),
+    )
+    for (let i = 1; i < read.length; i++) t.ok(read[i]!.position > read[i - 1]!.position, 'a position each')
+    t.same(
+      (await store.readStream(s, 1)).map((e) => e.id),
+      [events[1]!.id, events[2]!.id],
+      'a stream read from the middle of an append',
+    )
+    const [folded] = await store.readStreamsToFold([{ stream: s, fromRevision: 2 }])
+    t.same(
+      folded!.map((e) => [e.type, e.revision, e.position, e.data]),
+      [['C', 2, read[2]!.position, { n: 'c' }]],
+      'a fold from the middle of an append',
+    )
+    const mine = <E extends { stream: string }>(page: E[]) => page.filter((e) => e.stream === s || e.stream === other)
+    const page = mine(await store.readAll({ after: read[0]!.position, limit: 1000 }))
+    t.same(
+      page.map((e) => e.type),
+      ['B', 'C', 'D', 'E'],
+      'the log read from the middle of an append',
+    )
+    const [first, second] = [
+      await store.readAll({ after: start, limit: 2 }),
+      await store.readAll({ after: read[1]!.position, limit: 2 }),
+    ]
+    t.same(
+      mine(first).map((e) => e.type),
+      ['A', 'B'],
+      'a page ends inside an append',
+    )
+    t.same(
+      mine(second).map((e) => e.type),
+      ['C', 'D'],
+      'the next page goes on inside it',
+    )
+    t.same(
+      mine(await store.readAll({ after: start, limit: 1000, types: ['E', 'B'] })).map((e) => e.type),
+      ['B', 'E'],
+      'the type filter looks inside appends',
+    )
+    t.same(
+      mine(await store.readAll({ after: start, limit: 1, types: ['E'] })).map((e) => e.type),
+      ['E'],
+      'a page of one type skips the appends without it',
+    )
+    const retry = await store.append([{ stream: s, expected: 'no_stream', events }])
+    t.same(retry.revisions, [2], 'a retry of the append answers where it is')
+    t.equal(retry.position, read[2]!.position)
+    t.equal((await store.readStream(s)).length, 3, 'and writes nothing')
+    await t.rejects(
+      store.append([{ stream: s, expected: 'no_stream', events: [events[0]!, event('X')] }]),
+      ConcurrencyError,
+      'a retry that is not the same events is a conflict',
+    )
+  })
+
   t.test('a subscription from a checkpoint delivers exactly the later events, in order, then live ones', async (t) => {
     const s = uniqueStream('sub')
     await store.append([{ stream: s, expected: 'any', events: [event('Before')] }])

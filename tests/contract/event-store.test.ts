@@ -4,7 +4,12 @@ import t from 'tap'
 import { ConcurrencyError } from '../../shared/domain/errors.ts'
 import { createKurrentEventStore } from '../../shared/infra/event-store/kurrentdb.ts'
 import type { NewEvent } from '../../shared/infra/event-store/port.ts'
-import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import {
+  createSqliteEventStore,
+  EVENTS_TABLE,
+  INSERT_EVENT,
+  openEventsFile,
+} from '../../shared/infra/event-store/sqlite.ts'
 import { createPostgresEventStore } from '../../shared/infra/event-store/postgres.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
@@ -38,6 +43,44 @@ t.test('sqlite: a stream named twice in one append is checked against what the a
     ConcurrencyError,
   )
   t.same(await store.readStream('thing-2'), [], 'nothing of the failed append is written')
+})
+
+t.test('sqlite: a log written one event a row is read as before, and appends go on after it', async (t) => {
+  const file = join(tempDir(t, 'shiplog-es-'), 'events.db')
+  // A log as earlier versions wrote it: no parts column, one row an event.
+  const old = openEventsFile(file)
+  old.exec(EVENTS_TABLE.replace(/\s*parts\s+TEXT,/, ''))
+  const insert = old.prepare(INSERT_EVENT)
+  for (const [revision, type] of ['A', 'B'].entries())
+    insert.run(`old-${type}`, 'thing-1', revision, type, JSON.stringify({ type }), '{"accountId":1}', 0)
+  old.close()
+  const store = createSqliteEventStore(file)
+  t.teardown(() => store.close())
+  await store.append([{ stream: 'thing-1', expected: 1, events: [event(), event()] }])
+  const read = await store.readStream('thing-1')
+  t.same(
+    read.map((e) => [e.type, e.revision, e.position]),
+    [
+      ['A', 0, 1n],
+      ['B', 1, 2n],
+      ['Thing', 2, 3n],
+      ['Thing', 3, 4n],
+    ],
+  )
+  t.same(read[1]!.data, { type: 'B' })
+  t.equal(await store.head(), 4n)
+  const db = openEventsFile(file)
+  t.teardown(() => db.close())
+  t.same(
+    db.prepare('SELECT position, revision, type, data FROM event_log ORDER BY position').all(),
+    read.map((e) => ({
+      position: Number(e.position),
+      revision: e.revision,
+      type: e.type,
+      data: JSON.stringify(e.data),
+    })),
+    'SQL on the file reads one row an event',
+  )
 })
 
 const url = process.env.EVENTSTORE_URL

@@ -8,6 +8,7 @@ import type {
   EventMetadata,
   EventStore,
   EventToFold,
+  NewEvent,
   RecordedEvent,
   Snapshot,
   StreamRead,
@@ -19,13 +20,21 @@ import { conflictOf, isExpected, retriedAppend } from './port.ts'
  * Without that column and `recorded_at` (which repeats the metadata's
  * `recordedAt`, for SQL run on the file), a read of many streams is cheaper.
  * Rows are read as arrays (better-sqlite3's raw mode), cheaper to make than
- * objects.
+ * objects. `parts` is set on a row holding several events (see `Parts`).
  * A read of several streams or of the log adds a column after these.
  */
-type StreamRow = [position: number | bigint, id: string, revision: number, type: string, data: string, metadata: string]
-const streamRowColumns = ['position', 'id', 'revision', 'type', 'data', 'metadata']
+type StreamRow = [
+  position: number | bigint,
+  id: string,
+  revision: number,
+  type: string,
+  data: string,
+  metadata: string,
+  parts: string | null,
+]
+const streamRowColumns = ['position', 'id', 'revision', 'type', 'data', 'metadata', 'parts']
 /** Where a log row's stream, or a several-stream read's request, comes: after a stream row's columns. */
-const AFTER_STREAM_ROW = 6
+const AFTER_STREAM_ROW = 7
 /** A row of the log at large: its stream is the last column. */
 type LogRow = [...StreamRow, stream: string]
 /** A row of a several-stream read: the read it answers is the last column. */
@@ -34,6 +43,54 @@ type ReadsRow = [...StreamRow, request: number]
 const STREAM_ROW = streamRowColumns.map((c) => `e.${c}`).join(', ')
 /** The columns of a row read from the log at large. */
 const ROW = [...streamRowColumns, 'stream'].join(', ')
+
+/**
+ * The events of one append to one stream, when it has several, are one row:
+ * a new tracker's order, notification and tracker cost one insert into the
+ * log's three b-trees, not four. Each keeps its own id, type, revision and
+ * position: the row's revision and position are its last event's, and the
+ * ones before it take the numbers just below, which no other row holds
+ * (positions are given explicitly, leaving room). `data` is a JSON array of
+ * the events' data, and `parts` a JSON array of `[id, type, start, end]`:
+ * where each event's data is in that text, so an event is still parsed only
+ * when read. The metadata is the append's, shared by its events. Rows of one
+ * event, all rows written before, have no parts.
+ */
+type Parts = [id: string, type: string, start: number, end: number][]
+
+/** The type column of a row of several events: each has its own in `parts`. */
+export const SEVERAL_EVENTS = '$events'
+
+/**
+ * Each event of a stored row, as `make` builds it from its position,
+ * revision, id, type and data text; only those `keep` accepts.
+ */
+function eventsOfRow<E>(
+  position: number | bigint,
+  revision: number,
+  id: string,
+  type: string,
+  data: string,
+  parts: string | null,
+  make: (position: bigint, revision: number, id: string, type: string, json: string) => E,
+  keep: (position: bigint, revision: number, type: string) => boolean,
+  into: E[],
+) {
+  const last = BigInt(position)
+  if (parts === null) {
+    if (keep(last, revision, type)) into.push(make(last, revision, id, type, data))
+    return
+  }
+  const each = JSON.parse(parts) as Parts
+  const first = each.length - 1
+  for (let i = 0; i < each.length; i++) {
+    const [eventId, eventType, start, end] = each[i]!
+    const at = last - BigInt(first - i)
+    const eventRevision = revision - first + i
+    if (keep(at, eventRevision, eventType))
+      into.push(make(at, eventRevision, eventId, eventType, data.slice(start, end)))
+  }
+}
 
 /**
  * Data and metadata are parsed on first access: a projector skips most events
@@ -48,9 +105,9 @@ class EventRow implements EventToFold {
   #json: string
   #data: unknown
 
-  constructor(revision: number, position: number | bigint, type: string, json: string) {
+  constructor(revision: number, position: bigint, type: string, json: string) {
     this.revision = revision
-    this.position = BigInt(position)
+    this.position = position
     this.type = type
     this.#json = json
   }
@@ -71,7 +128,15 @@ class StoredEvent extends EventRow implements RecordedEvent {
   #metadataJson: string
   #metadata: EventMetadata | undefined
 
-  constructor([position, id, revision, type, data, metadata]: StreamRow | LogRow | ReadsRow, stream: string) {
+  constructor(
+    position: bigint,
+    revision: number,
+    id: string,
+    type: string,
+    data: string,
+    metadata: string,
+    stream: string,
+  ) {
     super(revision, position, type, data)
     this.id = id
     this.stream = stream
@@ -85,22 +150,24 @@ class StoredEvent extends EventRow implements RecordedEvent {
 }
 
 /**
- * Rows of a several-stream read, grouped by the read they answer. Each
- * stream's rows come in revision order from the index (checked; sorted if not).
+ * Rows of a several-stream read, grouped by the read they answer, each
+ * row's events from the read's revision on. Each stream's rows come in
+ * revision order from the index (checked; sorted if not).
  */
 function byRead<R, E extends { revision: number }>(
-  count: number,
+  reads: readonly StreamRead[],
   rows: readonly R[],
   readOf: (row: R) => number,
-  eventOf: (row: R) => E,
+  eventsOf: (row: R, from: number, into: E[]) => void,
 ): E[][] {
-  const results: E[][] = Array.from({ length: count }, () => [])
+  const results: E[][] = Array.from({ length: reads.length }, () => [])
   let ordered = true
   for (const row of rows) {
-    const events = results[readOf(row)]!
-    const event = eventOf(row)
-    if (events.length > 0 && events[events.length - 1]!.revision > event.revision) ordered = false
-    events.push(event)
+    const read = readOf(row)
+    const events = results[read]!
+    const before = events.length
+    eventsOf(row, reads[read]!.fromRevision ?? 0, events)
+    if (before > 0 && events.length > before && events[before - 1]!.revision > events[before]!.revision) ordered = false
   }
   if (!ordered) for (const events of results) events.sort((a, b) => a.revision - b.revision)
   return results
@@ -117,10 +184,31 @@ function parseMetadata(json: string): EventMetadata {
   return lastMetadata.parsed
 }
 
-const toEvent = (r: LogRow): RecordedEvent => new StoredEvent(r, r[AFTER_STREAM_ROW])
+/** Each event of a row read from a stream (its revision at least `from`), as a recorded event. */
+function streamEvents(
+  [position, id, revision, type, data, metadata, parts]: StreamRow | LogRow | ReadsRow,
+  stream: string,
+  keep: (position: bigint, revision: number, type: string) => boolean,
+  into: RecordedEvent[],
+) {
+  eventsOfRow(
+    position,
+    revision,
+    id,
+    type,
+    data,
+    parts,
+    (at, eventRevision, eventId, eventType, json) =>
+      new StoredEvent(at, eventRevision, eventId, eventType, json, metadata, stream),
+    keep,
+    into,
+  )
+}
 
-/** A row of `readStreamsToFold`: the read it answers, then the event's revision, position, type and data. */
-type FoldRow = [number, number, number | bigint, string, string]
+const fromRevision = (from: number) => (_position: bigint, revision: number) => revision >= from
+
+/** A row of `readStreamsToFold`: the read it answers, then the event's revision, position, type, data and parts. */
+type FoldRow = [number, number, number | bigint, string, string, string | null]
 
 /** Several stream reads as the one JSON parameter of a statement. */
 const streamReads = (reads: readonly StreamRead[]) => JSON.stringify(reads.map((r) => [r.stream, r.fromRevision ?? 0]))
@@ -136,8 +224,19 @@ export const EVENTS_TABLE = `
     data        TEXT    NOT NULL,
     metadata    TEXT    NOT NULL,
     recorded_at INTEGER NOT NULL,
+    parts       TEXT,
     UNIQUE (stream, revision)
   )`
+/** Every event of the log, one row each, for SQL run on the file: the rows of several events opened up. */
+const EVENT_LOG_VIEW = `
+  CREATE VIEW IF NOT EXISTS event_log AS
+    SELECT position, id, stream, revision, type, data, metadata, recorded_at FROM events WHERE parts IS NULL
+    UNION ALL
+    SELECT e.position - json_array_length(e.parts) + 1 + p.key, json_extract(p.value, '$[0]'), e.stream,
+      e.revision - json_array_length(e.parts) + 1 + p.key, json_extract(p.value, '$[1]'),
+      json_extract(e.data, '$[' || p.key || ']'), e.metadata, e.recorded_at
+    FROM events e, json_each(e.parts) p WHERE e.parts IS NOT NULL`
+
 export const INSERT_EVENT =
   'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'
 
@@ -179,6 +278,10 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   // No memory map: appends touch index pages all over the file, and mapped pages
   // would count in the process's memory for no faster replay.
   db.exec(EVENTS_TABLE)
+  // A log written before rows could hold several events gains the column; its rows are read as they are.
+  const columns = db.prepare('PRAGMA table_info(events)').all() as { name: string }[]
+  if (!columns.some((c) => c.name === 'parts')) db.exec('ALTER TABLE events ADD COLUMN parts TEXT')
+  db.exec(EVENT_LOG_VIEW)
   db.exec(SNAPSHOTS_TABLE)
   const statements = eventStatements(db)
   const appendAll = db.transaction((requests: AppendRequest[]) => appendRequests(statements, requests))
@@ -191,23 +294,38 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       appends.wake()
       return result
     },
-    async readStream(stream, fromRevision = 0) {
-      return (statements.readStream.all(stream, fromRevision) as StreamRow[]).map((row) => new StoredEvent(row, stream))
+    async readStream(stream, from = 0) {
+      const events: RecordedEvent[] = []
+      const keep = fromRevision(from)
+      for (const row of statements.readStream.all(stream, from) as StreamRow[]) streamEvents(row, stream, keep, events)
+      return events
     },
     async readStreams(reads) {
       return byRead(
-        reads.length,
+        reads,
         statements.readStreams.all(streamReads(reads)) as ReadsRow[],
         (row) => row[AFTER_STREAM_ROW],
-        (row) => new StoredEvent(row, reads[row[AFTER_STREAM_ROW]]!.stream),
+        (row, from, into: RecordedEvent[]) =>
+          streamEvents(row, reads[row[AFTER_STREAM_ROW]]!.stream, fromRevision(from), into),
       )
     },
     async readStreamsToFold(reads) {
       return byRead(
-        reads.length,
+        reads,
         statements.readStreamsToFold.all(streamReads(reads)) as unknown as FoldRow[],
         (row) => row[0],
-        ([, revision, position, type, data]) => new EventRow(revision, position, type, data),
+        ([, revision, position, type, data, parts], from, into: EventToFold[]) =>
+          eventsOfRow(
+            position,
+            revision,
+            '',
+            type,
+            data,
+            parts,
+            (at, eventRevision, _id, eventType, json) => new EventRow(eventRevision, at, eventType, json),
+            fromRevision(from),
+            into,
+          ),
       )
     },
     async readSnapshots(streams, version) {
@@ -224,7 +342,17 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       return found
     },
     async readAll({ after = 0n, types = [], limit }) {
-      return (statements.readAll(types.length).all(after, ...types, limit) as LogRow[]).map(toEvent)
+      const wanted = types.length > 0 ? new Set(types) : undefined
+      const keep = (position: bigint, _revision: number, type: string) =>
+        position > after && (wanted === undefined || wanted.has(type))
+      const events: RecordedEvent[] = []
+      // Rows are taken one by one until the page is full: a row may hold several events, or
+      // none of the types asked for. A page may end inside a row; the next starts after it.
+      for (const row of statements.readAll(types.length).iterate(after, ...types) as IterableIterator<LogRow>) {
+        streamEvents(row, row[AFTER_STREAM_ROW], keep, events)
+        if (events.length >= limit) break
+      }
+      return events.length > limit ? events.slice(0, limit) : events
     },
     async head() {
       return BigInt(statements.head.get()?.p ?? 0)
@@ -251,10 +379,12 @@ function eventStatements(db: Database.Database) {
     lastRevisions: db.prepare<[string], { request: number; r: number | null }>(
       'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
     ),
-    findById: db.prepare<[string], { stream: string; revision: number; position: number }>(
-      'SELECT stream, revision, position FROM events WHERE id = ?',
+    findById: db.prepare<[string], StoredRow>('SELECT stream, revision, position, parts FROM events WHERE id = ?'),
+    // Positions are given, not left to AUTOINCREMENT: a row of several events takes one for each.
+    insert: db.prepare(
+      'INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    insert: db.prepare(INSERT_EVENT),
+    lastPosition: db.prepare<[], { seq: number | bigint }>("SELECT seq FROM sqlite_sequence WHERE name = 'events'"),
     readStream: db
       .prepare<[string, number]>(
         `SELECT ${STREAM_ROW} FROM events e WHERE stream = ? AND revision >= ? ORDER BY revision`,
@@ -264,7 +394,7 @@ function eventStatements(db: Database.Database) {
     readStreams: db.prepare<[string]>(`SELECT ${STREAM_ROW}, r.key FROM ${eventsOfReads}`).raw(true),
     // The same, as arrays of the columns a fold reads: no row objects, no ids, no metadata.
     readStreamsToFold: db
-      .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data FROM ${eventsOfReads}`)
+      .prepare<[string]>(`SELECT r.key, e.revision, e.position, e.type, e.data, e.parts FROM ${eventsOfReads}`)
       .raw(true),
     saveSnapshot: db.prepare(
       'INSERT OR REPLACE INTO snapshots (stream, version, revision, position, state) VALUES (?, ?, ?, ?, ?)',
@@ -279,9 +409,11 @@ function eventStatements(db: Database.Database) {
     readAll(typeCount: number) {
       let statement = readAllStatements.get(typeCount)
       if (!statement) {
-        const filter = typeCount > 0 ? ` AND type IN (${Array(typeCount).fill('?').join(',')})` : ''
+        // A row of several events is read whatever its events' types: each is checked as it is read.
+        const filter =
+          typeCount > 0 ? ` AND (type IN (${Array(typeCount).fill('?').join(',')}) OR parts IS NOT NULL)` : ''
         statement = db
-          .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position LIMIT ?`)
+          .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position`)
           .raw(true)
         readAllStatements.set(typeCount, statement)
       }
@@ -313,14 +445,48 @@ function appendSignal(file: string) {
   }
 }
 
+/** Where a stored row is, and its events' ids when it holds several. */
+interface StoredRow {
+  stream: string
+  revision: number
+  position: number | bigint
+  parts: string | null
+}
+
 /** A request whose first event is already stored is a retry: it must match and writes nothing. */
 function alreadyAppended(statements: EventStatements, req: AppendRequest) {
   const first = req.events[0] && statements.findById.get(req.events[0].id)
   if (!first) return undefined
   return retriedAppend(
     req.stream,
-    req.events.map((e) => statements.findById.get(e.id)),
+    first.parts === null
+      ? req.events.map((e) => statements.findById.get(e.id))
+      : eventsIn(first.parts, first, req.events),
   )
+}
+
+/** Where each of these events is in a row of several (undefined: not in it). */
+function eventsIn(parts: string, row: StoredRow, events: readonly NewEvent[]) {
+  const ids = (JSON.parse(parts) as Parts).map(([id]) => id)
+  const last = ids.length - 1
+  return events.map((e) => {
+    const i = ids.indexOf(e.id)
+    if (i < 0) return undefined
+    return { stream: row.stream, revision: row.revision - last + i, position: BigInt(row.position) - BigInt(last - i) }
+  })
+}
+
+/** Several events' data as one JSON array, with each one's id, type and place in it. */
+function packed(events: readonly NewEvent[]): { data: string; parts: string } {
+  const parts: Parts = []
+  let data = '['
+  for (const e of events) {
+    if (parts.length > 0) data += ','
+    const json = JSON.stringify(e.data)
+    parts.push([e.id, e.type, data.length, data.length + json.length])
+    data += json
+  }
+  return { data: `${data}]`, parts: JSON.stringify(parts) }
 }
 
 /** An atomic append's body, run inside its transaction: every request checked, then written, or none. */
@@ -335,6 +501,7 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
     }
     return json
   }
+  let head = BigInt(statements.lastPosition.get()?.seq ?? 0)
   let position = 0n
   const revisions: number[] = []
   // Each stream's last revision as this transaction leaves it.
@@ -360,20 +527,48 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
       skip(retry)
       continue
     }
+    if (req.events.length === 0) {
+      revisions.push(current)
+      continue
+    }
+    const metadata = serialiseMetadata(req.events[0]!.metadata)
+    const recordedAt = req.events[0]!.metadata.recordedAt
+    const together = req.events.length > 1 && req.events.every((e) => serialiseMetadata(e.metadata) === metadata)
     let revision = current
+    let written = head
     try {
-      for (const e of req.events) {
-        revision += 1
-        const info = statements.insert.run(
-          e.id,
+      if (together) {
+        const { data, parts } = packed(req.events)
+        revision += req.events.length
+        written += BigInt(req.events.length)
+        statements.insert.run(
+          written,
+          req.events[0]!.id,
           req.stream,
           revision,
-          e.type,
-          JSON.stringify(e.data),
-          serialiseMetadata(e.metadata),
-          e.metadata.recordedAt,
+          SEVERAL_EVENTS,
+          data,
+          metadata,
+          recordedAt,
+          parts,
         )
-        position = BigInt(info.lastInsertRowid)
+      } else {
+        for (const e of req.events) {
+          revision += 1
+          written += 1n
+          const eventMetadata = serialiseMetadata(e.metadata)
+          statements.insert.run(
+            written,
+            e.id,
+            req.stream,
+            revision,
+            e.type,
+            JSON.stringify(e.data),
+            eventMetadata,
+            e.metadata.recordedAt,
+            null,
+          )
+        }
       }
     } catch (error) {
       const again =
@@ -382,11 +577,13 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
       skip(again)
       continue
     }
+    head = written
+    position = written
     last.set(req.stream, revision)
     revisions.push(revision)
     // Only a state folded from exactly the revision the append expected is the stream's state after it.
     const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
-    if (req.snapshot && exact && req.events.length > 0)
+    if (req.snapshot && exact)
       statements.saveSnapshot.run(
         req.stream,
         req.snapshot.version,
