@@ -14,6 +14,7 @@ import type {
   StreamRead,
 } from './port.ts'
 import { conflictOf, isExpected, retriedAppend } from './port.ts'
+import { RecentAppends } from './recent-appends.ts'
 
 /**
  * A row of a stream read: its stream is the one asked for, not read back.
@@ -284,14 +285,18 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   db.exec(EVENT_LOG_VIEW)
   db.exec(SNAPSHOTS_TABLE)
   const statements = eventStatements(db)
-  const appendAll = db.transaction((requests: AppendRequest[]) => appendRequests(statements, requests))
-  const appends = appendSignal(file)
+  const appendAll = db.transaction((requests: AppendRequest[], rows: LogRow[]) =>
+    appendRequests(statements, requests, rows),
+  )
+  const recent = new RecentAppends<LogRow>(rowSpan, RECENT_EVENTS)
+  const appends = appendSignal(file, (rows) => recent.add(rows))
 
   return {
     kind: 'sqlite',
     async append(requests) {
-      const result = appendAll.immediate(requests)
-      appends.wake()
+      const rows: LogRow[] = []
+      const result = appendAll.immediate(requests, rows)
+      appends.wake(rows)
       return result
     },
     async readStream(stream, from = 0) {
@@ -348,7 +353,9 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       const events: RecordedEvent[] = []
       // Rows are taken one by one until the page is full: a row may hold several events, or
       // none of the types asked for. A page may end inside a row; the next starts after it.
-      for (const row of statements.readAll(types.length).iterate(after, ...types) as IterableIterator<LogRow>) {
+      const rows =
+        recent.after(BigInt(after)) ?? (statements.readAll(types.length).iterate(after, ...types) as Iterable<LogRow>)
+      for (const row of rows) {
         streamEvents(row, row[AFTER_STREAM_ROW], keep, events)
         if (events.length >= limit) break
       }
@@ -423,19 +430,36 @@ function eventStatements(db: Database.Database) {
 }
 type EventStatements = ReturnType<typeof eventStatements>
 
-/** Appends wake subscribers in every thread of the process (the projector runs in its own). */
-function appendSignal(file: string) {
+/** The rows of its latest appends a store keeps for its readers, in events. */
+const RECENT_EVENTS = 10_000
+
+/** The positions of a stored row's first and last events. */
+const rowSpan = ([position, , , , , , parts]: LogRow) => {
+  const last = BigInt(position)
+  return { first: parts === null ? last : last - BigInt((JSON.parse(parts) as Parts).length - 1), last }
+}
+
+/**
+ * Appends hand their rows to the stores of every thread of the process (the
+ * projector runs in its own), which keep them for their readers and wake
+ * their subscribers.
+ */
+function appendSignal(file: string, keep: (rows: readonly LogRow[]) => void) {
   const listeners = new Set<() => void>()
   const channel = new BroadcastChannel(`shiplog-appends:${resolve(file)}`)
   channel.unref()
   const notify = () => {
     for (const l of listeners) l()
   }
-  channel.onmessage = notify
+  channel.onmessage = (message) => {
+    keep((message as { data: LogRow[] }).data)
+    notify()
+  }
   return {
-    wake() {
+    wake(rows: LogRow[]) {
+      keep(rows)
       notify()
-      channel.postMessage(null)
+      channel.postMessage(rows)
     },
     listen(listener: () => void) {
       listeners.add(listener)
@@ -489,8 +513,12 @@ function packed(events: readonly NewEvent[]): { data: string; parts: string } {
   return { data: `${data}]`, parts: JSON.stringify(parts) }
 }
 
-/** An atomic append's body, run inside its transaction: every request checked, then written, or none. */
-function appendRequests(statements: EventStatements, requests: AppendRequest[]): AppendResult {
+/**
+ * An atomic append's body, run inside its transaction: every request checked,
+ * then written, or none. The rows written are added to `appended`, to be
+ * handed to readers once committed.
+ */
+function appendRequests(statements: EventStatements, requests: AppendRequest[], appended: LogRow[]): AppendResult {
   // A command stamps all its events with one metadata object: serialise it once.
   const metadataJson = new Map<object, string>()
   const serialiseMetadata = (m: object) => {
@@ -536,38 +564,33 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
     const together = req.events.length > 1 && req.events.every((e) => serialiseMetadata(e.metadata) === metadata)
     let revision = current
     let written = head
+    const requestRows: LogRow[] = []
+    const insert = (row: LogRow, recordedAt: number) => {
+      const [position, id, rowRevision, type, data, rowMetadata, parts, stream] = row
+      statements.insert.run(position, id, stream, rowRevision, type, data, rowMetadata, recordedAt, parts)
+      requestRows.push(row)
+    }
     try {
       if (together) {
         const { data, parts } = packed(req.events)
         revision += req.events.length
         written += BigInt(req.events.length)
-        statements.insert.run(
-          written,
-          req.events[0]!.id,
-          req.stream,
-          revision,
-          SEVERAL_EVENTS,
-          data,
-          metadata,
-          recordedAt,
-          parts,
-        )
+        insert([written, req.events[0]!.id, revision, SEVERAL_EVENTS, data, metadata, parts, req.stream], recordedAt)
       } else {
         for (const e of req.events) {
           revision += 1
           written += 1n
-          const eventMetadata = serialiseMetadata(e.metadata)
-          statements.insert.run(
+          const row: LogRow = [
             written,
             e.id,
-            req.stream,
             revision,
             e.type,
             JSON.stringify(e.data),
-            eventMetadata,
-            e.metadata.recordedAt,
+            serialiseMetadata(e.metadata),
             null,
-          )
+            req.stream,
+          ]
+          insert(row, e.metadata.recordedAt)
         }
       }
     } catch (error) {
@@ -579,6 +602,7 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[]):
     }
     head = written
     position = written
+    for (const row of requestRows) appended.push(row)
     last.set(req.stream, revision)
     revisions.push(revision)
     // Only a state folded from exactly the revision the append expected is the stream's state after it.
