@@ -68,6 +68,10 @@ export const bucketKey = (accountId: number, c: Parameters<typeof bucketKeyOf>[0
 export const prefixesKey = (accountId: number, c: Parameters<typeof bucketKeyOf>[0]) =>
   `prefixes:${accountId}|${bucketKeyOf(c)}`
 
+const ORDER_FIELDS = { kind: 'order', week: null, changed: null }
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
 const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
 
 export function deliveryStatsProjection(
@@ -107,6 +111,9 @@ export function deliveryStatsProjection(
           revision = e.revision
         }
         if (!facts || revision === (current?.revision ?? -1)) continue
+        // Most scans change no fact (a parcel's origin is its first scan's country): the document
+        // stays as it is, and a replay of those events folds them again to the same facts.
+        if (current && sameJson(current.doc.facts, facts)) continue
         const before = current?.doc.contributions ?? {}
         const contributions: Record<string, Contribution> = {}
         for (const parcel of facts.parcels) {
@@ -115,7 +122,7 @@ export function deliveryStatsProjection(
         }
         for (const id of new Set([...Object.keys(before), ...Object.keys(contributions)])) {
           const [was, now] = [before[id], contributions[id]]
-          if (was && now && JSON.stringify(was) === JSON.stringify(now)) continue
+          if (was && now && sameJson(was, now)) continue
           if (was) delta(accountId, was, -1)
           if (now) delta(accountId, now, 1)
         }
@@ -127,7 +134,9 @@ export function deliveryStatsProjection(
           id: doc.id,
           revision,
           doc,
-          fields: { kind: 'order', week: null, changed: null },
+          fields: ORDER_FIELDS,
+          // An order's indexed fields never change: only its document is rewritten.
+          replaces: current && current.id === doc.id ? { revision: current.revision, changedFields: [] } : undefined,
         })
       }
       writes.push(...(await bucketWrites(store, collection, deltas, Number(events.at(-1)!.position))))

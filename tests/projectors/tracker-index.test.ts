@@ -4,6 +4,7 @@ import type { TrackerDoc } from '../../projectors/orders/document.ts'
 import { newTracker } from '../../projectors/orders/evolve.ts'
 import { trackersProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { lastPosition, streamEvents } from '../support/recorded.ts'
 import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
@@ -18,16 +19,8 @@ const created = {
   tracking_number: 'TN-1',
 }
 
-let position = 0n
-const recorded = (revision: number, type: string, data: object): RecordedEvent => ({
-  id: `e-${revision}`,
-  stream: STREAM,
-  revision,
-  position: ++position,
-  type,
-  data,
-  metadata: { accountId: 7, correlationId: 't', recordedAt: 0 },
-})
+const event = streamEvents(STREAM)
+const recorded = (revision: number, type: string, data: object) => event(type, data, revision)
 
 function openStore(t: Test) {
   const store = createSqliteReadStore(join(tempDir(t, 'shiplog-tracker-index-'), 'read.db'), allCollections)
@@ -39,7 +32,7 @@ t.test('the trackers index keeps what trackers are found by, and moves only with
   const store = openStore(t)
   const apply = async (events: RecordedEvent[]) => {
     const writes = await trackersProjection.apply(events, store)
-    await store.commit([trackersProjection.name], writes, position)
+    await store.commit([trackersProjection.name], writes, lastPosition())
     return writes
   }
 
@@ -125,7 +118,7 @@ t.test(
       },
     }
     const apply = async (events: RecordedEvent[]) =>
-      store.commit([trackersProjection.name], await trackersProjection.apply(events, watched), position)
+      store.commit([trackersProjection.name], await trackersProjection.apply(events, watched), lastPosition())
     const creation = recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })
 
     // Given a tracker created, then moved on

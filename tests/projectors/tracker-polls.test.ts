@@ -4,6 +4,7 @@ import t, { type Test } from 'tap'
 import type { TrackerIndexDoc } from '../../projectors/orders/tracker-index.ts'
 import { trackersProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { streamEvents } from '../support/recorded.ts'
 import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
@@ -13,23 +14,13 @@ import { tempDir } from '../support/temp.ts'
 const STREAM = 'order-7_A-1'
 const KEY = `${STREAM}#11`
 const AT = 1_800_000_000
-let position = 0n
-let revision = -1
-const recorded = (type: string, data: object): RecordedEvent => ({
-  id: `e-${++revision}`,
-  stream: STREAM,
-  revision,
-  position: ++position,
-  type,
-  data,
-  metadata: { accountId: 7, correlationId: 't', recordedAt: 0 },
-})
+let recorded = streamEvents(STREAM)
 const carrier = (code: string) => ({ code, name: code })
 
 function projected(t: Test) {
   const store = createSqliteReadStore(join(tempDir(t, 'shiplog-tracker-polls-'), 'read.db'), allCollections)
   t.teardown(() => store.close())
-  revision = -1
+  recorded = streamEvents(STREAM)
   return {
     async apply(...events: RecordedEvent[]) {
       await store.commit(

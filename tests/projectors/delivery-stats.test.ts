@@ -1,0 +1,53 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { deliveryStatsProjection, orderFactsKey } from '../../projectors/deliveries/delivery-stats.ts'
+import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { allCollections } from '../../shared/infra/read-store/collections.ts'
+import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
+import { lastPosition, streamEvents } from '../support/recorded.ts'
+import { tempDir } from '../support/temp.ts'
+
+/* An order's delivery facts document: rewritten when a fact changes, left as it is by the scans that change none. */
+
+const STREAM = 'order-7_D-1'
+const AT = 1_800_000_000
+const projection = deliveryStatsProjection()
+
+t.test('a scan that changes no delivery fact writes nothing; one that does rewrites only the document', async (t) => {
+  const store = createSqliteReadStore(join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db'), allCollections)
+  t.teardown(() => store.close())
+  const apply = async (...events: RecordedEvent[]) => {
+    const writes = await projection.apply(events, store)
+    await store.commit([projection.name], writes, lastPosition())
+    return writes
+  }
+  const event = streamEvents(STREAM)
+  const scan = (code: string, country: string | null) =>
+    event('TrackingEventRecorded', {
+      tracker_id: 11,
+      event: { id: 50, event_type_code: code, happened_at: AT, address: country && { country_code: country } },
+      at: AT,
+    })
+
+  // Given an order with a UPS parcel, scanned once in France
+  await apply(
+    event('OrderCreated', { order_id: 5, order_number: 'D-1', changes: {}, at: AT }),
+    event('TrackerCreated', {
+      tracker_id: 11,
+      fulfillment_id: 10,
+      tracking_number: 'TN-1',
+      changes: { carrier: { code: 'ups', name: 'UPS' } },
+      at: AT,
+    }),
+  )
+  const [origin] = await apply(scan('in_transit', 'FR'))
+  t.match(origin, { key: orderFactsKey(STREAM), revision: 2, replaces: { revision: 1, changedFields: [] } })
+
+  // When it is scanned again in transit, then its delivery is attempted
+  t.same(await apply(scan('in_transit', 'BE')), [], 'a later scan elsewhere is not its origin: nothing written')
+  const [attempt] = await apply(scan('failed_attempt', null))
+
+  // Then the attempt is a fact, written at its revision over the stored one
+  t.match(attempt, { revision: 4, replaces: { revision: 2 }, doc: { facts: { parcels: [{ failed_attempt: true }] } } })
+  t.equal((await store.getByKey(projection.collection, orderFactsKey(STREAM)))?.revision, 4)
+})
