@@ -27,6 +27,27 @@ t.test('sqlite event store', async (t) => {
   eventStoreContract(t, async () => createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db')))
 })
 
+t.test('sqlite: a store of another thread reads what this one appends as the file holds it', async (t) => {
+  // The projector's thread reads the rows the command side hands it: the contract, appending
+  // through one store and reading through another of the same file, once the rows have arrived.
+  eventStoreContract(t, async () => {
+    const file = join(tempDir(t, 'shiplog-es-'), 'events.db')
+    const [writer, reader] = [createSqliteEventStore(file), createSqliteEventStore(file)]
+    return {
+      ...reader,
+      async append(requests) {
+        const result = await writer.append(requests)
+        await new Promise((resolve) => setImmediate(resolve))
+        return result
+      },
+      async close() {
+        await writer.close()
+        await reader.close()
+      },
+    }
+  })
+})
+
 t.test('sqlite: a stream named twice in one append is checked against what the append wrote before', async (t) => {
   const store = createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db'))
   t.teardown(() => store.close())

@@ -26,6 +26,7 @@ t.test('given rows that follow one another, a reader keeping up reads them here,
   ])
   t.same(kept.after(5n), [[6, 6]])
   t.equal(kept.after(6n), undefined, 'past the last row kept: the log may hold more, from another process')
+  t.equal(kept.after(0n), undefined, 'rows read past are gone: a reader going back reads the log')
 })
 
 t.test('given a gap (another process wrote between), only the rows after it are kept', async (t) => {

@@ -1,7 +1,7 @@
 /**
- * The log's newest rows as this process appended them, handed from the
- * append to the readers of every thread (the projector runs in its own), so
- * a reader that is keeping up reads them here instead of from the file: the
+ * The log's newest rows as another thread of this process appended them,
+ * handed from the append to the projector's thread, so a projector that is
+ * keeping up reads them here instead of from the file: the
  * log is read only to catch up (after a restart, a reader fallen behind, or
  * rows written by another process). Only rows that follow one another
  * without a gap are kept, so a page read here is exactly the log's.
@@ -33,18 +33,21 @@ export class RecentAppends<R> {
       this.#spans.push(span)
       this.#events += Number(span.last - span.first) + 1
     }
-    while (this.#events > this.maxEvents && this.#rows.length > 1) {
-      this.#rows.shift()
-      const { first, last } = this.#spans.shift()!
-      this.#events -= Number(last - first) + 1
+    let oldest = 0
+    for (let events = this.#events; events > this.maxEvents && oldest < this.#rows.length - 1; oldest++) {
+      const { first, last } = this.#spans[oldest]!
+      events -= Number(last - first) + 1
     }
+    this.#drop(oldest)
   }
 
   /**
    * The rows holding the events after `after`, oldest first, when every one
    * of them from the next position on is here; undefined when the log must
    * be read (it may also hold rows after the last kept, from another process:
-   * a reader that has read these reads on from the log).
+   * a reader that has read these reads on from the log). The rows before
+   * them are dropped: kept rows are read once, and live no longer than it
+   * takes the reader to catch up.
    */
   after(after: bigint): readonly R[] | undefined {
     const spans = this.#spans
@@ -58,6 +61,14 @@ export class RecentAppends<R> {
       if (spans[middle]!.last > after) high = middle
       else low = middle + 1
     }
-    return this.#rows.slice(low)
+    // What was read up to is not read again (the projector thread has one reader): it goes.
+    this.#drop(low)
+    return this.#rows.slice()
+  }
+
+  /** Drops the oldest `count` rows. */
+  #drop(count: number) {
+    for (const { first, last } of this.#spans.splice(0, count)) this.#events -= Number(last - first) + 1
+    this.#rows.splice(0, count)
   }
 }

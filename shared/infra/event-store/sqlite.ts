@@ -431,7 +431,7 @@ function eventStatements(db: Database.Database) {
 type EventStatements = ReturnType<typeof eventStatements>
 
 /** The rows of its latest appends a store keeps for its readers, in events. */
-const RECENT_EVENTS = 10_000
+const RECENT_EVENTS = 8000
 
 /** The positions of a stored row's first and last events. */
 const rowSpan = ([position, , , , , , parts]: LogRow) => {
@@ -440,9 +440,11 @@ const rowSpan = ([position, , , , , , parts]: LogRow) => {
 }
 
 /**
- * Appends hand their rows to the stores of every thread of the process (the
- * projector runs in its own), which keep them for their readers and wake
- * their subscribers.
+ * Appends wake subscribers in every thread of the process, and hand their
+ * rows to the stores of the other threads (the projector runs in its own),
+ * which keep them for their readers until read: a thread's own readers read
+ * the file, so the command side holds no rows that would outlive a
+ * young-generation collection.
  */
 function appendSignal(file: string, keep: (rows: readonly LogRow[]) => void) {
   const listeners = new Set<() => void>()
@@ -457,7 +459,6 @@ function appendSignal(file: string, keep: (rows: readonly LogRow[]) => void) {
   }
   return {
     wake(rows: LogRow[]) {
-      keep(rows)
       notify()
       channel.postMessage(rows)
     },
@@ -502,15 +503,17 @@ function eventsIn(parts: string, row: StoredRow, events: readonly NewEvent[]) {
 
 /** Several events' data as one JSON array, with each one's id, type and place in it. */
 function packed(events: readonly NewEvent[]): { data: string; parts: string } {
+  const jsons = events.map((e) => JSON.stringify(e.data))
   const parts: Parts = []
-  let data = '['
-  for (const e of events) {
-    if (parts.length > 0) data += ','
-    const json = JSON.stringify(e.data)
-    parts.push([e.id, e.type, data.length, data.length + json.length])
-    data += json
+  // Each data's place in `[a,b,…]`: after the bracket, then after each comma.
+  let start = 1
+  for (let i = 0; i < events.length; i++) {
+    const end = start + jsons[i]!.length
+    parts.push([events[i]!.id, events[i]!.type, start, end])
+    start = end + 1
   }
-  return { data: `${data}]`, parts: JSON.stringify(parts) }
+  // Joined at once: one flat string, not a chain of concatenations to flatten when bound.
+  return { data: `[${jsons.join(',')}]`, parts: JSON.stringify(parts) }
 }
 
 /**
