@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConcurrencyError } from '../../shared/domain/errors.ts'
 import { createKurrentEventStore } from '../../shared/infra/event-store/kurrentdb.ts'
-import type { NewEvent } from '../../shared/infra/event-store/port.ts'
 import {
   createSqliteEventStore,
   EVENTS_TABLE,
@@ -12,16 +10,11 @@ import {
 } from '../../shared/infra/event-store/sqlite.ts'
 import { createPostgresEventStore } from '../../shared/infra/event-store/postgres.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
+import { newEvent } from '../support/recorded.ts'
 import { tempDir } from '../support/temp.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
-/** A new event of no consequence, for the adapters' own tests. */
-const event = (): NewEvent => ({
-  id: randomUUID(),
-  type: 'Thing',
-  data: {},
-  metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
-})
+const event = () => newEvent()
 
 t.test('sqlite event store', async (t) => {
   eventStoreContract(t, async () => createSqliteEventStore(join(tempDir(t, 'shiplog-es-'), 'events.db')))

@@ -1,4 +1,5 @@
-import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { randomUUID } from 'node:crypto'
+import type { NewEvent, RecordedEvent } from '../../shared/infra/event-store/port.ts'
 
 /** Positions grow across every stream a test records, as the log's do. */
 let position = 0n
@@ -26,3 +27,11 @@ export function streamEvents(stream: string, accountId = 7) {
     }
   }
 }
+
+/** A new event for an append, of no consequence but its type and data. */
+export const newEvent = (type = 'Thing', data: object = {}): NewEvent => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
+})

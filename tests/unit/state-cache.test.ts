@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
 import { createStateCache } from '../../commands/state-cache.ts'
-import type { NewEvent } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import { newEvent } from '../support/recorded.ts'
 import { tempDir } from '../support/temp.ts'
 
-const event = (n: number): NewEvent => ({
-  id: randomUUID(),
-  type: 'Added',
-  data: { n },
-  metadata: { accountId: 1, correlationId: 't', recordedAt: 0 },
-})
+const event = (n: number) => newEvent('Added', { n })
 
 /** A fold summing the events' `n`, and how many events it has folded (reset by setting `folded`). */
 function summing() {
