@@ -204,11 +204,11 @@ export type DocumentReads = Pick<
   | 'missingViews'
 >
 
-/** A collection's rebuild shadow, as the stores name it. */
 /** The indexed fields with an index per account: all but those read only across accounts. */
 export const perAccountFields = (spec: CollectionSpec) =>
   Object.keys(spec.fields).filter((f) => !spec.dueFields?.includes(f))
 
+/** A collection's rebuild shadow, as the stores name it. */
 export const shadowOf = (spec: CollectionSpec): CollectionSpec => ({ ...spec, name: `${spec.name}__rebuild` })
 
 /**

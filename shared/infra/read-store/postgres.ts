@@ -1,8 +1,8 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
+import { missingViewColumn, queryIndexes, viewColumns } from './sql-tables.ts'
 import {
   collectionSpecs,
-  perAccountFields,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -49,8 +49,6 @@ const toStored = <D>(r: Row): StoredDocument<D> => ({
   doc: r.doc as D,
 })
 
-const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
-const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ? viewColumns(spec)[0] : undefined)
 const fieldColumn = (spec: CollectionSpec, field: string) => {
   if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
   return `f_${field}`
@@ -288,14 +286,7 @@ async function createIndexes(db: pg.Pool | pg.ClientBase, spec: CollectionSpec) 
     if (!existing.some((name) => name.endsWith(suffix)))
       await db.query(`CREATE ${definition.replace('INDEX', `INDEX IF NOT EXISTS ${spec.name}_${generation}${suffix}`)}`)
   }
-  await ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
-  for (const f of perAccountFields(spec))
-    await ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
-  for (const f of spec.lookupFields ?? []) await ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
-  for (const f of spec.dueFields ?? [])
-    await ensureIndex(`_due_${f}`, `INDEX ON ${spec.name} (f_${f}) WHERE f_${f} IS NOT NULL`)
-  const marker = missingViewColumn(spec)
-  if (marker) await ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
+  for (const [suffix, definition] of queryIndexes(spec)) await ensureIndex(suffix, definition)
 }
 
 /**

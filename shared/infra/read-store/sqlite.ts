@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
+import { missingViewColumn, queryIndexes, viewColumns } from './sql-tables.ts'
 import {
   collectionSpecs,
-  perAccountFields,
   groupKeys,
   shadowOf,
   viewBytesOf,
@@ -52,12 +52,6 @@ const documentColumns = ['account_id', 'id', 'key', 'revision', 'doc']
 const DOCUMENT = documentColumns.join(', ')
 /** The same, in a page's query, where the table is `t`. */
 const PAGE_DOCUMENT = documentColumns.map((c) => `t.${c}`).join(', ')
-
-/** A collection's view columns, in the order its views are listed. */
-const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
-
-/** The column whose NULL marks a document of a `viewsWhenIdle` collection as missing its views (they are filled together). */
-const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ? viewColumns(spec)[0] : undefined)
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -183,13 +177,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
   }
   if (!indexed) return
-  ensureIndex('_by_account_id', `UNIQUE INDEX ON ${spec.name} (account_id, id)`)
-  for (const f of perAccountFields(spec)) ensureIndex(`_by_${f}`, `INDEX ON ${spec.name} (account_id, f_${f}, id)`)
-  for (const f of spec.lookupFields ?? []) ensureIndex(`_across_${f}`, `INDEX ON ${spec.name} (f_${f})`)
-  for (const f of spec.dueFields ?? [])
-    ensureIndex(`_due_${f}`, `INDEX ON ${spec.name} (f_${f}) WHERE f_${f} IS NOT NULL`)
-  const marker = missingViewColumn(spec)
-  if (marker) ensureIndex('_missing_views', `INDEX ON ${spec.name} (id) WHERE ${marker} IS NULL`)
+  for (const [suffix, definition] of queryIndexes(spec)) ensureIndex(suffix, definition)
 }
 
 /** The column of an indexed field; a field without an index is a bug in the caller. */
