@@ -60,7 +60,7 @@ const ROW = [...streamRowColumns, 'stream'].join(', ')
 type Parts = [id: string, type: string, start: number, end: number][]
 
 /** The type column of a row of several events: each has its own in `parts`. */
-export const SEVERAL_EVENTS = '$events'
+const SEVERAL_EVENTS = '$events'
 
 /**
  * Each event of a stored row, as `make` builds it from its position,
@@ -492,13 +492,19 @@ function alreadyAppended(statements: EventStatements, req: AppendRequest) {
 
 /** Where each of these events is in a row of several (undefined: not in it). */
 function eventsIn(parts: string, row: StoredRow, events: readonly NewEvent[]) {
-  const ids = (JSON.parse(parts) as Parts).map(([id]) => id)
-  const last = ids.length - 1
-  return events.map((e) => {
-    const i = ids.indexOf(e.id)
-    if (i < 0) return undefined
-    return { stream: row.stream, revision: row.revision - last + i, position: BigInt(row.position) - BigInt(last - i) }
-  })
+  const stored: { id: string; stream: string; revision: number; position: bigint }[] = []
+  eventsOfRow(
+    row.position,
+    row.revision,
+    '',
+    SEVERAL_EVENTS,
+    '',
+    parts,
+    (position, revision, id) => ({ id, stream: row.stream, revision, position }),
+    () => true,
+    stored,
+  )
+  return events.map((e) => stored.find((s) => s.id === e.id))
 }
 
 /** Several events' data as one JSON array, with each one's id, type and place in it. */
@@ -568,9 +574,9 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[], 
     let revision = current
     let written = head
     const requestRows: LogRow[] = []
-    const insert = (row: LogRow, recordedAt: number) => {
+    const insert = (row: LogRow, rowRecordedAt: number) => {
       const [position, id, rowRevision, type, data, rowMetadata, parts, stream] = row
-      statements.insert.run(position, id, stream, rowRevision, type, data, rowMetadata, recordedAt, parts)
+      statements.insert.run(position, id, stream, rowRevision, type, data, rowMetadata, rowRecordedAt, parts)
       requestRows.push(row)
     }
     try {
