@@ -15,21 +15,21 @@ export const ESTIMATION_BODY_LIMIT = 16 * 1024
 /** Deeper than any route needs: custom_variables' 16 levels inside an order's own. */
 export const MAX_JSON_DEPTH = 32
 
+/** A JSON string with its escapes: what the depth scan skips (unrolled, so it never backtracks). */
+const JSON_STRING = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/g
+
 /**
  * How deep a JSON text nests, scanned without parsing and given up as soon
- * as it passes `max`: strings are skipped, escapes inside them honoured.
+ * as it passes `max`. Its strings are cut out first, in one pass of the
+ * regular expression engine: a batch's text is mostly strings, and a loop over
+ * every character cost twice as much.
  */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  const bare = text.replace(JSON_STRING, '""')
   let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c)
-        i++ // a backslash escapes the next character
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x7b || c === 0x5b) {
+  for (let i = 0; i < bare.length; i++) {
+    const c = bare.charCodeAt(i)
+    if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true
     } else if (c === 0x7d || c === 0x5d) depth--
   }
