@@ -4,12 +4,8 @@
  * and reads its one line of JSON.
  */
 import { loadConfig } from '../shared/infra/config.ts'
-import { openRuntime } from '../shared/infra/runtime.ts'
 import { measureReplay } from './support.ts'
 
-const runtime = await openRuntime(loadConfig({ ...process.env, DATA_DIR: process.argv[2], LOG_LEVEL: 'silent' }))
-try {
-  process.stdout.write(JSON.stringify(await measureReplay(runtime)))
-} finally {
-  await runtime.close()
-}
+process.stdout.write(
+  JSON.stringify(await measureReplay(loadConfig({ ...process.env, DATA_DIR: process.argv[2], LOG_LEVEL: 'silent' }))),
+)

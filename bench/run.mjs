@@ -9,6 +9,8 @@ const all = readdirSync(new URL('.', import.meta.url))
   .filter((f) => f.endsWith('.ts') && !helpers.includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : all
+// The servers and the rebuild run as `npm start` runs them: from dist/, compiled first when a source changed.
+if (spawnSync(process.execPath, ['bin/build.mjs', '--if-stale'], { stdio: 'inherit' }).status !== 0) process.exit(1)
 let failed = 0
 for (const name of chosen) {
   console.log(`\n== bench/${name}`)

@@ -8,10 +8,9 @@ import { join } from 'node:path'
 import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
-import { loadConfig } from '../shared/infra/config.ts'
+import { type Config, loadConfig } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
-import { rebuildProjection } from '../projectors/runner.ts'
 import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
 import type { TrackerInput } from '../commands/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
@@ -271,9 +270,9 @@ export type Replay = Awaited<ReturnType<typeof measureReplay>>
 
 /**
  * Closes a benchmark's stores and runs measureReplay on them in a node process
- * of its own (bench/replay-stores.ts), as `shiplog projections rebuild` runs:
- * what the benchmark's process did before (its heap, its threads) weighs on
- * neither the raw read nor the rebuild. The stores' folder is removed after.
+ * of its own (bench/replay-stores.ts): what the benchmark's process did before
+ * (its heap, its threads) weighs on neither the raw read nor the rebuild. The
+ * stores' folder is removed after.
  */
 export async function replayInOwnProcess(stores: Awaited<ReturnType<typeof benchStores>>): Promise<Replay> {
   await stores.runtime.close()
@@ -292,9 +291,12 @@ export async function replayInOwnProcess(stores: Awaited<ReturnType<typeof bench
 /**
  * The raw read of the whole log through the event store port, parsing every
  * event as a projector would, beside the rebuild of the orders projection
- * from it; both in events per second.
+ * from it as an operator runs it (`shiplog projections rebuild orders`, in
+ * a process of its own and timed by it); both in events per second. Then the
+ * orders' full views, which the live projector renders when idle, in its slices.
  */
-export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>) {
+export async function measureReplay(config: Config) {
+  let runtime = await openRuntime(config)
   let t0 = performance.now()
   let read = 0
   for (let after: bigint | undefined; ; ) {
@@ -305,10 +307,9 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
     after = page[page.length - 1]!.position
   }
   const raw = read / ((performance.now() - t0) / 1000)
-  t0 = performance.now()
-  await rebuildProjection(runtime, ordersProjection)
-  const rebuild = read / ((performance.now() - t0) / 1000)
-  // The orders' full views, which the live projector renders when idle, in its slices.
+  await runtime.close()
+  const rebuild = rebuildAsOperatorsDo(config)
+  runtime = await openRuntime(config)
   t0 = performance.now()
   let views = 0
   for (;;) {
@@ -316,7 +317,20 @@ export async function measureReplay(runtime: Pick<Runtime, 'eventStore' | 'readS
     if (slice === 0) break
     views += slice
   }
-  return { events: read, raw, rebuild, views, viewSeconds: (performance.now() - t0) / 1000 }
+  const viewSeconds = (performance.now() - t0) / 1000
+  await runtime.close()
+  return { events: read, raw, rebuild, views, viewSeconds }
+}
+
+/** `shiplog projections rebuild orders` on the config's stores: the events a second it reports. */
+function rebuildAsOperatorsDo(config: Config) {
+  const child = spawnSync(process.execPath, [...startFlags, 'bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
+    encoding: 'utf8',
+    env: { ...process.env, DATA_DIR: config.DATA_DIR, LOG_LEVEL: 'silent' },
+  })
+  const rate = /orders: rebuilt from \d+ events in [\d.]+ s \(([\d,]+) events\/s\)/.exec(child.stderr)?.[1]
+  if (child.status !== 0 || rate === undefined) throw new Error(`the rebuild failed: ${child.stderr}`)
+  return Number(rate.replaceAll(',', ''))
 }
 
 /**

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The shiplog executable: runs dist/ (the service as JavaScript, `npm run build`) where the
-// TypeScript sources are absent (the container image) or SHIPLOG_RUN_COMPILED=1 says so;
-// otherwise the TypeScript sources through tsx's loader.
+// The shiplog executable: runs dist/, the service as JavaScript (`npm run
+// build`; `npm start` builds it when a source changed), where it is as fresh as
+// the TypeScript sources or they are absent (the container image); otherwise
+// the sources through tsx's loader, which costs every process and thread a
+// second or more to start. SHIPLOG_RUN_COMPILED=1 or 0 chooses either way.
 import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { distIsFresh } from './dist.mjs'
 import { setFlagsFromString } from 'node:v8'
 
 /**
@@ -41,10 +45,15 @@ defaultFlag('--initial-old-space-size', 32)
 defaultFlag('--allocation-site-pretenuring', false)
 
 const source = new URL('../cli/shiplog.ts', import.meta.url)
-if (process.env.SHIPLOG_RUN_COMPILED !== '1' && existsSync(source)) {
+const choice = process.env.SHIPLOG_RUN_COMPILED
+const compiled =
+  choice === '1' ||
+  !existsSync(source) ||
+  (choice !== '0' && distIsFresh(fileURLToPath(new URL('..', import.meta.url))))
+if (compiled) {
+  await import('../dist/cli/shiplog.js')
+} else {
   const { register } = await import('tsx/esm/api')
   register()
   await import(source.href)
-} else {
-  await import('../dist/cli/shiplog.js')
 }

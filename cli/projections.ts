@@ -75,8 +75,9 @@ export async function rebuildProjections(rt: Runtime, names: string[], out: Node
       report(position)
     })
     finish()
+    const seconds = (performance.now() - started) / 1000
     out.write(
-      `${projection.name}: rebuilt from ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s, swapped in\n`,
+      `${projection.name}: rebuilt from ${events} events in ${seconds.toFixed(2)} s (${Math.round(events / seconds).toLocaleString('en')} events/s), swapped in\n`,
     )
   }
 }
