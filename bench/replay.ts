@@ -5,7 +5,15 @@
  * raw read rate. BENCH_EVENTS sets the size. The replay runs in a process of
  * its own on the log this one wrote, as `shiplog projections rebuild` would.
  */
-import { benchStores, conditions, decidedAppends, eventsOf, replayInOwnProcess, trackerBatch } from './support.ts'
+import {
+  benchStores,
+  conditions,
+  decidedAppends,
+  eventsOf,
+  replayInOwnProcess,
+  shiplogRuns,
+  trackerBatch,
+} from './support.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const server = await benchStores() // no live projector: the rebuild has the machine
@@ -18,7 +26,9 @@ for (let b = 0, written = 0; written < EVENTS; b++) {
 }
 
 const { events, raw, rebuild, views, viewSeconds } = await replayInOwnProcess(server)
-console.log(`replay: ${events.toLocaleString('en')} events; ${conditions()}`)
+console.log(
+  `replay: ${events.toLocaleString('en')} events; ${conditions()}; rebuilt by \`shiplog projections rebuild orders\` (${shiplogRuns()})`,
+)
 console.log(`raw read (parse only)      ${Math.round(raw).toLocaleString('en').padStart(9)} events/s`)
 console.log(
   `orders projection rebuild  ${Math.round(rebuild).toLocaleString('en').padStart(9)} events/s  (${((rebuild / raw) * 100).toFixed(0)}% of raw)`,

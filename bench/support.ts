@@ -9,6 +9,7 @@ import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { type Config, loadConfig } from '../shared/infra/config.ts'
+import { distIsFresh } from '../bin/dist.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
@@ -80,7 +81,15 @@ const benchNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Bool
 /** The machine and stores; with `server`, how the benchmark's server process is started. */
 export const conditions = (server = false, stores = `embedded SQLite stores (WAL) in ${tmpdir()}`) =>
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${stores}` +
-  (server ? `, server started as \`npm start\` does (node ${[...startFlags, ...benchNodeArgs].join(' ')})` : '')
+  (server
+    ? `, server started as \`npm start\` does (node ${[...startFlags, ...benchNodeArgs].join(' ')}, ${shiplogRuns()})`
+    : '')
+
+/** What bin/shiplog.js runs for the benchmark's server and rebuilds: dist/, or the sources through tsx. */
+export const shiplogRuns = () => {
+  const choice = process.env.SHIPLOG_RUN_COMPILED
+  return choice === '1' || (choice !== '0' && distIsFresh('.')) ? 'compiled dist/' : 'TypeScript sources through tsx'
+}
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
 
