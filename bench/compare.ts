@@ -25,6 +25,7 @@ import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import {
   benchStores,
   benchServerProcess,
+  collectGarbage,
   conditions,
   cpuMeter,
   decidedAppends,
@@ -101,6 +102,7 @@ async function timeAppends(
   count = BATCHES,
 ) {
   for (const appends of batches.slice(0, WARMUP)) await append(appends)
+  collectGarbage()
   const cpu = cpuMeter(process.pid, 'CPU')
   const t0 = performance.now()
   for (const appends of measured.slice(0, count)) await append(appends)

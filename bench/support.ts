@@ -5,6 +5,8 @@ import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
@@ -92,6 +94,16 @@ export const shiplogRuns = () => {
 }
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+/**
+ * A full collection now, before a timed phase of this process: the garbage of
+ * what it did before (deciding every batch beforehand, say) would otherwise be
+ * collected on the phase's time.
+ */
+export const collectGarbage = () => gc()
 
 /**
  * The server as users run it: `shiplog serve` in a process of its own, so the
