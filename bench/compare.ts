@@ -29,6 +29,7 @@ import {
   conditions,
   cpuMeter,
   decidedAppends,
+  eventRows,
   eventsOf,
   measureBatches,
   ms,
@@ -119,19 +120,7 @@ async function timeAppends(
 // (a) Raw rows, serialised beforehand: what SQLite itself allows. Measured
 // before (b) and again after (d), each time into a new file: a shared host's
 // load drifts within a run, and the ratio is taken to the mean of the two.
-const rowsOf = (appends: AppendRequest[]) =>
-  appends.flatMap((a) =>
-    a.events.map((e, revision) => [
-      e.id,
-      a.stream,
-      revision,
-      e.type,
-      JSON.stringify(e.data),
-      JSON.stringify(e.metadata),
-      e.metadata.recordedAt,
-    ]),
-  )
-const rows = new Map(batches.map((appends) => [appends, rowsOf(appends)]))
+const rows = new Map(batches.map((appends) => [appends, eventRows(appends)]))
 async function timeRawRows(label: string, file: string) {
   const db = openEventsFile(join(folder, file))
   db.exec(EVENTS_TABLE)

@@ -22,6 +22,7 @@ import {
   benchStores,
   conditions,
   decidedAppends,
+  eventRows,
   eventsOf,
   measureBatches,
   ms,
@@ -69,19 +70,7 @@ async function timeAppends(label: string, append: (appends: AppendRequest[]) => 
 
 /** Rows of the event store's table, positions counted from 1 across the run. */
 let position = 0
-const rowsOf = (appends: AppendRequest[]) =>
-  appends.flatMap((a) =>
-    a.events.map((e, revision) => [
-      ++position,
-      e.id,
-      a.stream,
-      revision,
-      e.type,
-      JSON.stringify(e.data),
-      JSON.stringify(e.metadata),
-      e.metadata.recordedAt,
-    ]),
-  )
+const rowsOf = (appends: AppendRequest[]) => eventRows(appends).map((row) => [++position, ...row])
 const TABLE = `CREATE TABLE events (
   position bigint PRIMARY KEY, id text NOT NULL UNIQUE, stream text NOT NULL, revision integer NOT NULL,
   type text NOT NULL, data json NOT NULL, metadata json NOT NULL, recorded_at bigint NOT NULL,

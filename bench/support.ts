@@ -11,7 +11,7 @@ import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
 import { type Config, loadConfig } from '../shared/infra/config.ts'
-import { distIsFresh } from '../bin/dist.mjs'
+import { runsCompiled } from '../bin/dist.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
 import { ordersProjection } from '../projectors/projections.ts'
 import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
@@ -88,12 +88,23 @@ export const conditions = (server = false, stores = `embedded SQLite stores (WAL
     : '')
 
 /** What bin/shiplog.js runs for the benchmark's server and rebuilds: dist/, or the sources through tsx. */
-export const shiplogRuns = () => {
-  const choice = process.env.SHIPLOG_RUN_COMPILED
-  return choice === '1' || (choice !== '0' && distIsFresh('.')) ? 'compiled dist/' : 'TypeScript sources through tsx'
-}
+export const shiplogRuns = () => (runsCompiled('.') ? 'compiled dist/' : 'TypeScript sources through tsx')
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
+
+/** An append's events as rows of the event store's table, without their positions: what the raw baselines insert. */
+export const eventRows = (appends: readonly AppendRequest[]) =>
+  appends.flatMap((a) =>
+    a.events.map((e, revision) => [
+      e.id,
+      a.stream,
+      revision,
+      e.type,
+      JSON.stringify(e.data),
+      JSON.stringify(e.metadata),
+      e.metadata.recordedAt,
+    ]),
+  )
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void

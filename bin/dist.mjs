@@ -1,13 +1,13 @@
 // Whether dist/ (npm run build) is the JavaScript of the TypeScript sources as they
 // stand: its build started after every file it was built from last changed.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** Written at the end of a build, dated when the build started. */
 export const BUILT_STAMP = join('dist', '.built')
 
 /** The folders and files a build reads: tsconfig.build.json's `include`, the settings and the build script. */
-export function buildInputs(root) {
+function buildInputs(root) {
   const { include } = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'))
   return [...include, 'package.json', 'tsconfig.json', 'tsconfig.build.json', join('bin', 'build.mjs')]
 }
@@ -25,4 +25,14 @@ function lastChange(path) {
 export function distIsFresh(root) {
   const built = statSync(join(root, BUILT_STAMP), { throwIfNoEntry: false })
   return built !== undefined && buildInputs(root).every((input) => lastChange(join(root, input)) <= built.mtimeMs)
+}
+
+/**
+ * Whether bin/shiplog.js runs dist/ rather than the sources through tsx:
+ * SHIPLOG_RUN_COMPILED=1 or 0 decides; unset, dist/ when the sources are
+ * absent (the container image) or it is as fresh as they are.
+ */
+export function runsCompiled(root, choice = process.env.SHIPLOG_RUN_COMPILED) {
+  if (choice === '1' || !existsSync(join(root, 'cli', 'shiplog.ts'))) return true
+  return choice !== '0' && distIsFresh(root)
 }

@@ -4,9 +4,8 @@
 // the TypeScript sources or they are absent (the container image); otherwise
 // the sources through tsx's loader, which costs every process and thread a
 // second or more to start. SHIPLOG_RUN_COMPILED=1 or 0 chooses either way.
-import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { distIsFresh } from './dist.mjs'
+import { runsCompiled } from './dist.mjs'
 import { setFlagsFromString } from 'node:v8'
 
 /**
@@ -44,16 +43,10 @@ defaultFlag('--initial-old-space-size', 32)
 // holds from V8's start; here it covers the other ways of running shiplog.
 defaultFlag('--allocation-site-pretenuring', false)
 
-const source = new URL('../cli/shiplog.ts', import.meta.url)
-const choice = process.env.SHIPLOG_RUN_COMPILED
-const compiled =
-  choice === '1' ||
-  !existsSync(source) ||
-  (choice !== '0' && distIsFresh(fileURLToPath(new URL('..', import.meta.url))))
-if (compiled) {
+if (runsCompiled(fileURLToPath(new URL('..', import.meta.url)))) {
   await import('../dist/cli/shiplog.js')
 } else {
   const { register } = await import('tsx/esm/api')
   register()
-  await import(source.href)
+  await import(new URL('../cli/shiplog.ts', import.meta.url).href)
 }

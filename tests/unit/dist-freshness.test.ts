@@ -1,7 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { BUILT_STAMP, distIsFresh } from '../../bin/dist.mjs'
+import { BUILT_STAMP, distIsFresh, runsCompiled } from '../../bin/dist.mjs'
 import { tempDir } from '../support/temp.ts'
 
 /** A project's build inputs, each last changed at `at`. */
@@ -44,3 +44,18 @@ t.test('dist/ is fresh once built after every input last changed, and only then'
   utimesSync(join(root, 'package.json'), new Date(), new Date(Date.now() + 120_000))
   t.notOk(distIsFresh(root), 'the package settings changed after the build')
 })
+
+t.test(
+  'shiplog runs dist/ as SHIPLOG_RUN_COMPILED says, else where the sources are absent or dist/ is fresh',
+  async (t) => {
+    const root = project(t, new Date('2026-11-01T10:00:00Z'))
+    t.ok(runsCompiled(root, undefined), 'no sources of the command (the container image)')
+    mkdirSync(join(root, 'cli'))
+    writeFileSync(join(root, 'cli/shiplog.ts'), 'export {}')
+    t.notOk(runsCompiled(root, undefined), 'sources, never built')
+    t.ok(runsCompiled(root, '1'), 'asked for')
+    stamp(root, new Date(Date.now() + 60_000))
+    t.ok(runsCompiled(root, undefined), 'sources, and dist/ built after them')
+    t.notOk(runsCompiled(root, '0'), 'the sources asked for')
+  },
+)
