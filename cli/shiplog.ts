@@ -18,7 +18,6 @@ import { exportEvents } from './events.ts'
 import { runBacktest } from './estimation.ts'
 import { projectionStatus, rebuildProjections } from './projections.ts'
 import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
-import { startServer } from '../server/start.ts'
 
 const parseRoles = (value: string): Role[] => {
   const roles = value.split(',').map((r) => r.trim())
@@ -91,6 +90,9 @@ program
   .description('run the service: all roles by default, or the ones named')
   .option('--roles <roles>', `comma-separated subset of ${allRoles.join(',')}`, parseRoles)
   .action(async (options: { roles?: Role[] }) => {
+    // Loaded here: the HTTP server and the queues are a second of module loading
+    // that the other commands (an operator's, a script's) do not need.
+    const { startServer } = await import('../server/start.ts')
     const server = await startServer(loadConfig(), { roles: options.roles })
     const stop = async (signal: NodeJS.Signals) => {
       const { logger } = server.runtime

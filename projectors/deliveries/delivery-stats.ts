@@ -14,6 +14,7 @@ import {
   type PrefixBucket,
   weekOf,
 } from '../../shared/domain/delivery/history.ts'
+import { sameValue } from '../../shared/domain/same-value.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
@@ -70,8 +71,6 @@ export const prefixesKey = (accountId: number, c: Parameters<typeof bucketKeyOf>
 
 const ORDER_FIELDS = { kind: 'order', week: null, changed: null }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-
 const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
 
 export function deliveryStatsProjection(
@@ -113,7 +112,7 @@ export function deliveryStatsProjection(
         if (!facts || revision === (current?.revision ?? -1)) continue
         // Most scans change no fact (a parcel's origin is its first scan's country): the document
         // stays as it is, and a replay of those events folds them again to the same facts.
-        if (current && sameJson(current.doc.facts, facts)) continue
+        if (current && sameValue(current.doc.facts, facts)) continue
         const before = current?.doc.contributions ?? {}
         const contributions: Record<string, Contribution> = {}
         for (const parcel of facts.parcels) {
@@ -122,7 +121,7 @@ export function deliveryStatsProjection(
         }
         for (const id of new Set([...Object.keys(before), ...Object.keys(contributions)])) {
           const [was, now] = [before[id], contributions[id]]
-          if (was && now && sameJson(was, now)) continue
+          if (was && now && sameValue(was, now)) continue
           if (was) delta(accountId, was, -1)
           if (now) delta(accountId, now, 1)
         }

@@ -518,8 +518,11 @@ function packed(events: readonly NewEvent[]): { data: string; parts: string } {
     parts.push([events[i]!.id, events[i]!.type, start, end])
     start = end + 1
   }
-  // Joined at once: one flat string, not a chain of concatenations to flatten when bound.
-  return { data: `[${jsons.join(',')}]`, parts: JSON.stringify(parts) }
+  // Brackets joined in with the rest: one flat string, where `[${…}]` would make a
+  // rope that binding the row copies once more.
+  jsons[0] = `[${jsons[0]}`
+  jsons[jsons.length - 1] += ']'
+  return { data: jsons.join(','), parts: JSON.stringify(parts) }
 }
 
 /**
