@@ -1,4 +1,4 @@
-import { JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
+import { endedJob, JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
 import { runBatchCreate } from '../commands/orders/upsert.ts'
 import { importPickupPoints } from '../commands/pickup-points/import.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
@@ -22,7 +22,13 @@ export async function runJob(
   options: { lastAttempt: boolean; deliveries?: DeliveryQueue },
 ) {
   const ctx = await openJob(rt, queued)
-  if (!ctx) return
+  if (!ctx) {
+    // Ended already. A run stopped between recording the end and removing the
+    // upload (a crash) is delivered again: the file it left goes now.
+    const ended = await endedJob(rt, queued)
+    if (ended) await removeUpload(rt, ended)
+    return
+  }
   const { job } = ctx
   const at = () => toUnixSeconds(rt.clock.now())
   const appendToJob = (command: JobCommand) => ctx.appendWithProgress([], command)

@@ -38,9 +38,7 @@ export interface JobContext {
  * nothing when the job is unknown or already finished.
  */
 export async function openJob(rt: JobContext['rt'], queued: QueuedJob): Promise<JobContext | undefined> {
-  const stream = jobStream(queued.accountId, queued.jobId)
-  const history = await rt.eventStore.readStream(stream)
-  const job = foldJobState(asDomainEvents<JobEvent>(history))
+  const { stream, history, job } = await readJob(rt, queued)
   if (!job || isFinished(job)) return undefined
   const metadata = (): EventMetadata => ({
     accountId: queued.accountId,
@@ -71,4 +69,17 @@ export async function openJob(rt: JobContext['rt'], queued: QueuedJob): Promise<
     },
   }
   return ctx
+}
+
+/** A queued job's stream, as stored and folded (no job: the stream is empty). */
+async function readJob(rt: Pick<Runtime, 'eventStore'>, queued: QueuedJob) {
+  const stream = jobStream(queued.accountId, queued.jobId)
+  const history = await rt.eventStore.readStream(stream)
+  return { stream, history, job: foldJobState(asDomainEvents<JobEvent>(history)) }
+}
+
+/** The queued job as it ended (completed or failed); undefined when it is unknown or still running. */
+export async function endedJob(rt: Pick<Runtime, 'eventStore'>, queued: QueuedJob): Promise<JobState | undefined> {
+  const { job } = await readJob(rt, queued)
+  return job && isFinished(job) ? job : undefined
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import type { Readable } from 'node:stream'
 import t from 'tap'
 import { runJob } from '../../jobs/run.ts'
 import { toNewEvents } from '../../commands/execute.ts'
@@ -243,6 +244,28 @@ t.test('a job whose file can no longer be read fails instead of waiting for it',
   })
 })
 
+t.test('a job that ended before its upload was removed removes it when delivered again', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('K-1')])))
+  const { blob } = (await server.runtime.eventStore.readStream(jobStream(server.accountId, upload.body.id)))[0]!
+    .data as { blob: string }
+  const { blobs } = server.runtime
+  const remove = blobs.remove
+  // The run stops between recording the job's end and removing its file, as a crash would.
+  blobs.remove = async () => {
+    throw new Error('stopped')
+  }
+  const queued = { accountId: server.accountId, jobId: upload.body.id }
+  await runJob(server.runtime, queued, { lastAttempt: true })
+  blobs.remove = remove
+  t.equal((await waitForJob(server, upload.body.id)).job.status, 'completed')
+  t.ok(await readable(blobs.read(blob)), 'the file is left behind')
+
+  await runJob(server.runtime, queued, { lastAttempt: true })
+  t.notOk(await readable(blobs.read(blob)), 'delivered again, the ended job removes it')
+  t.equal((await waitForJob(server, upload.body.id)).job.results.length, 1, 'and records nothing more')
+})
+
 t.test('upload errors: no file part, empty file, too large, not multipart, and no job', async (t) => {
   const server = await startTestServer(t, { env: { MAX_UPLOAD_BYTES: '1000' } })
   const other = new FormData()
@@ -360,3 +383,13 @@ t.test('X-Shiplog-Position beyond the head of the log is a 400 at once, not a he
   const here = await server.request('GET', '/v2/orders', { headers: { 'x-shiplog-position': String(head) } })
   t.equal(here.status, 200)
 })
+
+/** Whether a blob can still be read to its end. */
+const readable = async (stream: Readable) => {
+  try {
+    for await (const _ of stream);
+    return true
+  } catch {
+    return false
+  }
+}
