@@ -2,10 +2,11 @@ import { endedJob, JobFailure, type JobContext, openJob } from '../commands/jobs
 import { runBatchCreate } from '../commands/orders/upsert.ts'
 import { importPickupPoints } from '../commands/pickup-points/import.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
+import type { JobDoc } from '../projectors/jobs/job.ts'
 import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import { replayWebhookMessages } from '../reactions/webhooks/replay.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
-import type { JobCommand } from '../shared/domain/jobs/job.ts'
+import { isFinished, type JobCommand, jobOfUpload } from '../shared/domain/jobs/job.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import type { QueuedJob } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -76,4 +77,19 @@ export async function runJob(
  */
 async function removeUpload(rt: JobContext['rt'], job: JobContext['job']) {
   if (job.blob) await rt.blobs.remove(job.blob).catch(() => undefined)
+}
+
+/**
+ * Removes the uploads of jobs that have ended. A run stopped between recording
+ * a job's end and removing its file leaves the file; when Redis restarted
+ * empty meanwhile, nothing delivers that job again. A file whose job the read
+ * model does not show yet (just uploaded) is left alone.
+ */
+export async function removeEndedUploads(rt: Pick<JobContext['rt'], 'blobs' | 'readStore'>) {
+  for (const key of await rt.blobs.list()) {
+    const owner = jobOfUpload(key)
+    if (!owner) continue
+    const job = await rt.readStore.get<JobDoc>(collections.jobs.name, owner.accountId, owner.jobId)
+    if (job && isFinished(job.doc)) await rt.blobs.remove(key)
+  }
 }

@@ -5,14 +5,14 @@ import type { JobDoc } from '../projectors/jobs/job.ts'
 import { type JobQueue, keepSweeping, type QueuedJob } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import { runJob } from './run.ts'
+import { removeEndedUploads, runJob } from './run.ts'
 import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 
 /**
  * The worker role: runs queued jobs from BullMQ with bounded concurrency. A
  * job's state lives in its event stream, not in Redis: on start, and every
  * 30 s and when Redis comes back, jobs left queued or processing are enqueued again (BullMQ ignores
- * the ones it still holds), so a Redis restart loses nothing.
+ * the ones it still holds), so a Redis restart loses nothing; the uploads of ended jobs are removed.
  */
 export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, deliveries?: DeliveryQueue) {
   const worker = new Worker<QueuedJob>(
@@ -40,6 +40,7 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, 
       const left = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
       for (const doc of left) await queue.enqueue({ accountId: doc.accountId, jobId: doc.id })
     }
+    await removeEndedUploads(rt)
   }
   const stopSweeping = keepSweeping(queue, sweep, (error) => rt.logger.warn({ err: error }, 'job sweep failed'))
   return {

@@ -2,6 +2,7 @@ import { jobResource } from '../../projectors/resources/schemas.ts'
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
+import { uploadKey } from '../../shared/domain/jobs/job.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
@@ -19,7 +20,7 @@ export function pickupPointWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
       async (request, reply) => {
         const { account } = callerOf(request)
         const jobId = rt.ids.next()
-        const blob = `${account.id}/${jobId}.csv`
+        const blob = uploadKey(account.id, jobId)
         const file = await uploadedFile(request)
         const { bytes } = await rt.blobs.write(blob, file.file).catch(async (error: unknown) => {
           await rt.blobs.remove(blob)

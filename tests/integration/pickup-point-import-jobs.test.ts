@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import type { Readable } from 'node:stream'
 import t from 'tap'
-import { runJob } from '../../jobs/run.ts'
+import { removeEndedUploads, runJob } from '../../jobs/run.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/domain/events/index.ts'
 import { type JobEvent, jobStream } from '../../shared/domain/jobs/job.ts'
@@ -264,6 +264,30 @@ t.test('a job that ended before its upload was removed removes it when delivered
   await runJob(server.runtime, queued, { lastAttempt: true })
   t.notOk(await readable(blobs.read(blob)), 'delivered again, the ended job removes it')
   t.equal((await waitForJob(server, upload.body.id)).job.results.length, 1, 'and records nothing more')
+})
+
+t.test('the worker sweep removes the uploads of ended jobs, not of jobs still to run', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const blobOf = async (jobId: number) =>
+    ((await server.runtime.eventStore.readStream(jobStream(server.accountId, jobId)))[0]!.data as { blob: string }).blob
+  const ended = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('S-1')])))
+  const { blobs } = server.runtime
+  const remove = blobs.remove
+  // Stopped between recording the end and removing the file; then nothing delivers the job again.
+  blobs.remove = async () => {
+    throw new Error('stopped')
+  }
+  await runJob(server.runtime, { accountId: server.accountId, jobId: ended.body.id }, { lastAttempt: true })
+  blobs.remove = remove
+  t.equal((await waitForJob(server, ended.body.id)).job.status, 'completed')
+  const waiting = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('S-2')])))
+  await waitForJob(server, waiting.body.id, (status) => status === 'queued')
+  t.equal((await blobs.list()).length, 2)
+
+  await removeEndedUploads(server.runtime)
+  t.notOk(await readable(blobs.read(await blobOf(ended.body.id))), 'the file of the ended job is removed')
+  t.ok(await readable(blobs.read(await blobOf(waiting.body.id))), 'the queued job keeps its file')
+  t.same(await blobs.list(), [await blobOf(waiting.body.id)])
 })
 
 t.test('upload errors: no file part, empty file, too large, not multipart, and no job', async (t) => {

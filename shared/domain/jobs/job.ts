@@ -18,6 +18,13 @@ export interface JobState {
 export const jobStream = (accountId: number, jobId: number) => `job-${accountId}_${jobId}`
 export const jobIdOf = (stream: string) => Number(stream.slice(stream.lastIndexOf('_') + 1))
 
+/** Where a job's uploaded file is kept, and the job a kept file belongs to (undefined: not an upload's key). */
+export const uploadKey = (accountId: number, jobId: number) => `${accountId}/${jobId}.csv`
+export function jobOfUpload(key: string): { accountId: number; jobId: number } | undefined {
+  const match = /^(\d+)\/(\d+)\.csv$/.exec(key)
+  return match ? { accountId: Number(match[1]), jobId: Number(match[2]) } : undefined
+}
+
 export type JobCommand =
   | { type: 'QueueJob'; data: EventData<'JobQueued'> }
   | { type: 'StartJob'; at: number }

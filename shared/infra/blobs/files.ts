@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, rm, stat } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { mkdir, readdir, rm, stat } from 'node:fs/promises'
+import { dirname, join, relative, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { BlobStore } from './port.ts'
 
@@ -29,6 +29,15 @@ export function createFileBlobStore(folder: string): BlobStore {
     read: (key) => createReadStream(pathOf(key), { highWaterMark: READ_AHEAD_BYTES }),
     async remove(key) {
       await rm(pathOf(key), { force: true })
+    },
+    async list() {
+      const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+        throw error
+      })
+      return entries
+        .filter((e) => e.isFile())
+        .map((e) => relative(folder, join(e.parentPath, e.name)).split(sep).join('/'))
     },
   }
 }

@@ -22,6 +22,7 @@ export async function createGridFsBlobStore(url: string): Promise<BlobStore> {
     async remove(key) {
       for (const id of await idsOf(key)) await bucket.delete(id)
     },
+    list: async () => [...new Set((await bucket.find({}).toArray()).map((f) => f.filename))],
     close: () => client.close(),
   }
 }

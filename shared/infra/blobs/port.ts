@@ -9,5 +9,7 @@ export interface BlobStore {
   write(key: string, source: Readable): Promise<{ bytes: number }>
   read(key: string): Readable
   remove(key: string): Promise<void>
+  /** Every blob's key, in no order: uploads are few, kept only while their jobs run. */
+  list(): Promise<string[]>
   close?(): Promise<void>
 }

@@ -64,6 +64,10 @@ export async function createPostgresBlobStore(url: string, schema?: string): Pro
     async remove(key) {
       await pool.query('DELETE FROM blobs WHERE key = $1', [key])
     },
+    async list() {
+      const { rows } = await pool.query('SELECT DISTINCT key FROM blobs')
+      return rows.map((r: { key: string }) => r.key)
+    },
     close: () => pool.end(),
   }
 }
