@@ -1,4 +1,4 @@
-import { endedJob, JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
+import { JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
 import { runBatchCreate } from '../commands/orders/upsert.ts'
 import { importPickupPoints } from '../commands/pickup-points/import.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
@@ -23,14 +23,14 @@ export async function runJob(
   options: { lastAttempt: boolean; deliveries?: DeliveryQueue },
 ) {
   const ctx = await openJob(rt, queued)
-  if (!ctx) {
+  if (!ctx) return
+  const { job } = ctx
+  if (isFinished(job)) {
     // Ended already. A run stopped between recording the end and removing the
     // upload (a crash) is delivered again: the file it left goes now.
-    const ended = await endedJob(rt, queued)
-    if (ended) await removeUpload(rt, ended)
+    await removeUpload(rt, job)
     return
   }
-  const { job } = ctx
   const at = () => toUnixSeconds(rt.clock.now())
   const appendToJob = (command: JobCommand) => ctx.appendWithProgress([], command)
   try {

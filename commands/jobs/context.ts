@@ -2,7 +2,6 @@ import {
   decideJob,
   evolveJobState,
   foldJobState,
-  isFinished,
   type JobCommand,
   type JobEvent,
   type JobState,
@@ -35,11 +34,14 @@ export interface JobContext {
 
 /**
  * Folds a queued job's stream into the context its work appends through, or
- * nothing when the job is unknown or already finished.
+ * nothing when the job is unknown. A finished job's context appends nothing:
+ * its runner has only its upload left to remove.
  */
 export async function openJob(rt: JobContext['rt'], queued: QueuedJob): Promise<JobContext | undefined> {
-  const { stream, history, job } = await readJob(rt, queued)
-  if (!job || isFinished(job)) return undefined
+  const stream = jobStream(queued.accountId, queued.jobId)
+  const history = await rt.eventStore.readStream(stream)
+  const job = foldJobState(asDomainEvents<JobEvent>(history))
+  if (!job) return undefined
   const metadata = (): EventMetadata => ({
     accountId: queued.accountId,
     correlationId: `job_${queued.jobId}`,
@@ -69,17 +71,4 @@ export async function openJob(rt: JobContext['rt'], queued: QueuedJob): Promise<
     },
   }
   return ctx
-}
-
-/** A queued job's stream, as stored and folded (no job: the stream is empty). */
-async function readJob(rt: Pick<Runtime, 'eventStore'>, queued: QueuedJob) {
-  const stream = jobStream(queued.accountId, queued.jobId)
-  const history = await rt.eventStore.readStream(stream)
-  return { stream, history, job: foldJobState(asDomainEvents<JobEvent>(history)) }
-}
-
-/** The queued job as it ended (completed or failed); undefined when it is unknown or still running. */
-export async function endedJob(rt: Pick<Runtime, 'eventStore'>, queued: QueuedJob): Promise<JobState | undefined> {
-  const { job } = await readJob(rt, queued)
-  return job && isFinished(job) ? job : undefined
 }
