@@ -1,21 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { pickupPointColumns } from '../../shared/domain/pickup-points/row.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
-import { rowsIn } from '../support/postgres.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
-/** Uploaded files still kept: files under DATA_DIR, or rows of the blobs table on PostgreSQL. */
-const uploads = async (server: TestServer) => {
-  const { DATABASE_URL } = server.runtime.config
-  if (DATABASE_URL) return rowsIn(DATABASE_URL, 'blobs')
-  const folder = join(server.dataDir, 'blobs')
-  return existsSync(folder)
-    ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
-    : 0
-}
+/** Uploaded files still kept, as the server's blob store lists them (files under DATA_DIR, or PostgreSQL's). */
+const uploads = async (server: TestServer) => (await server.runtime.blobs.list()).length
 
 /** The uploaded files left after a job's end: the worker removes a file just after recording the end, so it is awaited (5 s at most). */
 const uploadsLeft = async (server: TestServer) => {

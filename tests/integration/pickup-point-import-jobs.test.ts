@@ -10,7 +10,7 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { deleteAccount } from '../../commands/accounts/change-account.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
-import { startTestServer } from '../support/server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
 
 t.test('a mixed file gives exactly the expected results, and a second import updates', async (t) => {
   const server = await startTestServer(t)
@@ -231,10 +231,7 @@ t.test('a job resumed after a crash imports only the rows it had not recorded', 
 t.test('a job whose file can no longer be read fails instead of waiting for it', async (t) => {
   const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
   const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('G-1')])))
-  const blob = (await server.runtime.eventStore.readStream(jobStream(server.accountId, upload.body.id)))[0]!.data as {
-    blob: string
-  }
-  await server.runtime.blobs.remove(blob.blob)
+  await server.runtime.blobs.remove(await blobOf(server, upload.body.id))
   const run = runJob(server.runtime, { accountId: server.accountId, jobId: upload.body.id }, { lastAttempt: true })
   const timeout = new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting').unref())
   t.equal(await Promise.race([run.then(() => 'ended'), timeout]), 'ended')
@@ -247,47 +244,30 @@ t.test('a job whose file can no longer be read fails instead of waiting for it',
 t.test('a job that ended before its upload was removed removes it when delivered again', async (t) => {
   const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
   const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('K-1')])))
-  const { blob } = (await server.runtime.eventStore.readStream(jobStream(server.accountId, upload.body.id)))[0]!
-    .data as { blob: string }
-  const { blobs } = server.runtime
-  const remove = blobs.remove
-  // The run stops between recording the job's end and removing its file, as a crash would.
-  blobs.remove = async () => {
-    throw new Error('stopped')
-  }
-  const queued = { accountId: server.accountId, jobId: upload.body.id }
-  await runJob(server.runtime, queued, { lastAttempt: true })
-  blobs.remove = remove
+  const blob = await blobOf(server, upload.body.id)
+  await runStoppedBeforeRemoval(server, upload.body.id)
   t.equal((await waitForJob(server, upload.body.id)).job.status, 'completed')
-  t.ok(await readable(blobs.read(blob)), 'the file is left behind')
+  t.ok(await readable(server.runtime.blobs.read(blob)), 'the file is left behind')
 
-  await runJob(server.runtime, queued, { lastAttempt: true })
-  t.notOk(await readable(blobs.read(blob)), 'delivered again, the ended job removes it')
+  await runJob(server.runtime, { accountId: server.accountId, jobId: upload.body.id }, { lastAttempt: true })
+  t.notOk(await readable(server.runtime.blobs.read(blob)), 'delivered again, the ended job removes it')
   t.equal((await waitForJob(server, upload.body.id)).job.results.length, 1, 'and records nothing more')
 })
 
 t.test('the worker sweep removes the uploads of ended jobs, not of jobs still to run', async (t) => {
   const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
-  const blobOf = async (jobId: number) =>
-    ((await server.runtime.eventStore.readStream(jobStream(server.accountId, jobId)))[0]!.data as { blob: string }).blob
-  const ended = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('S-1')])))
   const { blobs } = server.runtime
-  const remove = blobs.remove
-  // Stopped between recording the end and removing the file; then nothing delivers the job again.
-  blobs.remove = async () => {
-    throw new Error('stopped')
-  }
-  await runJob(server.runtime, { accountId: server.accountId, jobId: ended.body.id }, { lastAttempt: true })
-  blobs.remove = remove
+  const ended = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('S-1')])))
+  await runStoppedBeforeRemoval(server, ended.body.id)
   t.equal((await waitForJob(server, ended.body.id)).job.status, 'completed')
   const waiting = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('S-2')])))
   await waitForJob(server, waiting.body.id, (status) => status === 'queued')
   t.equal((await blobs.list()).length, 2)
 
   await removeEndedUploads(server.runtime)
-  t.notOk(await readable(blobs.read(await blobOf(ended.body.id))), 'the file of the ended job is removed')
-  t.ok(await readable(blobs.read(await blobOf(waiting.body.id))), 'the queued job keeps its file')
-  t.same(await blobs.list(), [await blobOf(waiting.body.id)])
+  t.notOk(await readable(blobs.read(await blobOf(server, ended.body.id))), 'the file of the ended job is removed')
+  t.ok(await readable(blobs.read(await blobOf(server, waiting.body.id))), 'the queued job keeps its file')
+  t.same(await blobs.list(), [await blobOf(server, waiting.body.id)])
 })
 
 t.test('upload errors: no file part, empty file, too large, not multipart, and no job', async (t) => {
@@ -415,5 +395,23 @@ const readable = async (stream: Readable) => {
     return true
   } catch {
     return false
+  }
+}
+
+/** The key of a job's uploaded file, as its first event recorded it. */
+const blobOf = async (server: TestServer, jobId: number) =>
+  ((await server.runtime.eventStore.readStream(jobStream(server.accountId, jobId)))[0]!.data as { blob: string }).blob
+
+/** Runs a job to its end with the upload's removal failing, as a run stopped between the two leaves it. */
+async function runStoppedBeforeRemoval(server: TestServer, jobId: number) {
+  const { blobs } = server.runtime
+  const remove = blobs.remove
+  blobs.remove = async () => {
+    throw new Error('stopped')
+  }
+  try {
+    await runJob(server.runtime, { accountId: server.accountId, jobId }, { lastAttempt: true })
+  } finally {
+    blobs.remove = remove
   }
 }

@@ -57,20 +57,3 @@ export function storesOnPostgres(): Record<string, string> {
     SHIPLOG_SECRET_KEY: process.env.SHIPLOG_SECRET_KEY ?? '0'.repeat(64),
   }
 }
-
-/** Rows of a table in the schema a DATABASE_URL names (`?schema=`). */
-export async function rowsIn(databaseUrl: string, table: string) {
-  const url = new URL(databaseUrl)
-  const schema = url.searchParams.get('schema') ?? 'public'
-  url.searchParams.delete('schema')
-  const client = new pg.Client({ connectionString: url.toString() })
-  await client.connect()
-  try {
-    const { rows } = await client.query(
-      `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`,
-    )
-    return (rows[0] as { n: number }).n
-  } finally {
-    await client.end()
-  }
-}
