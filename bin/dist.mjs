@@ -2,6 +2,7 @@
 // stand: its build started after every file it was built from last changed.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 /** Written at the end of a build, dated when the build started. */
 export const BUILT_STAMP = join('dist', '.built')
@@ -35,4 +36,16 @@ export function distIsFresh(root) {
 export function runsCompiled(root, choice = process.env.SHIPLOG_RUN_COMPILED) {
   if (choice === '1' || !existsSync(join(root, 'cli', 'shiplog.ts'))) return true
   return choice !== '0' && distIsFresh(root)
+}
+
+/**
+ * Runs the module at `path` (from `root`, without its extension): dist/'s
+ * JavaScript when runsCompiled, else the TypeScript source through tsx,
+ * registered here (a worker thread does not inherit the registration).
+ */
+export async function importCompiledOrSource(root, path) {
+  if (runsCompiled(root)) return import(pathToFileURL(join(root, 'dist', `${path}.js`)).href)
+  const { register } = await import('tsx/esm/api')
+  register()
+  return import(pathToFileURL(join(root, `${path}.ts`)).href)
 }

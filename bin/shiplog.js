@@ -5,7 +5,7 @@
 // the sources through tsx's loader, which costs every process and thread a
 // second or more to start. SHIPLOG_RUN_COMPILED=1 or 0 chooses either way.
 import { fileURLToPath } from 'node:url'
-import { runsCompiled } from './dist.mjs'
+import { importCompiledOrSource } from './dist.mjs'
 import { setFlagsFromString } from 'node:v8'
 
 /**
@@ -43,10 +43,4 @@ defaultFlag('--initial-old-space-size', 32)
 // holds from V8's start; here it covers the other ways of running shiplog.
 defaultFlag('--allocation-site-pretenuring', false)
 
-if (runsCompiled(fileURLToPath(new URL('..', import.meta.url)))) {
-  await import('../dist/cli/shiplog.js')
-} else {
-  const { register } = await import('tsx/esm/api')
-  register()
-  await import(new URL('../cli/shiplog.ts', import.meta.url).href)
-}
+await importCompiledOrSource(fileURLToPath(new URL('..', import.meta.url)), 'cli/shiplog')
