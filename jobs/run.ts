@@ -6,9 +6,10 @@ import type { JobDoc } from '../projectors/jobs/job.ts'
 import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import { replayWebhookMessages } from '../reactions/webhooks/replay.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
-import { isFinished, type JobCommand, jobOfUpload } from '../shared/domain/jobs/job.ts'
+import { isFinished, type JobCommand, jobOfUpload, jobStream } from '../shared/domain/jobs/job.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import type { QueuedJob } from '../shared/infra/jobs/queue.ts'
+import { idTime } from '../shared/infra/ids.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 
 /**
@@ -80,16 +81,34 @@ async function removeUpload(rt: JobContext['rt'], job: JobContext['job']) {
 }
 
 /**
- * Removes the uploads of jobs that have ended. A run stopped between recording
- * a job's end and removing its file leaves the file; when Redis restarted
- * empty meanwhile, nothing delivers that job again. A file whose job the read
- * model does not show yet (just uploaded) is left alone.
+ * An upload with no job this long after it began was cut short by a stop
+ * between storing the file and recording its job: no upload takes a day.
  */
-export async function removeEndedUploads(rt: Pick<JobContext['rt'], 'blobs' | 'readStore'>) {
+const ABANDONED_UPLOAD_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Removes the uploads nothing will read: those of jobs that have ended, and
+ * those whose job was never recorded. A run stopped between recording a
+ * job's end and removing its file leaves the file, and when Redis restarted
+ * empty meanwhile nothing delivers that job again; a stop between storing an
+ * upload and recording its job leaves a file of no job. A file whose job the
+ * read model does not show yet (just uploaded, or still uploading) is left
+ * alone for a day.
+ */
+export async function removeLeftUploads(rt: Pick<JobContext['rt'], 'blobs' | 'readStore' | 'eventStore' | 'clock'>) {
   for (const key of await rt.blobs.list()) {
     const owner = jobOfUpload(key)
     if (!owner) continue
     const job = await rt.readStore.get<JobDoc>(collections.jobs.name, owner.accountId, owner.jobId)
-    if (job && isFinished(job.doc)) await rt.blobs.remove(key)
+    if (job ? isFinished(job.doc) : await abandoned(rt, owner)) await rt.blobs.remove(key)
   }
+}
+
+/** An upload begun a day ago or more (its job id tells when) whose job no stream holds. */
+async function abandoned(
+  rt: Pick<JobContext['rt'], 'eventStore' | 'clock'>,
+  { accountId, jobId }: { accountId: number; jobId: number },
+) {
+  if (rt.clock.nowMs() - idTime(jobId).getTime() < ABANDONED_UPLOAD_MS) return false
+  return (await rt.eventStore.readStream(jobStream(accountId, jobId))).length === 0
 }

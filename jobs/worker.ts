@@ -5,7 +5,7 @@ import type { JobDoc } from '../projectors/jobs/job.ts'
 import { type JobQueue, keepSweeping, type QueuedJob } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import { removeEndedUploads, runJob } from './run.ts'
+import { removeLeftUploads, runJob } from './run.ts'
 import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 
 /**
@@ -40,7 +40,7 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, 
       const left = await rt.readStore.lookupAll<JobDoc>(collections.jobs.name, 'status', status, 10_000)
       for (const doc of left) await queue.enqueue({ accountId: doc.accountId, jobId: doc.id })
     }
-    await removeEndedUploads(rt)
+    await removeLeftUploads(rt)
   }
   const stopSweeping = keepSweeping(queue, sweep, (error) => rt.logger.warn({ err: error }, 'job sweep failed'))
   return {

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import t from 'tap'
-import { removeEndedUploads, runJob } from '../../jobs/run.ts'
+import { removeLeftUploads, runJob } from '../../jobs/run.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import { eventSchemas, type EventType } from '../../shared/domain/events/index.ts'
-import { type JobEvent, jobStream } from '../../shared/domain/jobs/job.ts'
+import { type JobEvent, jobStream, uploadKey } from '../../shared/domain/jobs/job.ts'
+import { createIdGenerator } from '../../shared/infra/ids.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { deleteAccount } from '../../commands/accounts/change-account.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
@@ -264,10 +265,29 @@ t.test('the worker sweep removes the uploads of ended jobs, not of jobs still to
   await waitForJob(server, waiting.body.id, (status) => status === 'queued')
   t.equal((await blobs.list()).length, 2)
 
-  await removeEndedUploads(server.runtime)
+  await removeLeftUploads(server.runtime)
   t.notOk(await readable(blobs.read(await blobOf(server, ended.body.id))), 'the file of the ended job is removed')
   t.ok(await readable(blobs.read(await blobOf(server, waiting.body.id))), 'the queued job keeps its file')
   t.same(await blobs.list(), [await blobOf(server, waiting.body.id)])
+})
+
+t.test('the sweep removes an upload whose job was never recorded, once a day has passed', async (t) => {
+  const server = await startTestServer(t, { roles: ['command', 'query', 'projector'] })
+  const { blobs } = server.runtime
+  // A stop between storing the file and appending the job: the file is all there is.
+  const dayOld = createIdGenerator(0, () => Date.now() - 25 * 3600_000).next()
+  const abandoned = uploadKey(server.accountId, dayOld)
+  const uploading = uploadKey(server.accountId, createIdGenerator(0).next())
+  for (const key of [abandoned, uploading]) await blobs.write(key, Readable.from(['Name,Country\n']))
+  const queued = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('Q-1')])))
+  await waitForJob(server, queued.body.id, (status) => status === 'queued')
+
+  await removeLeftUploads(server.runtime)
+  t.same(
+    (await blobs.list()).sort(),
+    [uploading, await blobOf(server, queued.body.id)].sort(),
+    'the day-old file of no job goes; a file still within its day and the file of a queued job stay',
+  )
 })
 
 t.test('upload errors: no file part, empty file, too large, not multipart, and no job', async (t) => {
