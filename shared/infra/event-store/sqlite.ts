@@ -59,6 +59,13 @@ const ROW = [...streamRowColumns, 'stream'].join(', ')
  */
 type Parts = [id: string, type: string, start: number, end: number][]
 
+/**
+ * How a type is written in a row's `parts` (a JSON string): a row whose parts
+ * do not contain it holds no event of that type. Another field matching it
+ * only makes the row read and its events checked.
+ */
+const partsToken = (type: string) => JSON.stringify(type)
+
 /** The type column of a row of several events: each has its own in `parts`. */
 const SEVERAL_EVENTS = '$events'
 
@@ -354,7 +361,8 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       // Rows are taken one by one until the page is full: a row may hold several events, or
       // none of the types asked for. A page may end inside a row; the next starts after it.
       const rows =
-        recent.after(BigInt(after)) ?? (statements.readAll(types.length).iterate(after, ...types) as Iterable<LogRow>)
+        recent.after(BigInt(after)) ??
+        (statements.readAll(types.length).iterate(after, ...types, ...types.map(partsToken)) as Iterable<LogRow>)
       for (const row of rows) {
         streamEvents(row, row[AFTER_STREAM_ROW], keep, events)
         if (events.length >= limit) break
@@ -416,9 +424,12 @@ function eventStatements(db: Database.Database) {
     readAll(typeCount: number) {
       let statement = readAllStatements.get(typeCount)
       if (!statement) {
-        // A row of several events is read whatever its events' types: each is checked as it is read.
-        const filter =
-          typeCount > 0 ? ` AND (type IN (${Array(typeCount).fill('?').join(',')}) OR parts IS NOT NULL)` : ''
+        // A row of several events is read when its parts name one of the types (`partsToken`);
+        // each event is checked again as it is read. Rows holding none are passed over in SQL,
+        // their data never copied out: a reaction following a few types reads little of a bulk load.
+        const places = Array(typeCount).fill('?').join(',')
+        const inParts = Array(typeCount).fill('instr(parts, ?) > 0').join(' OR ')
+        const filter = typeCount > 0 ? ` AND (type IN (${places}) OR (parts IS NOT NULL AND (${inParts})))` : ''
         statement = db
           .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position`)
           .raw(true)
