@@ -82,7 +82,9 @@ async function removeUpload(rt: JobContext['rt'], job: JobContext['job']) {
 
 /**
  * An upload with no job this long after it began was cut short by a stop
- * between storing the file and recording its job: no upload takes a day.
+ * between storing the file and recording its job. A request is cut off after
+ * REQUEST_TIMEOUT_MS (two minutes by default); a day leaves room for a process
+ * whose setting differs from this one's.
  */
 const ABANDONED_UPLOAD_MS = 24 * 60 * 60 * 1000
 
@@ -95,7 +97,9 @@ const ABANDONED_UPLOAD_MS = 24 * 60 * 60 * 1000
  * read model does not show yet (just uploaded, or still uploading) is left
  * alone for a day.
  */
-export async function removeLeftUploads(rt: Pick<JobContext['rt'], 'blobs' | 'readStore' | 'eventStore' | 'clock'>) {
+export async function removeLeftUploads(
+  rt: Pick<JobContext['rt'], 'blobs' | 'readStore' | 'eventStore' | 'clock' | 'config'>,
+) {
   for (const key of await rt.blobs.list()) {
     const owner = jobOfUpload(key)
     if (!owner) continue
@@ -106,9 +110,10 @@ export async function removeLeftUploads(rt: Pick<JobContext['rt'], 'blobs' | 're
 
 /** An upload begun a day ago or more (its job id tells when) whose job no stream holds. */
 async function abandoned(
-  rt: Pick<JobContext['rt'], 'eventStore' | 'clock'>,
+  rt: Pick<JobContext['rt'], 'eventStore' | 'clock' | 'config'>,
   { accountId, jobId }: { accountId: number; jobId: number },
 ) {
-  if (rt.clock.nowMs() - idTime(jobId).getTime() < ABANDONED_UPLOAD_MS) return false
+  const longest = Math.max(ABANDONED_UPLOAD_MS, rt.config.REQUEST_TIMEOUT_MS)
+  if (rt.clock.nowMs() - idTime(jobId).getTime() < longest) return false
   return (await rt.eventStore.readStream(jobStream(accountId, jobId))).length === 0
 }
