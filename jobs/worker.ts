@@ -10,9 +10,10 @@ import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 
 /**
  * The worker role: runs queued jobs from BullMQ with bounded concurrency. A
- * job's state lives in its event stream, not in Redis: on start, and every
- * 30 s and when Redis comes back, jobs left queued or processing are enqueued again (BullMQ ignores
- * the ones it still holds), so a Redis restart loses nothing; the uploads of ended jobs are removed.
+ * job's state lives in its event stream, not in Redis: on start, every 30 s
+ * and when Redis comes back, jobs left queued or processing are enqueued
+ * again (BullMQ ignores the ones it still holds), so a Redis restart loses
+ * nothing; and uploads nothing will read are removed (removeLeftUploads).
  */
 export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, deliveries?: DeliveryQueue) {
   const worker = new Worker<QueuedJob>(
