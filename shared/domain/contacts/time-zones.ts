@@ -1,4 +1,4 @@
-import Holidays from 'date-holidays'
+import { holidayCalendar } from '../holiday-calendar.ts'
 import { memoize } from '../memo.ts'
 
 /**
@@ -14,5 +14,5 @@ export const timeZoneAt = (countryCode: string | null, state: string | null = nu
 const zoneOf = memoize((place: string): string | undefined => {
   const [country, state] = place.split('|') as [string, string | undefined]
   // A state the calendar does not know falls back to its country's zones.
-  return new Holidays(country, state ?? '').getTimezones()[0]
+  return holidayCalendar(country, state).getTimezones()[0]
 }, 1000)

@@ -1,4 +1,4 @@
-import Holidays from 'date-holidays'
+import { holidayCalendar } from '../holiday-calendar.ts'
 import { weekdays, type Weekday } from '../events/pickup-point-events.ts'
 import { memoize } from '../memo.ts'
 
@@ -91,7 +91,7 @@ export function isPublicHoliday(countryCode: string, d: CalendarDate): boolean {
   const key = `${countryCode}:${year}`
   let set = publicHolidays.get(key)
   if (!set) {
-    const holidays = new Holidays(countryCode)
+    const holidays = holidayCalendar(countryCode)
     set = new Set((holidays.getHolidays(year) || []).filter((h) => h.type === 'public').map((h) => h.date.slice(0, 10)))
     publicHolidays.set(key, set)
   }
