@@ -3,10 +3,10 @@ import type Holidays from 'date-holidays'
 
 /*
  * The holiday calendar of a country (and state), from date-holidays, loaded
- * on first use: its rules for every country take about a tenth of a second
- * to load, which every process and thread importing the domain would
- * otherwise pay at start, most of them never asking for a calendar (a
- * rebuild of the orders, the CLI's commands). Synchronous, as its callers are.
+ * on first use and synchronously, as its callers are: loading its rules for
+ * every country is a large share of a process's start, and most processes and
+ * threads that import the domain (a rebuild of the orders, the CLI's
+ * commands) never ask for a calendar.
  */
 let calendarClass: typeof Holidays | undefined
 

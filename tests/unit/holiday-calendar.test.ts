@@ -13,9 +13,9 @@ t.test('a country and state get their calendar, loaded on first use', async (t) 
 })
 
 /*
- * Loading date-holidays' rules takes about a tenth of a second: a module that
- * imported it (not just its types) would make every process and thread pay
- * that at start again, a rebuild's second thread among them.
+ * A module that imported date-holidays itself, not just its types, would make
+ * every process and thread load its rules at start again, a rebuild's second
+ * thread among them.
  */
 t.test('date-holidays is imported for its types only; holiday-calendar.ts loads it', async (t) => {
   const eager = ['shared', 'projectors', 'commands', 'query-api', 'reactions', 'jobs', 'cli', 'server'].flatMap((dir) =>
