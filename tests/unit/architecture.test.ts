@@ -81,3 +81,15 @@ t.test('the command core and the rooms below the APIs use no HTTP framework', as
     ])
   t.same(offending, [])
 })
+
+/*
+ * date-holidays' rules take long to load: a module that imported the package
+ * itself, not just its types, would make every process and thread load them
+ * at start again, a rebuild's second thread among them.
+ */
+t.test('date-holidays is imported for its types only; holiday-calendar.ts loads it on first use', async (t) => {
+  const eager = [...graph.keys()].filter((file) =>
+    /^import (?!type )[^\n]*from 'date-holidays'/m.test(readFileSync(file, 'utf8')),
+  )
+  t.same(eager, [])
+})
