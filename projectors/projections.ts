@@ -83,7 +83,6 @@ export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<T
   fields: (doc) => ({
     tracking_number: doc.tracking_number,
     delivery_status_code: doc.delivery_status_code,
-    created_at: doc.created_at,
     next_poll_at: doc.poll?.next_poll_at ?? null,
   }),
 })

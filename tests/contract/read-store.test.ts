@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import t from 'tap'
 import { createMongoReadStore } from '../../shared/infra/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
@@ -67,7 +68,7 @@ t.test("sqlite: a rebuild's shadow gets its query indexes once filled, and keeps
       db.close()
     }
   }
-  const queryIndexes = ['by_account_id', 'by_created_at', 'by_email']
+  const queryIndexes = ['by_account_id', 'by_created_at_set', 'by_email_set']
   t.same(indexes(contractCollection.name), queryIndexes)
   const shadow = await store.prepareRebuild(contractCollection.name, 'contract-shadow')
   t.same(indexes(shadow), [], 'filled without them')
@@ -76,6 +77,65 @@ t.test("sqlite: a rebuild's shadow gets its query indexes once filled, and keeps
   await store.commit(['contract-shadow'], [], 1n)
   t.ok(await store.completeRebuild(contractCollection.name, 'contract', 'contract-shadow'))
   t.same(indexes(contractCollection.name), queryIndexes, 'swapped in with them')
+})
+
+t.test('sqlite: an index the collection no longer asks for is dropped when the store opens', async (t) => {
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+  const write = (id: number, email: string | null) => ({
+    collection: contractCollection.name,
+    key: `doc-${id}`,
+    accountId: 1,
+    id,
+    revision: 0,
+    doc: { id },
+    fields: { email, created_at: id },
+  })
+  const first = createSqliteReadStore(file, [contractCollection])
+  await first.commit(['contract'], [write(1, 'a@example.com'), write(2, null)], 1n)
+  await first.close()
+  // As a store of an earlier version left it: full indexes by field, and one by a field since dropped.
+  const db = new Database(file)
+  const table = contractCollection.name
+  for (const { name } of db.prepare(`PRAGMA index_list(${table})`).all() as { name: string }[])
+    if (name.endsWith('_set')) db.exec(`DROP INDEX ${name}`)
+  db.exec(`CREATE INDEX ${table}_old_by_email ON ${table} (account_id, f_email, id)`)
+  db.exec(`CREATE INDEX ${table}_old_by_city ON ${table} (account_id, f_email, id)`)
+  db.exec(`CREATE INDEX ${table}_operators_own ON ${table} (revision)`)
+  db.close()
+
+  const store = createSqliteReadStore(file, [contractCollection])
+  t.teardown(() => store.close())
+  const check = new Database(file, { readonly: true })
+  t.teardown(() => check.close())
+  const indexes = check
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+    .all(table) as {
+    name: string
+    sql: string | null
+  }[]
+  const names = indexes.map((i) => i.name)
+  t.notOk(names.includes(`${table}_old_by_email`), 'the full index by a field is replaced')
+  t.notOk(names.includes(`${table}_old_by_city`), 'the index by a dropped field is gone')
+  t.ok(names.includes(`${table}_operators_own`), 'an index not named as the store names its own is left alone')
+  t.match(indexes.find((i) => i.name.endsWith('_by_email_set'))?.sql, /WHERE f_email IS NOT NULL/)
+  // Only the documents where the field is set are in its index; a filter finds them through it.
+  t.same(
+    check
+      .prepare(
+        `SELECT count(*) AS n FROM ${table} INDEXED BY ${indexes.find((i) => i.name.endsWith('_by_email_set'))!.name} WHERE account_id = 1 AND f_email IS NOT NULL`,
+      )
+      .get(),
+    { n: 1 },
+  )
+  const found = await store.find(table, {
+    accountId: 1,
+    where: [{ field: 'email', op: 'eq', value: 'a@example.com' }],
+    limit: 5,
+  })
+  t.same(
+    found.docs.map((d) => d.id),
+    [1],
+  )
 })
 
 const url = process.env.MONGODB_URL
@@ -91,3 +151,32 @@ t.test('postgres read store', { skip: await postgresSkip() }, async (t) => {
   const schema = testSchema()
   readStoreContract(t, () => createPostgresReadStore(postgresUrl, contractCollections, schema))
 })
+
+t.test(
+  'postgres: an index the collection no longer asks for is dropped when the store opens',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const schema = testSchema()
+    const table = contractCollection.name
+    const first = await createPostgresReadStore(postgresUrl, [contractCollection], schema)
+    await first.close()
+    const client = new pg.Client({ connectionString: postgresUrl })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query(`CREATE INDEX ${table}_old_by_email ON ${schema}.${table} (account_id, f_email, id)`)
+    await client.query(`CREATE INDEX ${table}_operators_own ON ${schema}.${table} (revision)`)
+    const store = await createPostgresReadStore(postgresUrl, [contractCollection], schema)
+    t.teardown(() => store.close())
+    const { rows } = await client.query(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2',
+      [schema, table],
+    )
+    const names = rows.map((r: { indexname: string }) => r.indexname)
+    t.notOk(names.includes(`${table}_old_by_email`), 'the full index by a field is replaced')
+    t.ok(names.includes(`${table}_operators_own`), 'an index not named as the store names its own is left alone')
+    t.match(
+      rows.find((r: { indexname: string }) => r.indexname.endsWith('_by_email_set'))?.indexdef,
+      /WHERE \(f_email IS NOT NULL\)/,
+    )
+  },
+)

@@ -93,7 +93,7 @@ t.test(
       key: `order-${id}_A#${id}`,
       revision: 0,
       doc: {},
-      fields: { tracking_number: `T${id}`, delivery_status_code: 'pending', created_at: AT, next_poll_at: next },
+      fields: { tracking_number: `T${id}`, delivery_status_code: 'pending', next_poll_at: next },
     })
     await store.commit([], [entry(1, AT + 9), entry(2, null), entry(3, AT + 1), entry(4, AT + 99)], 1n)
     const due = await store.lookupDue(collections.trackers.name, 'next_poll_at', AT + 10, 10)

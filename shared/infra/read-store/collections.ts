@@ -44,7 +44,7 @@ export const collections = {
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text', place: 'text' } },
   trackers: {
     name: 'trackers',
-    fields: { tracking_number: 'text', delivery_status_code: 'text', created_at: 'integer', next_poll_at: 'integer' },
+    fields: { tracking_number: 'text', delivery_status_code: 'text', next_poll_at: 'integer' },
     /** The trackers whose carrier shiplog polls, by when they are due. */
     dueFields: ['next_poll_at'],
   },

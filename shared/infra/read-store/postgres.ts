@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
-import { missingViewColumn, queryIndexes, viewColumns } from './sql-tables.ts'
+import { missingViewColumn, queryIndexes, retiredIndexes, viewColumns } from './sql-tables.ts'
 import {
   collectionSpecs,
   groupKeys,
@@ -286,6 +286,7 @@ async function createIndexes(db: pg.Pool | pg.ClientBase, spec: CollectionSpec) 
     if (!existing.some((name) => name.endsWith(suffix)))
       await db.query(`CREATE ${definition.replace('INDEX', `INDEX IF NOT EXISTS ${spec.name}_${generation}${suffix}`)}`)
   }
+  for (const name of retiredIndexes(spec, existing)) await db.query(`DROP INDEX IF EXISTS ${name}`)
   for (const [suffix, definition] of queryIndexes(spec)) await ensureIndex(suffix, definition)
 }
 

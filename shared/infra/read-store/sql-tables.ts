@@ -11,15 +11,21 @@ export const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ?
 /**
  * A collection's query indexes, each as the suffix of its name and its
  * definition (`INDEX ON …`, the store names it): by id and by each field per
- * account, each lookup field and due field across accounts (a due field only
- * where set), and the documents missing their views.
+ * account, each lookup field and due field across accounts, and the documents
+ * missing their views. A field's index holds only the documents where it is
+ * set: a filter compares the field with a value, which no NULL matches, and a
+ * document without it (an order facts row of the delivery stats, an order
+ * without `ordered_at`) then costs its write no entry.
  */
 export function queryIndexes(spec: CollectionSpec): [suffix: string, definition: string][] {
   const table = spec.name
   const marker = missingViewColumn(spec)
   return [
     ['_by_account_id', `UNIQUE INDEX ON ${table} (account_id, id)`],
-    ...perAccountFields(spec).map((f): [string, string] => [`_by_${f}`, `INDEX ON ${table} (account_id, f_${f}, id)`]),
+    ...perAccountFields(spec).map((f): [string, string] => [
+      `_by_${f}_set`,
+      `INDEX ON ${table} (account_id, f_${f}, id) WHERE f_${f} IS NOT NULL`,
+    ]),
     ...(spec.lookupFields ?? []).map((f): [string, string] => [`_across_${f}`, `INDEX ON ${table} (f_${f})`]),
     ...(spec.dueFields ?? []).map((f): [string, string] => [
       `_due_${f}`,
@@ -27,4 +33,17 @@ export function queryIndexes(spec: CollectionSpec): [suffix: string, definition:
     ]),
     ...(marker ? [['_missing_views', `INDEX ON ${table} (id) WHERE ${marker} IS NULL`] as [string, string]] : []),
   ]
+}
+
+/** A query index's name ends with its suffix (the store prefixes the table and a generation). */
+const QUERY_INDEX = /_(?:by|across|due)_[a-z0-9_]+$|_missing_views$/
+
+/**
+ * The query indexes among a table's indexes that its collection no longer
+ * asks for (a field dropped, or an index redefined under a new suffix): a
+ * store drops them, so no write keeps paying for an index no read uses.
+ */
+export function retiredIndexes(spec: CollectionSpec, existing: readonly string[]) {
+  const wanted = queryIndexes(spec).map(([suffix]) => suffix)
+  return existing.filter((name) => QUERY_INDEX.test(name) && !wanted.some((suffix) => name.endsWith(suffix)))
 }

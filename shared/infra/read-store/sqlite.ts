@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
-import { missingViewColumn, queryIndexes, viewColumns } from './sql-tables.ts'
+import { missingViewColumn, queryIndexes, retiredIndexes, viewColumns } from './sql-tables.ts'
 import {
   collectionSpecs,
   groupKeys,
@@ -177,6 +177,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       db.exec(`CREATE ${definition.replace('INDEX', `INDEX ${spec.name}_${generation}${suffix}`)}`)
   }
   if (!indexed) return
+  for (const name of retiredIndexes(spec, existing)) db.exec(`DROP INDEX IF EXISTS ${name}`)
   for (const [suffix, definition] of queryIndexes(spec)) ensureIndex(suffix, definition)
 }
 
