@@ -86,13 +86,7 @@ export function order(i: number, emails: number): OrderDoc {
         id: id + 90,
         created_at: created,
         language_code: 'fr',
-        notification_type: {
-          id: 1,
-          slug: 'order_placed',
-          name: 'Order placed',
-          category: 'pre_shipment',
-          description: 'Sent when the service receives an order.',
-        },
+        notification_type: { id: 1, slug: 'order_placed' },
         notification_payloads: [
           {
             id: id + 91,

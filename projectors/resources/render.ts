@@ -9,6 +9,7 @@ import type {
 import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
 import type { Expansion } from './expansion.ts'
 import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
+import { notificationTypeOf } from '../../shared/domain/notifications/types.ts'
 import type * as schemas from './schemas.ts'
 
 /*
@@ -105,7 +106,7 @@ export function renderNotification(
       }),
     ),
     notification_type: nestedOne(x, `${prefix}notification_type`, 'notification_type', n.notification_type, (t) =>
-      renderNotificationType(t),
+      renderNotificationType(notificationTypeOf(t)),
     ),
   }
 }

@@ -59,6 +59,15 @@ export const notificationType = z.object({
 })
 export type NotificationType = z.infer<typeof notificationType>
 
+/**
+ * A notification's type as a notification holds it: a reference into the
+ * catalogue (`notifications/types.ts`), whose name and description are read
+ * from it. A notification built by an earlier version holds the whole type,
+ * which reads as the reference it contains.
+ */
+export const notificationTypeRef = notificationType.pick({ id: true, slug: true })
+export type NotificationTypeRef = z.infer<typeof notificationTypeRef>
+
 export const notificationPayload = z.object({
   id: z.number().int(),
   created_at: seconds,
@@ -74,7 +83,7 @@ export const notification = z.object({
   id: z.number().int(),
   created_at: seconds,
   language_code: z.string(),
-  notification_type: notificationType,
+  notification_type: notificationTypeRef,
   notification_payloads: z.array(notificationPayload),
 })
 export type Notification = z.infer<typeof notification>

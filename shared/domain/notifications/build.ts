@@ -25,7 +25,7 @@ export function buildNotification(
     id: ids.next(),
     created_at: now,
     language_code: to.language_code,
-    notification_type: notificationTypes[slug],
+    notification_type: { id: notificationTypes[slug].id, slug },
     notification_payloads: channelsFor(slug, preferences)
       .filter((channel) => reachable[channel])
       .map(

@@ -1,4 +1,4 @@
-import type { NotificationType } from '../events/resources.ts'
+import type { NotificationType, NotificationTypeRef } from '../events/resources.ts'
 import type { DeliveryStatusCode } from '../orders/tracking.ts'
 
 const type = (id: number, slug: string, name: string, category: string, description: string): NotificationType => ({
@@ -53,6 +53,16 @@ export const notificationTypes = {
 
 export type NotificationSlug = keyof typeof notificationTypes
 export const notificationSlugs = Object.keys(notificationTypes) as NotificationSlug[]
+
+/**
+ * The type a notification refers to, as the catalogue has it. A type the
+ * catalogue no longer lists reads as the notification stored it (the whole
+ * type, where an earlier version stored that), its slug for a name.
+ */
+export const notificationTypeOf = (ref: NotificationTypeRef): NotificationType =>
+  Object.hasOwn(notificationTypes, ref.slug)
+    ? notificationTypes[ref.slug as NotificationSlug]
+    : { name: ref.slug, category: 'other', description: '', ...ref }
 
 /** An order placed longer ago than this when it reaches us gets no order_placed notification. */
 export const ORDER_PLACED_MAX_AGE_SECONDS = 36 * 3600
