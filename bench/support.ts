@@ -79,13 +79,13 @@ const startFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { script
   .filter((word) => word.startsWith('--'))
 /** BENCH_SERVER_NODE_ARGS: more node flags for the server (--cpu-prof, say; a flag given again wins). */
 const benchNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+/** The node flags a benchmark's server process runs with: `npm start`'s, then BENCH_SERVER_NODE_ARGS. */
+export const serverNodeArgs = [...startFlags, ...benchNodeArgs]
 
 /** The machine and stores; with `server`, how the benchmark's server process is started. */
 export const conditions = (server = false, stores = `embedded SQLite stores (WAL) in ${tmpdir()}`) =>
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${stores}` +
-  (server
-    ? `, server started as \`npm start\` does (node ${[...startFlags, ...benchNodeArgs].join(' ')}, ${shiplogRuns()})`
-    : '')
+  (server ? `, server started as \`npm start\` does (node ${serverNodeArgs.join(' ')}, ${shiplogRuns()})` : '')
 
 /** What bin/shiplog.js runs for the benchmark's server and rebuilds: dist/, or the sources through tsx. */
 export const shiplogRuns = () => (runsCompiled('.') ? 'compiled dist/' : 'TypeScript sources through tsx')
@@ -133,7 +133,7 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
     ...env,
   }
   const account = createAccountWithCli(childEnv, 'Bench')
-  const { url, child } = await spawnServer(childEnv, { nodeArgs: [...startFlags, ...benchNodeArgs], stdio: 'inherit' })
+  const { url, child } = await spawnServer(childEnv, { nodeArgs: serverNodeArgs, stdio: 'inherit' })
   return {
     url,
     pid: child.pid,
