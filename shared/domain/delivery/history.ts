@@ -190,9 +190,14 @@ const dayIn = (zone: string, seconds: number) => localDateTime(zone, new Date(se
 
 /** A parcel's contribution, once it has ended with a known carrier service; undefined before. */
 export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contribution | undefined {
-  if (!p.carrier_code) return undefined
+  const { delivered_at, shipped_at } = p
+  const delivered = delivered_at !== null && shipped_at !== null
+  const ended_at = delivered ? delivered_at : p.returned_at
+  // Most parcels a fold meets have not ended: they add nothing, and need no time zone.
+  if (!p.carrier_code || ended_at === null) return undefined
   const place = order.fulfillment_destinations[p.fulfillment_id] ?? order.destination
   const zone = timeZoneAt(place?.country ?? null, place?.state ?? null) ?? 'UTC'
+  const ended_on = dayIn(zone, ended_at)
   const common = {
     carrier_code: p.carrier_code,
     service_code: p.service_code ?? '',
@@ -201,28 +206,17 @@ export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contr
     prefix: place?.postcode ? postcodePrefix(place.postcode) : null,
     failed_attempt: p.failed_attempt,
     exception: p.exception,
+    ended_on,
   }
-  if (p.delivered_at !== null && p.shipped_at !== null) {
-    const ended_on = dayIn(zone, p.delivered_at)
+  if (delivered)
     return {
       ...common,
-      ended_on,
-      shipped_on: dayIn(zone, p.shipped_at),
+      shipped_on: dayIn(zone, shipped_at),
       delivered: true,
       on_time: p.promised_date === null ? null : ended_on <= p.promised_date,
       returned: false,
     }
-  }
-  if (p.returned_at !== null)
-    return {
-      ...common,
-      ended_on: dayIn(zone, p.returned_at),
-      shipped_on: null,
-      delivered: false,
-      on_time: null,
-      returned: true,
-    }
-  return undefined
+  return { ...common, shipped_on: null, delivered: false, on_time: null, returned: true }
 }
 
 export const postcodePrefix = (postcode: string) => postcode.replace(/[\s-]/g, '').slice(0, 2).toUpperCase()
