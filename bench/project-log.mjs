@@ -1,7 +1,7 @@
 // The measured process of bench/projector-instructions.ts: opens the stores in
 // DATA_DIR with the compiled service (dist/), runs every read model from its
-// checkpoint to the log's head in one thread, one commit a batch as the live
-// runner does, and prints how many events it projected.
+// checkpoint up to position UNTIL (else the log's head) in one thread, one
+// commit a batch as the live runner does, and prints the position reached.
 import { runProjections } from '../dist/projectors/runner.js'
 import { projections } from '../dist/projectors/projections.js'
 import { loadConfig } from '../dist/shared/infra/config.js'
@@ -9,12 +9,14 @@ import { openRuntime } from '../dist/shared/infra/runtime.js'
 
 const runtime = await openRuntime(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), { walCheckpoints: 'background' })
 const head = await runtime.eventStore.head()
-const from = (await runtime.readStore.checkpoint('orders')) ?? 0n
-if (head > from) {
+const until = process.env.UNTIL ? BigInt(process.env.UNTIL) : head
+let reached = (await runtime.readStore.checkpoint('orders')) ?? 0n
+if (until > reached) {
   const controller = new AbortController()
   await runProjections(runtime, projections, controller.signal, (position) => {
-    if (position >= head) controller.abort()
+    reached = position
+    if (position >= until) controller.abort()
   })
 }
-console.log(`projected ${head - from}`)
+console.log(`reached ${reached}`)
 await runtime.close()
