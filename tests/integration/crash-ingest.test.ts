@@ -18,6 +18,7 @@ t.test('kill -9 during ingest: acknowledged batches whole and once, lost answers
     random: seeded(2026),
     roundMs: [500, 2000],
     service,
+    acknowledgedAtLeast: 3,
   })
   t.teardown(() => run.service.kill('SIGKILL'))
   t.ok(

@@ -36,11 +36,22 @@ export interface IngestRun {
   service: ServerProcess
 }
 
-/** Posts batches from two clients for `rounds` rounds, killing the service at a random moment in each. */
+/**
+ * Posts batches from two clients for `rounds` rounds, killing the service at
+ * a random moment in each. With `acknowledgedAtLeast`, rounds go on (up to
+ * three times as many) until that many batches were acknowledged: on a slow
+ * host a restarted service may answer nothing before the next kill.
+ */
 export async function ingestUnderFaults(
   env: NodeJS.ProcessEnv & { PORT: string },
   key: string,
-  options: { rounds: number; random: () => number; roundMs: [number, number]; service: ServerProcess },
+  options: {
+    rounds: number
+    random: () => number
+    roundMs: [number, number]
+    service: ServerProcess
+    acknowledgedAtLeast?: number
+  },
 ): Promise<IngestRun> {
   const run: IngestRun = {
     acknowledged: [],
@@ -51,7 +62,8 @@ export async function ingestUnderFaults(
     service: options.service,
   }
   let next = 0
-  for (let round = 0; round < options.rounds; round++) {
+  const enough = () => run.acknowledged.length >= (options.acknowledgedAtLeast ?? 0)
+  for (let round = 0; round < options.rounds || (!enough() && round < 3 * options.rounds); round++) {
     let running = true
     const clients = Array.from({ length: CLIENTS }, async () => {
       while (running) {
