@@ -12,10 +12,7 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createOrderStates } from '../commands/trackers/upsert.ts'
 import { planTrackingEvents, trackingEventsBody } from '../commands/trackers/events.ts'
-import { projections } from '../projectors/projections.ts'
-import { runProjections } from '../projectors/runner.ts'
-import type { Runtime } from '../shared/infra/runtime.ts'
-import { benchRequest, benchStores, conditions, decidedAppends, trackerBatch } from './support.ts'
+import { benchRequest, benchStores, conditions, decidedAppends, projectAll, trackerBatch } from './support.ts'
 
 const TRACKER_BATCHES = 20
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40)
@@ -27,15 +24,6 @@ const steps = ['label_created', 'origin_scan', 'transit', 'transit', 'out_for_de
 // No WAL checkpoint in the run: the log's growth is what the projector wrote.
 const stores = await benchStores({ walCheckpoints: 'background' })
 const { runtime, accountId } = stores
-
-/** Every read model, through the live runner, up to the log's head. */
-async function projectAll(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>) {
-  const head = await rt.eventStore.head()
-  const controller = new AbortController()
-  await runProjections(rt, projections, controller.signal, (position) => {
-    if (position >= head) controller.abort()
-  })
-}
 
 for (let b = 0; b < TRACKER_BATCHES; b++)
   await runtime.eventStore.append(await decidedAppends(runtime, accountId, trackerBatch(b)))

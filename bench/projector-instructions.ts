@@ -24,11 +24,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOrderStates } from '../commands/trackers/upsert.ts'
 import { planTrackingEvents, trackingEventsBody } from '../commands/trackers/events.ts'
-import { projections } from '../projectors/projections.ts'
-import { runProjections } from '../projectors/runner.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
-import { benchRequest, conditions, decidedAppends, serverNodeArgs, trackerBatch } from './support.ts'
+import { benchRequest, conditions, decidedAppends, projectAll, serverNodeArgs, trackerBatch } from './support.ts'
 
 const NEW_BATCHES = 10
 /** Batches of each log projected before the counted ones. */
@@ -59,15 +57,6 @@ async function storesIn(prepare: (rt: Runtime) => Promise<bigint>) {
   const from = (await runtime.readStore.checkpoint('orders')) ?? 0n
   await runtime.close()
   return { dataDir, warmedUp, from }
-}
-
-/** Every read model, through the live runner, up to the log's head. */
-async function projectAll(rt: Runtime) {
-  const head = await rt.eventStore.head()
-  const controller = new AbortController()
-  await runProjections(rt, projections, controller.signal, (position) => {
-    if (position >= head) controller.abort()
-  })
 }
 
 const newTrackers = await storesIn(async (rt) => {

@@ -13,7 +13,8 @@ import { createAccountWithCli, freePort, spawnServer } from '../tests/support/pr
 import { type Config, loadConfig } from '../shared/infra/config.ts'
 import { runsCompiled } from '../bin/dist.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
-import { ordersProjection } from '../projectors/projections.ts'
+import { ordersProjection, projections } from '../projectors/projections.ts'
+import { runProjections } from '../projectors/runner.ts'
 import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
 import type { TrackerInput } from '../commands/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
@@ -413,3 +414,12 @@ export function benchRequest(accountId: number): CommandRequest {
 
 /** How many events a set of appends writes. */
 export const eventsOf = (appends: readonly AppendRequest[]) => appends.reduce((sum, a) => sum + a.events.length, 0)
+
+/** Every read model, through the live runner, up to the log's head. */
+export async function projectAll(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>) {
+  const head = await rt.eventStore.head()
+  const controller = new AbortController()
+  await runProjections(rt, projections, controller.signal, (position) => {
+    if (position >= head) controller.abort()
+  })
+}
