@@ -155,30 +155,43 @@ t.test(
 )
 
 t.test('SIGTERM to `npm start` (what a process manager sends) stops the service and says so', async (t) => {
-  const env = await serviceEnvironment(t, { LOG_LEVEL: 'info' })
+  // Port 0: the service takes a port nobody holds and names it in its log, so no
+  // other test's server can answer in its place.
+  const env = await serviceEnvironment(t, { LOG_LEVEL: 'info', PORT: '0' })
   const npm = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => npm.kill('SIGKILL'))
   let log = ''
+  let stderr = ''
   npm.stdout.on('data', (d) => {
     log += d
   })
-  const url = `http://127.0.0.1:${env.PORT}/healthz`
+  npm.stderr.on('data', (d) => {
+    stderr += d
+  })
+  const lines = () =>
+    log
+      .split('\n')
+      .slice(0, -1) // complete lines only: the last is still being written
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; port?: number; signal?: string })
+  // 'close', not 'exit': the log's last lines are read by then.
+  const exited = once(npm, 'close')
+  for (let i = 0; i < 400 && !lines().some((l) => l.msg === 'shiplog started') && npm.exitCode === null; i++)
+    await new Promise((r) => setTimeout(r, 50))
+  const port = lines().find((l) => l.msg === 'shiplog started')?.port
   const up = () =>
-    fetch(url).then(
+    fetch(`http://127.0.0.1:${port}/healthz`).then(
       (r) => r.ok,
       () => false,
     )
-  for (let i = 0; i < 200 && !(await up()); i++) await new Promise((r) => setTimeout(r, 100))
-  t.ok(await up(), 'started through npm start')
-  const exited = once(npm, 'exit')
+  t.ok(port && (await up()), `started through npm start${port ? '' : `: ${stderr}`}`)
   npm.kill('SIGTERM')
-  const [code] = await exited
-  t.equal(code, 0, 'the process ended itself')
+  const [code, signal] = await exited
+  t.equal(code, 0, `the process ended itself (code ${code}, signal ${signal}) ${stderr}`)
   t.notOk(await up(), 'nothing serves the port any more')
-  const stopped = log
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { msg: string; signal?: string })
-    .filter((line) => line.msg === 'shiplog stopped')
-  t.match(stopped, [{ signal: 'SIGTERM' }], 'one line says the service stopped')
+  t.match(
+    lines().filter((line) => line.msg === 'shiplog stopped'),
+    [{ signal: 'SIGTERM' }],
+    'one line says the service stopped',
+  )
 })
