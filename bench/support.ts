@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
-import { createAccountWithCli, freePort, spawnServer } from '../tests/support/process.ts'
+import { createAccountWithCli, processEnvironment, spawnServer } from '../tests/support/process.ts'
 import { type Config, loadConfig } from '../shared/infra/config.ts'
 import { runsCompiled } from '../bin/dist.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
@@ -123,16 +123,7 @@ export const collectGarbage = () => gc()
  */
 export async function benchServerProcess(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-bench-'))
-  const port = await freePort()
-  const childEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    QUEUE_NAME: `bench-${randomUUID()}`,
-    ...env,
-  }
+  const childEnv = await processEnvironment(dataDir, 'bench', env)
   const account = createAccountWithCli(childEnv, 'Bench')
   const { url, child } = await spawnServer(childEnv, { nodeArgs: serverNodeArgs, stdio: 'inherit' })
   return {
@@ -156,6 +147,12 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
   }
 }
 
+/** The CPU seconds a process or thread (its /proc folder) has spent: fields 14 and 15 of its stat, in ticks of 10 ms. */
+export function cpuSeconds(proc: string) {
+  const fields = readFileSync(`${proc}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 /**
  * Starts counting a process's CPU time, all its threads (Linux: each thread's
  * stat under /proc/<pid>/task); `per(units, unit)` then tells the time spent
@@ -166,11 +163,7 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
 export function cpuMeter(pid: number, label = 'server CPU') {
   const threads = () =>
     new Map(
-      readdirSync(`/proc/${pid}/task`).map((tid) => {
-        // Fields 14 and 15 of stat: user and system time in clock ticks (100 per second).
-        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-        return [Number(tid), (Number(fields[11]) + Number(fields[12])) / 100] as const
-      }),
+      readdirSync(`/proc/${pid}/task`).map((tid) => [Number(tid), cpuSeconds(`/proc/${pid}/task/${tid}`)] as const),
     )
   const before = threads()
   return {
@@ -279,6 +272,54 @@ export const trackerBatch = (b: number, size = 1000) =>
     }
   })
 
+/** A tracker's scans from label to delivery, one a batch of the carrier-event benchmarks. */
+export const scanSteps = [
+  'label_created',
+  'origin_scan',
+  'transit',
+  'transit',
+  'out_for_delivery',
+  'delivered',
+] as const
+
+/**
+ * The carrier-event benchmarks' workload over HTTP: `trackers` trackers (one
+ * an order) in 1000-item `POST /v1/trackers` bodies, then `eventBatch(n)`, the
+ * `POST /v2/trackers/events` body of the next scan of 1000 of them,
+ * round-robin over all of them (batch `trackers / 1000` starts their second
+ * scan).
+ */
+export function scanWorkload(trackers: number, batchSize = 1000) {
+  const t0 = 1_795_000_000
+  const trackingNumber = (i: number) => `EV${String(i).padStart(8, '0')}`
+  return {
+    trackerBodies: Array.from({ length: trackers / batchSize }, (_, b) =>
+      JSON.stringify({
+        trackers: Array.from({ length: batchSize }, (_, i) => ({
+          order_number: `EV-O${b * batchSize + i}`,
+          tracking_number: trackingNumber(b * batchSize + i),
+          carrier_code: 'colissimo',
+          email: `c${i}@example.com`,
+        })),
+      }),
+    ),
+    eventBatch: (n: number) =>
+      JSON.stringify({
+        events: Array.from({ length: batchSize }, (_, i) => {
+          const k = n * batchSize + i
+          const step = Math.floor(k / trackers)
+          return {
+            tracking_number: trackingNumber(k % trackers),
+            event_type_code: scanSteps[step % scanSteps.length],
+            happened_at: t0 + step * 3600,
+            message: `Scan ${step}`,
+            address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
+          }
+        }),
+      }),
+  }
+}
+
 /** One measured run of `postBatches`: the rate of items, the batch latencies and the server's CPU per batch. */
 export async function measureBatches(
   server: BenchServerProcess,
@@ -366,20 +407,26 @@ function rebuildAsOperatorsDo(config: Config) {
   return Number(rate.replaceAll(',', ''))
 }
 
+/** Waits until every order in the read store of `dataDir` has its full view; gives how many had none at first. */
+export async function untilViewsRendered(dataDir: string, pollMs: number) {
+  const db = new Database(join(dataDir, 'read.db'), { readonly: true })
+  const missing = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM orders WHERE v_${ORDER_FULL_VIEW} IS NULL`)
+  const orders = missing.get()!.n
+  while (missing.get()!.n > 0) await new Promise((r) => setTimeout(r, pollMs))
+  db.close()
+  return orders
+}
+
 /**
  * Waits until the server's projector has rendered the full view of every
  * order (its idle work, after a burst of writes); gives the orders it had
  * left, the time it took and the server's CPU meanwhile.
  */
 export async function viewsRendered(server: BenchServerProcess) {
-  const db = new Database(join(server.dataDir, 'read.db'), { readonly: true })
-  const missing = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM orders WHERE v_${ORDER_FULL_VIEW} IS NULL`)
   const cpu = server.cpuMeter()
   const t0 = performance.now()
-  const orders = missing.get()!.n
-  while (missing.get()!.n > 0) await new Promise((r) => setTimeout(r, 20))
+  const orders = await untilViewsRendered(server.dataDir, 20)
   const seconds = (performance.now() - t0) / 1000
-  db.close()
   return `the full views of ${orders.toLocaleString('en')} orders rendered when idle in ${seconds.toFixed(1)} s (${cpu.per(Math.max(orders, 1) / 1000, '1000 orders')})`
 }
 

@@ -15,46 +15,21 @@ import {
   msUntil,
   percentile,
   postBatches,
+  scanSteps,
+  scanWorkload,
   timeGets,
   viewsRendered,
 } from './support.ts'
 import { type EventTypeCode, statusOfEvent } from '../shared/domain/orders/tracking.ts'
 
-const steps = ['label_created', 'origin_scan', 'transit', 'transit', 'out_for_delivery', 'delivered'] as const
 const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 20_000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)
 const BATCH_SIZE = 1000
-const BATCHES = Number(process.env.BENCH_BATCHES ?? (steps.length * TRACKERS) / BATCH_SIZE - WARMUP)
+const BATCHES = Number(process.env.BENCH_BATCHES ?? (scanSteps.length * TRACKERS) / BATCH_SIZE - WARMUP)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
-const T0 = 1_795_000_000
 
 const server = await benchServerProcess()
-const trackingNumber = (i: number) => `EV${String(i).padStart(8, '0')}`
-const trackerBodies = Array.from({ length: TRACKERS / BATCH_SIZE }, (_, b) =>
-  JSON.stringify({
-    trackers: Array.from({ length: BATCH_SIZE }, (_, i) => ({
-      order_number: `EV-O${b * BATCH_SIZE + i}`,
-      tracking_number: trackingNumber(b * BATCH_SIZE + i),
-      carrier_code: 'colissimo',
-      email: `c${i}@example.com`,
-    })),
-  }),
-)
-/** Batch n: the next step of 1000 trackers, round-robin over all of them. */
-const eventBatch = (n: number) =>
-  JSON.stringify({
-    events: Array.from({ length: BATCH_SIZE }, (_, i) => {
-      const k = n * BATCH_SIZE + i
-      const step = Math.floor(k / TRACKERS)
-      return {
-        tracking_number: trackingNumber(k % TRACKERS),
-        event_type_code: steps[step % steps.length],
-        happened_at: T0 + step * 3600,
-        message: `Scan ${step}`,
-        address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
-      }
-    }),
-  })
+const { trackerBodies, eventBatch } = scanWorkload(TRACKERS, BATCH_SIZE)
 
 console.log(
   `tracking-events: ${TRACKERS} trackers, then ${BATCHES} batches × ${BATCH_SIZE} events after ${WARMUP} warm-up batches, ${CONCURRENCY} concurrent clients, server in its own process; ${conditions(true)}`,

@@ -10,21 +10,13 @@ import { rmSync } from 'node:fs'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import { BATCH, checkIngest, ingestUnderFaults, seeded } from '../support/faults.ts'
-import { createAccountWithCli, freePort, spawnServer } from '../support/process.ts'
+import { createAccountWithCli, processEnvironment, spawnServer } from '../support/process.ts'
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600)
 const seed = Number(process.env.SOAK_SEED ?? 20261123)
 const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-soak-'))
-const env = {
-  ...process.env,
-  DATA_DIR: dataDir,
-  PORT: String(await freePort()),
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'silent',
-  QUEUE_NAME: `soak-${randomUUID()}`,
-}
+const env = await processEnvironment(dataDir, 'soak')
 const account = createAccountWithCli(env)
 const started = Date.now()
 const random = seeded(seed)

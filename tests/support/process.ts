@@ -72,22 +72,26 @@ export async function spawnServer(
   }
 }
 
-/** The executable's environment on a data directory of its own (removed when the test ends) and a free port. */
-export async function serviceEnvironment(
-  t: Test,
+/** A service process's environment: its data directory, a free port on loopback, no log, a job queue of its own. */
+export async function processEnvironment(
+  dataDir: string,
+  queuePrefix: string,
   extra: Record<string, string> = {},
 ): Promise<NodeJS.ProcessEnv & { DATA_DIR: string; PORT: string; QUEUE_NAME: string }> {
   return {
     ...process.env,
-    DATA_DIR: tempDir(t, 'shiplog-process-'),
+    DATA_DIR: dataDir,
     PORT: String(await freePort()),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-    QUEUE_NAME: `process-${randomUUID()}`,
-    ...storesOnPostgres(),
+    QUEUE_NAME: `${queuePrefix}-${randomUUID()}`,
     ...extra,
   }
 }
+
+/** The executable's environment on a data directory of its own (removed when the test ends) and a free port. */
+export const serviceEnvironment = (t: Test, extra: Record<string, string> = {}) =>
+  processEnvironment(tempDir(t, 'shiplog-process-'), 'process', { ...storesOnPostgres(), ...extra })
 
 /** A request to a service process with an account's key, JSON by default. */
 export const call = (url: string, key: string, path: string, init: RequestInit = {}) =>
