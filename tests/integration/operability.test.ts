@@ -176,7 +176,8 @@ t.test('SIGTERM to `npm start` (what a process manager sends) stops the service 
       .map((line) => JSON.parse(line) as { msg: string; port?: number; signal?: string })
   // 'close', not 'exit': the log's last lines are read by then.
   const exited = once(npm, 'close')
-  for (let i = 0; i < 400 && !lines().some((l) => l.msg === 'shiplog started') && npm.exitCode === null; i++)
+  // npm, the freshness check of dist/ and the server's start: up to a minute on a host running eight test files at once.
+  for (let i = 0; i < 1200 && !lines().some((l) => l.msg === 'shiplog started') && npm.exitCode === null; i++)
     await new Promise((r) => setTimeout(r, 50))
   const port = lines().find((l) => l.msg === 'shiplog started')?.port
   const up = () =>

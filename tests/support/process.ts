@@ -58,7 +58,8 @@ export async function spawnServer(
       () => false,
     )
     if (up) break
-    if (i > 400 || child.exitCode !== null) throw new Error('the server did not start')
+    // Up to a minute: a host running eight test files at once can take that long to start one.
+    if (i > 1200 || child.exitCode !== null) throw new Error('the server did not start')
     await new Promise((r) => setTimeout(r, 50))
   }
   return {
