@@ -5,7 +5,7 @@
  * as `compare` and `tracking-events` send them. Every thread counts: the
  * request thread, the projector, the WAL checkpointer, the reactions and the
  * garbage collections of each.
- *   new trackers: 3 warm-up batches of 1000 (two an order), then 6 counted;
+ *   new trackers: 12 warm-up batches of 1000 (two an order), then 6 counted;
  *   carrier events: 6,000 trackers (one an order) and their first scans as
  *     the warm-up, then their five later scans counted (30 batches of 1000).
  * The counter is zeroed once the warm-up is projected, its orders' views
@@ -31,7 +31,7 @@ import {
 } from './support.ts'
 
 const BATCH_SIZE = 1000
-const NEW_WARMUP = 3
+const NEW_WARMUP = 12
 const NEW_COUNTED = 6
 const SCANNED_TRACKERS = 6000
 const CONCURRENCY = 2
@@ -45,8 +45,8 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 async function countedServer() {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-service-instructions-'))
   // Followers of the log are woken by each append in this process; their polls
-  // of an idle log, a few instructions natively, were a third of an idle
-  // server's count under callgrind.
+  // of an idle log, a few instructions natively, were about a third of an
+  // idle server's count under callgrind.
   const env = await processEnvironment(dataDir, 'bench', { POLL_INTERVAL_MS: '5000' })
   const account = createAccountWithCli(env, 'Bench')
   const child: ChildProcess = spawn(
@@ -79,7 +79,6 @@ async function countedServer() {
     const run = spawnSync('callgrind_control', [flag, String(child.pid)], { env, encoding: 'utf8' })
     if (run.status !== 0) throw new Error(`callgrind_control ${flag}: ${run.stderr}`)
   }
-  /** Until its orders' views are rendered and its threads are idle (under a twentieth of a core for 2 s). */
   /**
    * Until its orders' views are rendered and it is idle: under a quarter of a
    * core for 2 s. Idle under callgrind is not nothing: its timers and V8's
@@ -122,7 +121,28 @@ async function countedServer() {
   }
 }
 
-const perThousand = (instructions: number, items: number) => ((instructions / items) * 1000) / 1e6
+/** Batches of one route: their JSON bodies. */
+type Posts = { path: string; bodies: string[] }
+
+/**
+ * Million instructions per 1000 items of the `counted` batches, on a server
+ * that has taken the `warmUp` batches first.
+ */
+async function perThousandItems(warmUp: Posts[], counted: Posts) {
+  const server = await countedServer()
+  for (const { path, bodies } of warmUp) await postBatches(server.server, path, bodies, CONCURRENCY)
+  await server.settled()
+  server.zero()
+  await postBatches(server.server, counted.path, counted.bodies, CONCURRENCY)
+  await server.settled()
+  const instructions = await server.read()
+  await server.close()
+  return ((instructions / (counted.bodies.length * BATCH_SIZE)) * 1000) / 1e6
+}
+
+const batches = (from: number, count: number, body: (n: number) => string) =>
+  Array.from({ length: count }, (_, n) => body(from + n))
+const figure = (millions: number) => millions.toFixed(1).padStart(6)
 
 console.log(
   `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP, the counted batches' views included; ${conditions(true)}`,
@@ -131,50 +151,28 @@ console.log(
 const parts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier']
 
 if (parts.includes('new')) {
-  const counted = await countedServer()
   const body = (b: number) => JSON.stringify({ trackers: trackerBatch(b) })
-  await postBatches(
-    counted.server,
-    '/v1/trackers',
-    Array.from({ length: NEW_WARMUP }, (_, b) => body(b)),
-    CONCURRENCY,
-  )
-  await counted.settled()
-  counted.zero()
-  const bodies = Array.from({ length: NEW_COUNTED }, (_, b) => body(NEW_WARMUP + b))
-  await postBatches(counted.server, '/v1/trackers', bodies, CONCURRENCY)
-  await counted.settled()
-  const items = NEW_COUNTED * BATCH_SIZE
+  const millions = await perThousandItems([{ path: '/v1/trackers', bodies: batches(0, NEW_WARMUP, body) }], {
+    path: '/v1/trackers',
+    bodies: batches(NEW_WARMUP, NEW_COUNTED, body),
+  })
   console.log(
-    `new trackers     ${perThousand(await counted.read(), items)
-      .toFixed(1)
-      .padStart(
-        6,
-      )} million instructions per 1000 (${items.toLocaleString('en')} counted after ${(NEW_WARMUP * BATCH_SIZE).toLocaleString('en')})`,
+    `new trackers     ${figure(millions)} million instructions per 1000 (${(NEW_COUNTED * BATCH_SIZE).toLocaleString('en')} counted after ${(NEW_WARMUP * BATCH_SIZE).toLocaleString('en')})`,
   )
-  await counted.close()
 }
 
 if (parts.includes('carrier')) {
-  const counted = await countedServer()
   const { trackerBodies, eventBatch } = scanWorkload(SCANNED_TRACKERS, BATCH_SIZE)
   const firstScans = SCANNED_TRACKERS / BATCH_SIZE
-  const allScans = (scanSteps.length * SCANNED_TRACKERS) / BATCH_SIZE
-  await postBatches(counted.server, '/v1/trackers', trackerBodies, CONCURRENCY)
-  const warmUp = Array.from({ length: firstScans }, (_, n) => eventBatch(n))
-  await postBatches(counted.server, '/v2/trackers/events', warmUp, CONCURRENCY)
-  await counted.settled()
-  counted.zero()
-  const bodies = Array.from({ length: allScans - firstScans }, (_, n) => eventBatch(firstScans + n))
-  await postBatches(counted.server, '/v2/trackers/events', bodies, CONCURRENCY)
-  await counted.settled()
-  const items = bodies.length * BATCH_SIZE
-  console.log(
-    `carrier events   ${perThousand(await counted.read(), items)
-      .toFixed(1)
-      .padStart(
-        6,
-      )} million instructions per 1000 (${items.toLocaleString('en')} counted: the later five scans of ${SCANNED_TRACKERS.toLocaleString('en')} trackers)`,
+  const laterScans = ((scanSteps.length - 1) * SCANNED_TRACKERS) / BATCH_SIZE
+  const millions = await perThousandItems(
+    [
+      { path: '/v1/trackers', bodies: trackerBodies },
+      { path: '/v2/trackers/events', bodies: batches(0, firstScans, eventBatch) },
+    ],
+    { path: '/v2/trackers/events', bodies: batches(firstScans, laterScans, eventBatch) },
   )
-  await counted.close()
+  console.log(
+    `carrier events   ${figure(millions)} million instructions per 1000 (${(laterScans * BATCH_SIZE).toLocaleString('en')} counted: the later five scans of ${SCANNED_TRACKERS.toLocaleString('en')} trackers)`,
+  )
 }
