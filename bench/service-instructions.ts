@@ -11,7 +11,7 @@
  * The counter is zeroed once the warm-up is projected, its orders' views
  * rendered and the server idle, and read at the same point after the counted
  * batches: their views, which the service renders when idle, are part of
- * the count. Needs valgrind (Debian's package); takes about ten minutes.
+ * the count. Needs valgrind (Debian's package); takes about twenty minutes.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
