@@ -26,7 +26,15 @@ import { createOrderStates } from '../commands/trackers/upsert.ts'
 import { planTrackingEvents, trackingEventsBody } from '../commands/trackers/events.ts'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
-import { benchRequest, conditions, decidedAppends, projectAll, serverNodeArgs, trackerBatch } from './support.ts'
+import {
+  benchRequest,
+  conditions,
+  decidedAppends,
+  projectAll,
+  scanSteps,
+  serverNodeArgs,
+  trackerBatch,
+} from './support.ts'
 
 const NEW_BATCHES = 10
 /** Batches of each log projected before the counted ones. */
@@ -34,7 +42,6 @@ const WARMUP_BATCHES = 2
 const SCANNED_TRACKERS = 6000
 const BATCH_SIZE = 1000
 const T0 = 1_795_000_000
-const steps = ['label_created', 'origin_scan', 'transit', 'transit', 'out_for_delivery', 'delivered'] as const
 const ACCOUNT = 1
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
@@ -78,14 +85,14 @@ const carrierEvents = await storesIn(async (rt) => {
   const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
   const request = benchRequest(ACCOUNT)
   let warmedUp = 0n
-  for (let n = 0; n < (steps.length * SCANNED_TRACKERS) / BATCH_SIZE; n++) {
+  for (let n = 0; n < (scanSteps.length * SCANNED_TRACKERS) / BATCH_SIZE; n++) {
     const events = trackingEventsBody.parse({
       events: Array.from({ length: BATCH_SIZE }, (_, i) => {
         const k = n * BATCH_SIZE + i
         const step = Math.floor(k / SCANNED_TRACKERS)
         return {
           tracking_number: numbers[k % SCANNED_TRACKERS]!,
-          event_type_code: steps[step],
+          event_type_code: scanSteps[step],
           happened_at: T0 + step * 3600,
           message: `Scan ${step}`,
           address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
@@ -124,7 +131,7 @@ function instructions(dataDir: string, until?: bigint) {
 }
 
 console.log(
-  `projector-instructions: the compiled projector under callgrind on ${(NEW_BATCHES * BATCH_SIZE).toLocaleString('en')} new trackers and on ${(steps.length * SCANNED_TRACKERS).toLocaleString('en')} carrier events (${SCANNED_TRACKERS.toLocaleString('en')} trackers, six scans each), counted after the first ${WARMUP_BATCHES} batches of each, node ${serverNodeArgs.join(' ')}; ${conditions()}`,
+  `projector-instructions: the compiled projector under callgrind on ${(NEW_BATCHES * BATCH_SIZE).toLocaleString('en')} new trackers and on ${(scanSteps.length * SCANNED_TRACKERS).toLocaleString('en')} carrier events (${SCANNED_TRACKERS.toLocaleString('en')} trackers, six scans each), counted after the first ${WARMUP_BATCHES} batches of each, node ${serverNodeArgs.join(' ')}; ${conditions()}`,
 )
 const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items: number, label: string) => {
   const warmUp = instructions(log.dataDir, log.warmedUp)
@@ -136,5 +143,5 @@ const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items
   )
 }
 per1000(newTrackers, NEW_BATCHES * BATCH_SIZE, 'new trackers')
-per1000(carrierEvents, steps.length * SCANNED_TRACKERS, 'carrier events')
+per1000(carrierEvents, scanSteps.length * SCANNED_TRACKERS, 'carrier events')
 for (const folder of folders) rmSync(folder, { recursive: true, force: true })
