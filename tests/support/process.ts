@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Test } from 'tap'
@@ -35,42 +36,101 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>
 }
 
-/** `shiplog serve` in a process of its own on `env`'s PORT, once it answers /healthz. */
+/**
+ * `shiplog serve` in a process of its own on `env`'s PORT, once it answers
+ * /healthz. A port found free may be taken before the server binds it (test
+ * files run side by side, and every outgoing connection takes a port too):
+ * the server then exits, and is started again on another port. Its health is
+ * asked until the answering socket is its own, so a server that took the
+ * port meanwhile is never mistaken for it.
+ */
 export async function spawnServer(
   env: NodeJS.ProcessEnv & { PORT: string },
   options: { nodeArgs?: string[]; stdio?: 'inherit' | 'ignore' | 'pipe' } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/shiplog.js', 'serve'], {
-    env,
-    stdio: options.stdio ?? 'ignore',
-  })
-  // A test or benchmark that throws must not leave its server running (and holding the terminal's output).
-  const killOnExit = () => child.kill('SIGKILL')
-  process.once('exit', killOnExit)
-  const exited = once(child, 'exit').then(([code, signal]) => {
-    process.off('exit', killOnExit)
-    return (code ?? signal) as number | string
-  })
-  const url = `http://127.0.0.1:${env.PORT}`
-  for (let i = 0; ; i++) {
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (up) break
-    // Up to a minute: a host running eight test files at once can take that long to start one.
-    if (i > 1200 || child.exitCode !== null) throw new Error('the server did not start')
-    await new Promise((r) => setTimeout(r, 50))
+  for (let attempt = 1; ; attempt++) {
+    const port = attempt === 1 ? env.PORT : String(await freePort())
+    const stdio = options.stdio ?? 'ignore'
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/shiplog.js', 'serve'], {
+      env: { ...env, PORT: port },
+      stdio: [stdio, stdio, 'pipe'],
+    })
+    // Its errors are kept to say why it did not start, and shown as they come where the caller asked for its output.
+    let errors = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      errors = (errors + chunk.toString()).slice(-4000)
+    })
+    if (stdio === 'inherit') child.stderr!.pipe(process.stderr)
+    // A test or benchmark that throws must not leave its server running (and holding the terminal's output).
+    const killOnExit = () => child.kill('SIGKILL')
+    process.once('exit', killOnExit)
+    const closed = once(child, 'close')
+    const exited = once(child, 'exit').then(([code, signal]) => {
+      process.off('exit', killOnExit)
+      return (code ?? signal) as number | string
+    })
+    const url = `http://127.0.0.1:${port}`
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      if (up && listensOn(child.pid!, Number(port))) {
+        return {
+          url,
+          child,
+          exited,
+          kill(signal = 'SIGTERM') {
+            child.kill(signal)
+            return exited
+          },
+        }
+      }
+      if (child.exitCode !== null) break
+      // Up to a minute: a host running eight test files at once can take that long to start one.
+      if (i > 1200) throw new Error('the server did not start')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await closed
+    if (attempt === 3 || !errors.includes('is already in use'))
+      throw new Error(`the server did not start (exit ${child.exitCode}): ${errors.trim()}`)
   }
-  return {
-    url,
-    child,
-    exited,
-    kill(signal = 'SIGTERM') {
-      child.kill(signal)
-      return exited
-    },
+}
+
+/** The inodes of the sockets listening on `port` (Linux's /proc/net tables; none elsewhere). */
+function listeningSockets(port: number) {
+  const inodes = new Set<string>()
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      // sl local_address rem_address st … inode: a listening socket's state is 0A.
+      const fields = line.trim().split(/\s+/)
+      if (fields[3] === '0A' && Number.parseInt(fields[1]!.split(':')[1]!, 16) === port) inodes.add(fields[9]!)
+    }
   }
+  return inodes
+}
+
+/** The socket inodes process `pid` holds open. */
+function socketsOf(pid: number) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1]
+      } catch {
+        return undefined
+      }
+    })
+  } catch {
+    return []
+  }
+}
+
+/** Whether process `pid` is the one listening on `port`; true where /proc cannot tell. */
+function listensOn(pid: number, port: number) {
+  if (!existsSync('/proc/net/tcp')) return true
+  const listening = listeningSockets(port)
+  return socketsOf(pid).some((inode) => inode !== undefined && listening.has(inode))
 }
 
 /** A service process's environment: its data directory, a free port on loopback, no log, a job queue of its own. */
