@@ -2,21 +2,22 @@
  * The projector's work counted in machine instructions, which a loaded host
  * does not change: valgrind's callgrind counts what a process executes, not
  * how long it took. Two logs are prepared natively, then projected by the
- * compiled service (`bench/project-log.mjs`, with `npm start`'s node flags)
- * under callgrind:
- *   new trackers: 10 batches of 1000 (two an order), as `POST /v1/trackers`
+ * compiled service (`bench/project-log.mjs`, with `npm start`'s node flags,
+ * V8's optimising compiler on the projecting thread) under callgrind:
+ *   new trackers: 24 batches of 1000 (two an order), as `POST /v1/trackers`
  *     appends them, projected from nothing;
  *   carrier events: 6,000 trackers (one an order) projected, then each
  *     through its six scans (36 batches of 1000, as `POST /v2/trackers/events`
  *     appends them), projected from there.
  * Each log is projected twice from the same copy: up to the end of its first
- * batches (a warm-up: start-up, module loading, the code's first runs), then
- * to its end; the difference is the work of the batches after the warm-up,
- * given per 1000 trackers or carrier events. No WAL checkpoint runs, so the
- * count is the projector's own work. Two
- * versions of the code compare by their counts, which repeat within about
- * 0.1 %; how they turn into time depends on the host. Needs valgrind (Debian's
- * package); takes a few minutes.
+ * batches (a warm-up: start-up, module loading, the code's first runs and
+ * its optimisation), then to its end; the difference is the work of the
+ * batches after the warm-up, given per 1000 trackers or carrier events, in
+ * all and by where it goes (SQLite, LZ4, JSON, garbage collection, the
+ * service's compiled code…). No WAL checkpoint runs, so the count is the
+ * projector's own work. Two versions of the code compare by their counts,
+ * which repeat within about 1 %; how they turn into time depends on the
+ * host. Needs valgrind (Debian's package); takes about ten minutes.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
@@ -36,9 +37,15 @@ import {
   trackerBatch,
 } from './support.ts'
 
-const NEW_BATCHES = 10
-/** Batches of each log projected before the counted ones. */
-const WARMUP_BATCHES = 2
+const NEW_BATCHES = 24
+/**
+ * Batches of each log projected before the counted ones. New trackers: V8
+ * goes on optimising the projector's functions through the first dozen.
+ * Carrier events: each scan of the six brings code paths of its own, so the
+ * count spans them all.
+ */
+const NEW_WARMUP_BATCHES = 12
+const CARRIER_WARMUP_BATCHES = 2
 const SCANNED_TRACKERS = 6000
 const BATCH_SIZE = 1000
 const T0 = 1_795_000_000
@@ -70,7 +77,7 @@ const newTrackers = await storesIn(async (rt) => {
   let warmedUp = 0n
   for (let b = 0; b < NEW_BATCHES; b++) {
     await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, trackerBatch(b)))
-    if (b === WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
+    if (b === NEW_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
   }
   return warmedUp
 })
@@ -100,26 +107,47 @@ const carrierEvents = await storesIn(async (rt) => {
       }),
     }).events
     await rt.eventStore.append((await planTrackingEvents(rt, orders, request, events)()).appends)
-    if (n === WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
+    if (n === CARRIER_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
   }
   return warmedUp
 })
+
+/**
+ * `npm start`'s flags, with V8's optimising compiler on the projecting thread
+ * itself. Compiled on its own thread, a function's optimised code arrives
+ * whenever valgrind, which runs one thread at a time, lets that thread run:
+ * a run would count some batches in slower code than another, and its count
+ * would follow valgrind's scheduling as much as the code. Compiled in place,
+ * the same code is counted the same but for garbage collection, whose
+ * schedule follows the time.
+ */
+/** BENCH_LEAVE_OUT: read models the projector does not run (`orders`, say): what one costs is the difference. */
+const leaveOut = process.env.BENCH_LEAVE_OUT ?? ''
+
+const countedNodeArgs = [...serverNodeArgs, '--no-concurrent-recompilation']
 
 /** Instructions a projection of a copy of the log executes, up to `until` (the head when undefined), with the position it reached. */
 function instructions(dataDir: string, until?: bigint) {
   const copy = tempFolder()
   cpSync(dataDir, copy, { recursive: true })
+  const counts = join(tempFolder(), 'callgrind.out')
   const run = spawnSync(
     'valgrind',
     [
       '--tool=callgrind',
-      '--callgrind-out-file=/dev/null',
+      `--callgrind-out-file=${counts}`,
       process.execPath,
-      ...serverNodeArgs,
+      ...countedNodeArgs,
       'bench/project-log.mjs',
     ],
     {
-      env: { ...process.env, DATA_DIR: copy, LOG_LEVEL: 'silent', ...(until ? { UNTIL: String(until) } : {}) },
+      env: {
+        ...process.env,
+        DATA_DIR: copy,
+        LOG_LEVEL: 'silent',
+        LEAVE_OUT: leaveOut,
+        ...(until ? { UNTIL: String(until) } : {}),
+      },
       encoding: 'utf8',
     },
   )
@@ -127,11 +155,47 @@ function instructions(dataDir: string, until?: bigint) {
   const count = /Collected : (\d+)/.exec(run.stderr)?.[1]
   const reached = /reached (\d+)/.exec(run.stdout)?.[1]
   if (run.status !== 0 || !count || !reached) throw new Error(`callgrind run failed: ${run.stderr.slice(-2000)}`)
-  return { count: Number(count), reached: BigInt(reached) }
+  return { count: Number(count), reached: BigInt(reached), byPart: countsByPart(counts) }
+}
+
+/**
+ * Where instructions go, by the library or part of V8 that executes them
+ * (the symbol and object file callgrind names). JSON is V8's own
+ * JSON.parse and JSON.stringify; compiled JavaScript is the service's code
+ * and its libraries' once V8 has compiled them.
+ */
+const parts: [name: string, test: RegExp][] = [
+  ['SQLite', /better_sqlite3\.node/],
+  ['LZ4', /lz4-napi/],
+  ['JSON.stringify', /JsonStringifier|Dtoa|IntToCString|DoubleToCString/],
+  ['JSON.parse', /JsonParser|StringToDouble|Strtod/],
+  ['garbage collection', /Scavenge|MarkCompact|Marking|Sweep|Evacuat|::Heap::|heap::base/],
+  ['V8 compiler', /compiler::|Compiler|Baseline|maglev/i],
+  ['V8 builtins', /Builtins_/],
+  ['compiled JavaScript', /^\?\?\?:0x/],
+  ['libc (memory copies and zeroing)', /libc\.so/],
+]
+const OTHER = 'the rest of node and V8'
+
+/** A callgrind output's instructions by part (callgrind_annotate's list of functions, each counted where it runs). */
+function countsByPart(file: string) {
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  })
+  const byPart = new Map<string, number>()
+  for (const line of annotated.stdout.split('\n')) {
+    const row = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+)$/.exec(line)
+    if (!row || row[2]!.startsWith('PROGRAM TOTALS')) continue
+    const part = parts.find(([, test]) => test.test(row[2]!))?.[0] ?? OTHER
+    byPart.set(part, (byPart.get(part) ?? 0) + Number(row[1]!.replaceAll(',', '')))
+  }
+  rmSync(file, { force: true })
+  return byPart
 }
 
 console.log(
-  `projector-instructions: the compiled projector under callgrind on ${(NEW_BATCHES * BATCH_SIZE).toLocaleString('en')} new trackers and on ${(scanSteps.length * SCANNED_TRACKERS).toLocaleString('en')} carrier events (${SCANNED_TRACKERS.toLocaleString('en')} trackers, six scans each), counted after the first ${WARMUP_BATCHES} batches of each, node ${serverNodeArgs.join(' ')}; ${conditions()}`,
+  `projector-instructions: the compiled projector under callgrind on ${(NEW_BATCHES * BATCH_SIZE).toLocaleString('en')} new trackers and on ${(scanSteps.length * SCANNED_TRACKERS).toLocaleString('en')} carrier events (${SCANNED_TRACKERS.toLocaleString('en')} trackers, six scans each), counted after the first ${NEW_WARMUP_BATCHES} and ${CARRIER_WARMUP_BATCHES} batches${leaveOut ? `, read models left out: ${leaveOut}` : ''}, node ${countedNodeArgs.join(' ')}; ${conditions()}`,
 )
 const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items: number, label: string) => {
   const warmUp = instructions(log.dataDir, log.warmedUp)
@@ -139,9 +203,15 @@ const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items
   // The warm-up ends with a projector batch, near the end of its last input batch: the items counted are the share of the events.
   const counted = Math.round((items * Number(all.reached - warmUp.reached)) / Number(all.reached - log.from))
   console.log(
-    `${label.padEnd(16)} ${((((all.count - warmUp.count) / counted) * 1000) / 1e6).toFixed(1).padStart(6)} million instructions per 1000 (${counted.toLocaleString('en')} counted: events ${(warmUp.reached + 1n).toLocaleString('en')}-${all.reached.toLocaleString('en')} of the log)`,
+    `${label.padEnd(16)} ${millionsPer1000(all.count - warmUp.count, counted)} million instructions per 1000 (${counted.toLocaleString('en')} counted: events ${(warmUp.reached + 1n).toLocaleString('en')}-${all.reached.toLocaleString('en')} of the log), of which:`,
   )
+  for (const name of [...parts.map(([n]) => n), OTHER])
+    console.log(
+      `  ${name.padEnd(34)} ${millionsPer1000((all.byPart.get(name) ?? 0) - (warmUp.byPart.get(name) ?? 0), counted)}`,
+    )
 }
+const millionsPer1000 = (instructions: number, items: number) =>
+  (((instructions / items) * 1000) / 1e6).toFixed(1).padStart(6)
 per1000(newTrackers, NEW_BATCHES * BATCH_SIZE, 'new trackers')
 per1000(carrierEvents, scanSteps.length * SCANNED_TRACKERS, 'carrier events')
 for (const folder of folders) rmSync(folder, { recursive: true, force: true })
