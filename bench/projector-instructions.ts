@@ -112,6 +112,9 @@ const carrierEvents = await storesIn(async (rt) => {
   return warmedUp
 })
 
+/** BENCH_LEAVE_OUT: read models the projector does not run (`orders`, say): what one costs is the difference. */
+const leaveOut = process.env.BENCH_LEAVE_OUT ?? ''
+
 /**
  * `npm start`'s flags, with V8's optimising compiler on the projecting thread
  * itself. Compiled on its own thread, a function's optimised code arrives
@@ -121,9 +124,6 @@ const carrierEvents = await storesIn(async (rt) => {
  * the same code is counted the same but for garbage collection, whose
  * schedule follows the time.
  */
-/** BENCH_LEAVE_OUT: read models the projector does not run (`orders`, say): what one costs is the difference. */
-const leaveOut = process.env.BENCH_LEAVE_OUT ?? ''
-
 const countedNodeArgs = [...serverNodeArgs, '--no-concurrent-recompilation']
 
 /** Instructions a projection of a copy of the log executes, up to `until` (the head when undefined), with the position it reached. */
