@@ -31,6 +31,7 @@ import {
   benchRequest,
   conditions,
   decidedAppends,
+  millionsPer1000,
   projectAll,
   scanSteps,
   serverNodeArgs,
@@ -210,8 +211,6 @@ const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items
       `  ${name.padEnd(34)} ${millionsPer1000((all.byPart.get(name) ?? 0) - (warmUp.byPart.get(name) ?? 0), counted)}`,
     )
 }
-const millionsPer1000 = (instructions: number, items: number) =>
-  (((instructions / items) * 1000) / 1e6).toFixed(1).padStart(6)
 per1000(newTrackers, NEW_BATCHES * BATCH_SIZE, 'new trackers')
 per1000(carrierEvents, scanSteps.length * SCANNED_TRACKERS, 'carrier events')
 for (const folder of folders) rmSync(folder, { recursive: true, force: true })

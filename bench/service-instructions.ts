@@ -22,6 +22,7 @@ import { createAccountWithCli, processEnvironment } from '../tests/support/proce
 import {
   conditions,
   cpuSeconds,
+  millionsPer1000,
   postBatches,
   scanSteps,
   scanWorkload,
@@ -126,7 +127,7 @@ type Posts = { path: string; bodies: string[] }
 
 /**
  * Million instructions per 1000 items of the `counted` batches, on a server
- * that has taken the `warmUp` batches first.
+ * that has taken the `warmUp` batches first, as printed.
  */
 async function perThousandItems(warmUp: Posts[], counted: Posts) {
   const server = await countedServer()
@@ -137,12 +138,11 @@ async function perThousandItems(warmUp: Posts[], counted: Posts) {
   await server.settled()
   const instructions = await server.read()
   await server.close()
-  return ((instructions / (counted.bodies.length * BATCH_SIZE)) * 1000) / 1e6
+  return millionsPer1000(instructions, counted.bodies.length * BATCH_SIZE)
 }
 
 const batches = (from: number, count: number, body: (n: number) => string) =>
   Array.from({ length: count }, (_, n) => body(from + n))
-const figure = (millions: number) => millions.toFixed(1).padStart(6)
 
 console.log(
   `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP, the counted batches' views included; ${conditions(true)}`,
@@ -157,7 +157,7 @@ if (parts.includes('new')) {
     bodies: batches(NEW_WARMUP, NEW_COUNTED, body),
   })
   console.log(
-    `new trackers     ${figure(millions)} million instructions per 1000 (${(NEW_COUNTED * BATCH_SIZE).toLocaleString('en')} counted after ${(NEW_WARMUP * BATCH_SIZE).toLocaleString('en')})`,
+    `new trackers     ${millions} million instructions per 1000 (${(NEW_COUNTED * BATCH_SIZE).toLocaleString('en')} counted after ${(NEW_WARMUP * BATCH_SIZE).toLocaleString('en')})`,
   )
 }
 
@@ -173,6 +173,6 @@ if (parts.includes('carrier')) {
     { path: '/v2/trackers/events', bodies: batches(firstScans, laterScans, eventBatch) },
   )
   console.log(
-    `carrier events   ${figure(millions)} million instructions per 1000 (${(laterScans * BATCH_SIZE).toLocaleString('en')} counted: the later five scans of ${SCANNED_TRACKERS.toLocaleString('en')} trackers)`,
+    `carrier events   ${millions} million instructions per 1000 (${(laterScans * BATCH_SIZE).toLocaleString('en')} counted: the later five scans of ${SCANNED_TRACKERS.toLocaleString('en')} trackers)`,
   )
 }

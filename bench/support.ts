@@ -93,6 +93,10 @@ export const shiplogRuns = () => (runsCompiled('.') ? 'compiled dist/' : 'TypeSc
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`
 
+/** An instruction count as millions per 1000 items, as the instruction benchmarks print it. */
+export const millionsPer1000 = (instructions: number, items: number) =>
+  (((instructions / items) * 1000) / 1e6).toFixed(1).padStart(6)
+
 /** An append's events as rows of the event store's table, without their positions: what the raw baselines insert. */
 export const eventRows = (appends: readonly AppendRequest[]) =>
   appends.flatMap((a) =>
