@@ -48,9 +48,9 @@ export async function spawnServer(
   env: NodeJS.ProcessEnv & { PORT: string },
   options: { nodeArgs?: string[]; stdio?: 'inherit' | 'ignore' | 'pipe' } = {},
 ): Promise<ServerProcess> {
+  const stdio = options.stdio ?? 'ignore'
   for (let attempt = 1; ; attempt++) {
     const port = attempt === 1 ? env.PORT : String(await freePort())
-    const stdio = options.stdio ?? 'ignore'
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'bin/shiplog.js', 'serve'], {
       env: { ...env, PORT: port },
       stdio: [stdio, stdio, 'pipe'],
