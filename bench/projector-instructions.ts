@@ -20,7 +20,7 @@
  * host. Needs valgrind (Debian's package); takes about ten minutes.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOrderStates } from '../commands/trackers/upsert.ts'
@@ -74,47 +74,57 @@ async function storesIn(prepare: (rt: Runtime) => Promise<bigint>) {
   return { dataDir, warmedUp, from }
 }
 
-const newTrackers = await storesIn(async (rt) => {
-  let warmedUp = 0n
-  for (let b = 0; b < NEW_BATCHES; b++) {
-    await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, trackerBatch(b)))
-    if (b === NEW_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
-  }
-  return warmedUp
-})
-const carrierEvents = await storesIn(async (rt) => {
-  const numbers: string[] = []
-  for (let b = 0; b < SCANNED_TRACKERS / BATCH_SIZE; b++) {
-    const items = trackerBatch(b).map((t, i) => ({ ...t, order_number: `${t.order_number}-${i}` }))
-    numbers.push(...items.map((t) => t.tracking_number))
-    await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, items))
-  }
-  await projectAll(rt)
-  const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
-  const request = benchRequest(ACCOUNT)
-  let warmedUp = 0n
-  for (let n = 0; n < (scanSteps.length * SCANNED_TRACKERS) / BATCH_SIZE; n++) {
-    const events = trackingEventsBody.parse({
-      events: Array.from({ length: BATCH_SIZE }, (_, i) => {
-        const k = n * BATCH_SIZE + i
-        const step = Math.floor(k / SCANNED_TRACKERS)
-        return {
-          tracking_number: numbers[k % SCANNED_TRACKERS]!,
-          event_type_code: scanSteps[step],
-          happened_at: T0 + step * 3600,
-          message: `Scan ${step}`,
-          address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
-        }
-      }),
-    }).events
-    await rt.eventStore.append((await planTrackingEvents(rt, orders, request, events)()).appends)
-    if (n === CARRIER_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
-  }
-  return warmedUp
-})
+/** BENCH_PARTS: which logs to count, `new` (new trackers) and `carrier` (carrier events). */
+const countedParts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier']
+for (const part of countedParts)
+  if (part !== 'new' && part !== 'carrier') throw new Error(`BENCH_PARTS: no part is named ${part}`)
+
+const newTrackers = async () =>
+  storesIn(async (rt) => {
+    let warmedUp = 0n
+    for (let b = 0; b < NEW_BATCHES; b++) {
+      await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, trackerBatch(b)))
+      if (b === NEW_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
+    }
+    return warmedUp
+  })
+const carrierEvents = async () =>
+  storesIn(async (rt) => {
+    const numbers: string[] = []
+    for (let b = 0; b < SCANNED_TRACKERS / BATCH_SIZE; b++) {
+      const items = trackerBatch(b).map((t, i) => ({ ...t, order_number: `${t.order_number}-${i}` }))
+      numbers.push(...items.map((t) => t.tracking_number))
+      await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, items))
+    }
+    await projectAll(rt)
+    const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE)
+    const request = benchRequest(ACCOUNT)
+    let warmedUp = 0n
+    for (let n = 0; n < (scanSteps.length * SCANNED_TRACKERS) / BATCH_SIZE; n++) {
+      const events = trackingEventsBody.parse({
+        events: Array.from({ length: BATCH_SIZE }, (_, i) => {
+          const k = n * BATCH_SIZE + i
+          const step = Math.floor(k / SCANNED_TRACKERS)
+          return {
+            tracking_number: numbers[k % SCANNED_TRACKERS]!,
+            event_type_code: scanSteps[step],
+            happened_at: T0 + step * 3600,
+            message: `Scan ${step}`,
+            address: { city: 'Lyon', zip: '69001', country_code: 'FR' },
+          }
+        }),
+      }).events
+      await rt.eventStore.append((await planTrackingEvents(rt, orders, request, events)()).appends)
+      if (n === CARRIER_WARMUP_BATCHES - 1) warmedUp = await rt.eventStore.head()
+    }
+    return warmedUp
+  })
 
 /** BENCH_LEAVE_OUT: read models the projector does not run (`orders`, say): what one costs is the difference. */
 const leaveOut = process.env.BENCH_LEAVE_OUT ?? ''
+/** BENCH_KEEP_COUNTS: a folder to keep callgrind's outputs in, for callgrind_annotate or KCachegrind. */
+const keepCounts = process.env.BENCH_KEEP_COUNTS
+if (keepCounts) mkdirSync(keepCounts, { recursive: true })
 
 /**
  * `npm start`'s flags, with V8's optimising compiler on the projecting thread
@@ -128,7 +138,7 @@ const leaveOut = process.env.BENCH_LEAVE_OUT ?? ''
 const countedNodeArgs = [...serverNodeArgs, '--no-concurrent-recompilation']
 
 /** Instructions a projection of a copy of the log executes, up to `until` (the head when undefined), with the position it reached. */
-function instructions(dataDir: string, until?: bigint) {
+function instructions(dataDir: string, name: string, until?: bigint) {
   const copy = tempFolder()
   cpSync(dataDir, copy, { recursive: true })
   const counts = join(tempFolder(), 'callgrind.out')
@@ -156,7 +166,9 @@ function instructions(dataDir: string, until?: bigint) {
   const count = /Collected : (\d+)/.exec(run.stderr)?.[1]
   const reached = /reached (\d+)/.exec(run.stdout)?.[1]
   if (run.status !== 0 || !count || !reached) throw new Error(`callgrind run failed: ${run.stderr.slice(-2000)}`)
-  return { count: Number(count), reached: BigInt(reached), byPart: countsByPart(counts) }
+  const byPart = countsByPart(counts)
+  if (keepCounts) cpSync(counts, join(keepCounts, `callgrind.${name}.out`))
+  return { count: Number(count), reached: BigInt(reached), byPart }
 }
 
 /**
@@ -191,7 +203,6 @@ function countsByPart(file: string) {
     const part = parts.find(([, test]) => test.test(row[2]!))?.[0] ?? OTHER
     byPart.set(part, (byPart.get(part) ?? 0) + Number(row[1]!.replaceAll(',', '')))
   }
-  rmSync(file, { force: true })
   return byPart
 }
 
@@ -199,8 +210,9 @@ console.log(
   `projector-instructions: the compiled projector under callgrind on ${(NEW_BATCHES * BATCH_SIZE).toLocaleString('en')} new trackers and on ${(scanSteps.length * SCANNED_TRACKERS).toLocaleString('en')} carrier events (${SCANNED_TRACKERS.toLocaleString('en')} trackers, six scans each), counted after the first ${NEW_WARMUP_BATCHES} and ${CARRIER_WARMUP_BATCHES} batches${leaveOut ? `, read models left out: ${leaveOut}` : ''}, node ${countedNodeArgs.join(' ')}; ${conditions()}`,
 )
 const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items: number, label: string) => {
-  const warmUp = instructions(log.dataDir, log.warmedUp)
-  const all = instructions(log.dataDir)
+  const name = label.replaceAll(' ', '-')
+  const warmUp = instructions(log.dataDir, `${name}.warm-up`, log.warmedUp)
+  const all = instructions(log.dataDir, `${name}.all`)
   // The warm-up ends with a projector batch, near the end of its last input batch: the items counted are the share of the events.
   const counted = Math.round((items * Number(all.reached - warmUp.reached)) / Number(all.reached - log.from))
   console.log(
@@ -211,6 +223,7 @@ const per1000 = (log: { dataDir: string; warmedUp: bigint; from: bigint }, items
       `  ${name.padEnd(34)} ${millionsPer1000((all.byPart.get(name) ?? 0) - (warmUp.byPart.get(name) ?? 0), counted)}`,
     )
 }
-per1000(newTrackers, NEW_BATCHES * BATCH_SIZE, 'new trackers')
-per1000(carrierEvents, scanSteps.length * SCANNED_TRACKERS, 'carrier events')
+if (countedParts.includes('new')) per1000(await newTrackers(), NEW_BATCHES * BATCH_SIZE, 'new trackers')
+if (countedParts.includes('carrier'))
+  per1000(await carrierEvents(), scanSteps.length * SCANNED_TRACKERS, 'carrier events')
 for (const folder of folders) rmSync(folder, { recursive: true, force: true })
