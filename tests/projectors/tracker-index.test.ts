@@ -71,6 +71,30 @@ t.test('the trackers index keeps what trackers are found by, and moves only with
   t.equal((updated!.doc as { delivery_status_code: string }).delivery_status_code, 'delivered')
 })
 
+t.test('a tracker created with a status is indexed under it', async (t) => {
+  const store = openStore(t)
+  // Given a tracker created already in transit, with its carrier
+  const [creation] = await trackersProjection.apply(
+    [
+      recorded(2, 'TrackerCreated', {
+        ...created,
+        changes: { carrier: { code: 'ups', name: 'UPS' }, delivery_status_code: 'in_transit', shipped_at: AT },
+        at: AT,
+      }),
+    ],
+    store,
+  )
+  // Then its entry holds that status and its polling, and nothing else of the tracker
+  t.same(creation!.doc, {
+    id: 11,
+    tracking_number: 'TN-1',
+    delivery_status_code: 'in_transit',
+    created_at: AT,
+    poll: { carrier_code: 'ups', api: 'ups', since: AT, interval: null, next_poll_at: AT },
+  })
+  t.equal(creation!.fields.delivery_status_code, 'in_transit')
+})
+
 t.test('a full tracker document stored before the index became an index is trimmed on its next move', async (t) => {
   const store = openStore(t)
   const full: TrackerDoc = { ...newTracker({ ...created, at: AT }), events: [], notifications: [] }
