@@ -1,6 +1,5 @@
 import { deliveryStatsProjection } from './deliveries/delivery-stats.ts'
 import type { SmsRecipientEvent } from '../shared/domain/notifications/sms-recipients.ts'
-import type { NotificationChannel } from '../shared/domain/notifications/channels.ts'
 import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
 import type { AccountEvent } from '../shared/domain/accounts/account.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
@@ -27,7 +26,8 @@ import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './j
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
 import type { OrderDoc } from './orders/document.ts'
 import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './notifications/payload.ts'
-import type { PayloadEvent } from '../shared/domain/notifications/payloads.ts'
+import { isPayloadEvent, type PayloadEvent } from '../shared/domain/notifications/payloads.ts'
+import { evolveNotification, type NotificationDoc } from './notifications/notification.ts'
 import { evolveTrackerIndex, movesTrackerIndex, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
 import { evolveOrder } from './orders/evolve.ts'
@@ -130,46 +130,29 @@ export const carrierServicesProjection = documentProjection<
   fields: (doc) => ({ carrier_code: doc.carrier_code }),
 })
 
-/** Where each notification is kept: the order document holding it. */
-export interface NotificationLocationDoc {
-  id: number
-  order_key: string
-  tracker_id: number | null
-}
-
-export const notificationsProjection = documentProjection<
-  NotificationLocationDoc,
-  Recorded<{ type: 'NotificationBuilt' }>
->({
+/** Each notification: where it is kept (its order's document) and its e-mail's status. */
+export const notificationsProjection = documentProjection<NotificationDoc, Recorded<PayloadEvent>>({
   name: 'notifications',
   collection: collections.notifications.name,
-  handles: isOneOf(['NotificationBuilt']),
-  keyOf: (event) => `${event.stream}#${event.data.notification.id}`,
-  startsDocument: () => true,
-  evolve: (_doc, event) => ({
-    id: event.data.notification.id,
-    order_key: event.stream,
-    tracker_id: event.data.tracker_id ?? null,
-  }),
+  handles: (event): event is Recorded<PayloadEvent> => isPayloadEvent(event),
+  keyOf: (event) => payloadKey(event.stream, event as PayloadEvent),
+  startsDocument: (event) => event.type === 'NotificationBuilt',
+  evolve: (doc, event) => evolveNotification(doc, event as PayloadEvent, event.stream),
   id: (doc) => doc.id,
-  fields: () => ({}),
+  fields: (doc) => ({ email_status: doc.email?.status ?? null }),
 })
 
-/** A channel's payloads to customers and whether each is still to be sent. */
-const payloadsProjection = (channel: NotificationChannel, name: 'email_payloads' | 'sms_payloads') =>
-  documentProjection<PayloadDoc, Recorded<PayloadEvent>>({
-    name,
-    collection: collections[name].name,
-    handles: (event): event is Recorded<PayloadEvent> => changesPayload(channel)(event),
-    keyOf: (event) => payloadKey(event.stream, event as PayloadEvent),
-    startsDocument: (event) => event.type === 'NotificationBuilt',
-    evolve: (doc, event) => evolvePayload(channel, doc, event as PayloadEvent, event.stream),
-    id: (doc) => doc.id,
-    fields: (doc) => ({ status: doc.status, ...(channel === 'sms' ? { to: doc.to ?? null } : {}) }),
-  })
-
-export const emailPayloadsProjection = payloadsProjection('email', 'email_payloads')
-export const smsPayloadsProjection = payloadsProjection('sms', 'sms_payloads')
+/** The SMS payloads to customers, whether each is still to be sent, and the phone each went to. */
+export const smsPayloadsProjection = documentProjection<PayloadDoc, Recorded<PayloadEvent>>({
+  name: 'sms_payloads',
+  collection: collections.sms_payloads.name,
+  handles: (event): event is Recorded<PayloadEvent> => changesPayload('sms')(event),
+  keyOf: (event) => payloadKey(event.stream, event as PayloadEvent),
+  startsDocument: (event) => event.type === 'NotificationBuilt',
+  evolve: (doc, event) => evolvePayload('sms', doc, event as PayloadEvent, event.stream),
+  id: (doc) => doc.id,
+  fields: (doc) => ({ status: doc.status, to: doc.to ?? null }),
+})
 
 /** Phone numbers that answered STOP, per account: the SMS sender sends them nothing. */
 export interface SmsRecipientDoc {
@@ -222,7 +205,6 @@ export const projections: readonly Projection[] = [
   pickupPointsProjection,
   carrierServicesProjection,
   notificationsProjection,
-  emailPayloadsProjection,
   smsPayloadsProjection,
   smsOptOutsProjection,
   deliveryStatsProjection(),

@@ -1,5 +1,5 @@
 import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
-import { type PayloadEvent, evolvePayloadStates } from '../../shared/domain/notifications/payloads.ts'
+import { evolvePayloadStates, isPayloadEvent } from '../../shared/domain/notifications/payloads.ts'
 import {
   decideSmsReply,
   evolveSmsRecipient,
@@ -20,12 +20,6 @@ type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | '
 
 /** Longest a customer's answer waits for the read model of the texts sent. */
 const REPLY_WAIT_MS = 2000
-
-const isPayloadEvent = (e: OrderEvent): e is PayloadEvent =>
-  e.type === 'NotificationBuilt' ||
-  e.type === 'NotificationPayloadDispatched' ||
-  e.type === 'NotificationPayloadFailed' ||
-  e.type === 'NotificationPayloadReported'
 
 /**
  * Records what the provider says became of a sent SMS: its payload's status

@@ -1,9 +1,10 @@
-import { type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
+import { isPayloadEvent, type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
 import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
 
 /**
- * A payload to a customer (an e-mail, an SMS) as its sender sees it: where
- * its notification is, and whether it is still to be sent. The sender's sweep
+ * A payload to a customer (an SMS; an e-mail's state is kept on its
+ * notification, ./notification.ts) as its sender sees it: where its
+ * notification is, and whether it is still to be sent. The sender's sweep
  * queues again every payload still `built`, so one whose queued job Redis
  * lost is sent all the same.
  */
@@ -22,12 +23,13 @@ export interface PayloadDoc {
 export const changesPayload = (channel: NotificationChannel) => (event: { type: string; data: unknown }) =>
   event.type === 'NotificationBuilt'
     ? payloadOf(channel, event.data as Extract<PayloadEvent, { type: 'NotificationBuilt' }>['data']) !== undefined
-    : event.type === 'NotificationPayloadDispatched' ||
-      event.type === 'NotificationPayloadFailed' ||
-      event.type === 'NotificationPayloadReported'
+    : isPayloadEvent(event)
 
-const payloadOf = (channel: NotificationChannel, data: Extract<PayloadEvent, { type: 'NotificationBuilt' }>['data']) =>
-  data.notification.notification_payloads.find((p) => p.type === channel)
+/** A built notification's payload of this channel, if it has one. */
+export const payloadOf = (
+  channel: NotificationChannel,
+  data: Extract<PayloadEvent, { type: 'NotificationBuilt' }>['data'],
+) => data.notification.notification_payloads.find((p) => p.type === channel)
 
 /** The document's source key: a notification holds at most one payload of each channel. */
 export const payloadKey = (stream: string, event: PayloadEvent) =>

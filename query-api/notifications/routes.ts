@@ -1,6 +1,6 @@
 import { notificationPreview } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
-import type { NotificationLocationDoc } from '../../projectors/projections.ts'
+import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
 import type { OrderDoc } from '../../projectors/orders/document.ts'
 import { emailFactsOf, findNotification, renderEmail } from '../../reactions/emails/render.ts'
 import { notFound } from '../../shared/domain/errors.ts'
@@ -28,7 +28,7 @@ export function notificationReadRoutes(app: App, rt: Runtime) {
     async (request) => {
       const { account } = callerOf(request)
       await awaitPosition(request, rt, [collections.notifications.name, collections.orders.name])
-      const location = await rt.readStore.get<NotificationLocationDoc>(
+      const location = await rt.readStore.get<NotificationDoc>(
         collections.notifications.name,
         account.id,
         request.params.id,

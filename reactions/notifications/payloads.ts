@@ -1,6 +1,9 @@
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
+import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
 import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
@@ -23,11 +26,11 @@ export type QueuedPayload = PayloadAddress
 
 export type PayloadQueue = WorkQueue<QueuedPayload>
 
-/** Each channel's queue (`<QUEUE_NAME>-emails`, `-sms`), reaction and read model. */
+/** Each channel's queue (`<QUEUE_NAME>-emails`, `-sms`) and reaction. */
 export const channelNames = {
-  email: { queue: 'emails', reaction: 'emails', collection: 'email_payloads' },
-  sms: { queue: 'sms', reaction: 'sms', collection: 'sms_payloads' },
-} as const satisfies Record<NotificationChannel, { queue: string; reaction: string; collection: string }>
+  email: { queue: 'emails', reaction: 'emails' },
+  sms: { queue: 'sms', reaction: 'sms' },
+} as const satisfies Record<NotificationChannel, { queue: string; reaction: string }>
 
 /** Attempts at a payload, the delay doubling from the first; then it is failed. */
 export const createPayloadQueue = (
@@ -99,19 +102,61 @@ export function startPayloadReaction(
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
 
+/** Most payloads a sweep queues again; the next sweep takes the rest. */
+const SWEEP_LIMIT = 10_000
+
+const queuedPayload = (
+  accountId: number,
+  {
+    stream,
+    notificationId,
+    payloadId,
+    trackerId,
+  }: Omit<QueuedPayload, 'accountId' | 'trackerId'> & { trackerId: number | null },
+): QueuedPayload => ({ accountId, stream, notificationId, payloadId, ...(trackerId === null ? {} : { trackerId }) })
+
+/**
+ * A channel's payloads the read models show still `built`: an e-mail's state
+ * is kept on its notification, an SMS has a read model of its own (found
+ * also by its id and phone, by the provider's callbacks).
+ */
+const stillBuilt: Record<NotificationChannel, (store: ReadStore) => Promise<QueuedPayload[]>> = {
+  async email(store) {
+    const built = await store.lookupAll<NotificationDoc>(
+      collections.notifications.name,
+      'email_status',
+      'built',
+      SWEEP_LIMIT,
+    )
+    return built.flatMap(({ accountId, doc }) =>
+      doc.email
+        ? [
+            queuedPayload(accountId, {
+              stream: doc.order_key,
+              notificationId: doc.id,
+              payloadId: doc.email.id,
+              trackerId: doc.tracker_id,
+            }),
+          ]
+        : [],
+    )
+  },
+  async sms(store) {
+    const built = await store.lookupAll<PayloadDoc>(collections.sms_payloads.name, 'status', 'built', SWEEP_LIMIT)
+    return built.map(({ accountId, doc }) =>
+      queuedPayload(accountId, {
+        stream: doc.stream,
+        notificationId: doc.notification_id,
+        payloadId: doc.id,
+        trackerId: doc.tracker_id,
+      }),
+    )
+  },
+}
+
 /** Queues again every payload of the channel the log says is still `built`. */
 async function sweepBuilt(rt: SenderRuntime, queue: PayloadQueue, channel: NotificationChannel) {
-  const built = await rt.readStore.lookupAll<PayloadDoc>(channelNames[channel].collection, 'status', 'built', 10_000)
-  for (const { accountId, doc } of built) {
-    const payload: QueuedPayload = {
-      accountId,
-      stream: doc.stream,
-      notificationId: doc.notification_id,
-      payloadId: doc.id,
-      ...(doc.tracker_id === null ? {} : { trackerId: doc.tracker_id }),
-    }
-    if (!(await queue.enqueue(payload))) return
-  }
+  for (const payload of await stillBuilt[channel](rt.readStore)) if (!(await queue.enqueue(payload))) return
 }
 
 /**

@@ -18,6 +18,17 @@ export type PayloadEvent = Extract<
   }
 >
 
+export const payloadEventTypes = [
+  'NotificationBuilt',
+  'NotificationPayloadDispatched',
+  'NotificationPayloadFailed',
+  'NotificationPayloadReported',
+] as const satisfies PayloadEvent['type'][]
+
+const payloadEventTypeSet: ReadonlySet<string> = new Set(payloadEventTypes)
+export const isPayloadEvent = <E extends { type: string }>(event: E): event is Extract<E, PayloadEvent> =>
+  payloadEventTypeSet.has(event.type)
+
 /** Each payload's status, by payload id. */
 export type PayloadStates = Readonly<Record<number, string>>
 

@@ -48,10 +48,12 @@ export const collections = {
     /** The trackers whose carrier shiplog polls, by when they are due. */
     dueFields: ['next_poll_at'],
   },
-  /** Where each notification is: its order's document (`order_key`), for the routes that take a notification id. */
-  notifications: { name: 'notifications', fields: {} },
-  /** Each notification's e-mail payload, by its status: what the e-mail sender's sweep queues again. */
-  email_payloads: { name: 'email_payloads', fields: { status: 'text' } },
+  /**
+   * Each notification: where it is (its order's document, `order_key`), for
+   * the routes that take a notification id, and its e-mail payload by status,
+   * which the e-mail sender's sweep queues again.
+   */
+  notifications: { name: 'notifications', fields: { email_status: 'text' } },
   /** Each notification's SMS payload, by its status and, once sent, the phone it went to (for an inbound STOP). */
   sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' } },
   /** Phone numbers that answered STOP, per account. */
