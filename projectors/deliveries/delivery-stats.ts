@@ -77,6 +77,34 @@ const ORDER_FIELDS = { kind: null, week: null, changed: null }
 
 const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
 
+/**
+ * A new order's facts, folded from its creation, if none of its parcels
+ * ended on the way. Only then may it go without a lookup: a rebuild's
+ * catch-up replays events that its shadow may hold already, and the
+ * contributions those stored facts added to the weeks' sums must be found to
+ * be taken back or kept. Facts that never ended a parcel, at any of their
+ * revisions, added none.
+ */
+function factsNeverEnded(events: readonly RecordedEvent[]) {
+  let facts: OrderDeliveryFacts | undefined
+  for (const e of events) {
+    const folded = evolveDeliveryFacts(facts, asDomainEvents<OrderEvent>([e])[0]!)
+    if (folded.parcels.some((p) => contributionOf(folded, p) !== undefined)) return undefined
+    facts = folded
+  }
+  return facts
+}
+
+/** An order's facts after its events newer than `revision`, with the revision of the last. */
+function foldFacts(facts: OrderDeliveryFacts | undefined, revision: number, events: readonly RecordedEvent[]) {
+  for (const e of events) {
+    if (e.revision <= revision) continue
+    facts = evolveDeliveryFacts(facts, asDomainEvents<OrderEvent>([e])[0]!)
+    revision = e.revision
+  }
+  return { facts, revision }
+}
+
 export function deliveryStatsProjection(
   name = 'delivery_stats',
   collection: string = COLLECTION,
@@ -90,9 +118,22 @@ export function deliveryStatsProjection(
     async apply(events, store) {
       if (part !== 0) return []
       const byStream = new Map<string, RecordedEvent[]>()
-      for (const e of events) if (isFolded(e)) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e])
+      for (const e of events) {
+        if (!isFolded(e)) continue
+        const list = byStream.get(e.stream)
+        if (list) list.push(e)
+        else byStream.set(e.stream, [e])
+      }
       if (byStream.size === 0) return []
-      const stored = await store.getManyByKey<OrderFactsDoc>(collection, [...byStream.keys()].map(orderFactsKey))
+      // An order the batch creates is not looked up: a bulk load creates most of what it writes.
+      const created = new Map<string, OrderDeliveryFacts>()
+      const lookedUp: string[] = []
+      for (const [stream, streamEvents] of byStream) {
+        const facts = streamEvents[0]!.revision === 0 ? factsNeverEnded(streamEvents) : undefined
+        if (facts) created.set(stream, facts)
+        else lookedUp.push(stream)
+      }
+      const stored = await store.getManyByKey<OrderFactsDoc>(collection, lookedUp.map(orderFactsKey))
       const writes: DocumentWrite[] = []
       const deltas = new Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>()
       const delta = (accountId: number, c: Contribution, sign: 1 | -1) => {
@@ -105,14 +146,10 @@ export function deliveryStatsProjection(
       }
       for (const [stream, streamEvents] of byStream) {
         const current: StoredDocument<OrderFactsDoc> | undefined = stored.get(orderFactsKey(stream))
-        let facts = current?.doc.facts
-        let revision = current?.revision ?? -1
         const accountId = streamEvents[0]!.metadata.accountId
-        for (const e of streamEvents) {
-          if (e.revision <= revision) continue
-          facts = evolveDeliveryFacts(facts, asDomainEvents<OrderEvent>([e])[0]!)
-          revision = e.revision
-        }
+        const { facts, revision } = created.has(stream)
+          ? { facts: created.get(stream), revision: streamEvents.at(-1)!.revision }
+          : foldFacts(current?.doc.facts, current?.revision ?? -1, streamEvents)
         if (!facts || revision === (current?.revision ?? -1)) continue
         // Most scans change no fact (a parcel's origin is its first scan's country): the document
         // stays as it is, and a replay of those events folds them again to the same facts.

@@ -51,3 +51,65 @@ t.test('a scan that changes no delivery fact writes nothing; one that does rewri
   t.match(attempt, { revision: 4, replaces: { revision: 2 }, doc: { facts: { parcels: [{ failed_attempt: true }] } } })
   t.equal((await store.getByKey(projection.collection, orderFactsKey(STREAM)))?.revision, 4)
 })
+
+t.test('a new order is not looked up, and a replay of it counts its delivery once', async (t) => {
+  const file = join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db')
+  const store = createSqliteReadStore(file, allCollections)
+  t.teardown(() => store.close())
+  /** The orders' facts looked up since the last apply. */
+  let lookedUp: string[] = []
+  const watched = {
+    ...store,
+    getManyByKey: <D>(collection: string, keys: readonly string[]) => {
+      lookedUp.push(...keys.filter((k) => k.startsWith('order:')))
+      return store.getManyByKey<D>(collection, keys)
+    },
+  }
+  const apply = async (events: RecordedEvent[]) => {
+    lookedUp = []
+    await store.commit([projection.name], await projection.apply(events, watched), lastPosition())
+  }
+  /** Parcels delivered in the weeks' sums. */
+  const delivered = async () => {
+    const sums = await store.find<{ bucket: { days: Record<string, { delivered: number }> } }>(projection.collection, {
+      accountId: 7,
+      where: [{ field: 'kind', op: 'eq', value: 'bucket' }],
+      limit: 100,
+    })
+    return sums.docs.flatMap((d) => Object.values(d.doc.bucket.days)).reduce((n, day) => n + day.delivered, 0)
+  }
+  const event = streamEvents('order-7_D-2')
+  const created = [
+    event('OrderCreated', { order_id: 6, order_number: 'D-2', changes: {}, at: AT }),
+    event('TrackerCreated', {
+      tracker_id: 21,
+      fulfillment_id: 20,
+      tracking_number: 'TN-2',
+      changes: { carrier: { code: 'ups', name: 'UPS' } },
+      at: AT,
+    }),
+  ]
+  const deliveredEvent = event('TrackerUpdated', {
+    tracker_id: 21,
+    changes: { shipped_at: AT, delivered_at: AT + 2 * 86_400 },
+    at: AT + 2 * 86_400,
+  })
+  const corrected = event('TrackerUpdated', { tracker_id: 21, changes: { delivered_at: null }, at: AT + 3 * 86_400 })
+
+  // Given a new order, then its parcel delivered
+  await apply(created)
+  t.same(lookedUp, [], 'the new order is not looked up')
+  await apply([deliveredEvent])
+  t.equal(await delivered(), 1)
+
+  // When its events are applied again in one batch (a rebuild's catch-up replays what its shadow holds)
+  await apply([...created, deliveredEvent])
+  // Then the delivery is counted once
+  t.equal(await delivered(), 1)
+
+  // When the replay goes on to a correction that takes the delivery back
+  await apply([...created, deliveredEvent, corrected])
+  // Then the stored facts were found, and their contribution taken back
+  t.same(lookedUp, ['order:order-7_D-2'])
+  t.equal(await delivered(), 0)
+})
