@@ -8,9 +8,13 @@ import pg from 'pg'
  */
 export const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
-/** Why the PostgreSQL tests are skipped, or false when a server answers. */
+/**
+ * Why the PostgreSQL tests are skipped, or false when a server answers. A
+ * port nobody listens on is refused at once; a server that is there but slow
+ * to answer (a machine loaded by the rest of the suite) is waited for.
+ */
 export async function postgresSkip(): Promise<string | false> {
-  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2000 })
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 15_000 })
   client.on('error', () => {})
   try {
     await client.connect()
