@@ -1,7 +1,9 @@
 /**
  * The whole service's work counted in machine instructions, which a loaded
  * host barely moves: the compiled server, started with `npm start`'s node
- * flags under valgrind's callgrind, answers real HTTP batches from 2 clients,
+ * flags (and V8's optimising compiler on the threads it compiles for, as
+ * `projector-instructions` runs it) under valgrind's callgrind, answers real
+ * HTTP batches from 2 clients,
  * as `compare` and `tracking-events` send them. Every thread counts: the
  * request thread, the projector, the WAL checkpointer, the reactions and the
  * garbage collections of each.
@@ -15,7 +17,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountWithCli, processEnvironment } from '../tests/support/process.ts'
@@ -42,6 +44,10 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
   process.exit(0)
 }
 
+/** BENCH_KEEP_COUNTS: a folder to keep callgrind's dump of each part's counted batches in, for callgrind_annotate. */
+const keepCounts = process.env.BENCH_KEEP_COUNTS
+if (keepCounts) mkdirSync(keepCounts, { recursive: true })
+
 /** The server under callgrind, counting from its start until `zero()`, then until `read()`. */
 async function countedServer() {
   const dataDir = mkdtempSync(join(tmpdir(), 'shiplog-service-instructions-'))
@@ -57,6 +63,8 @@ async function countedServer() {
       `--callgrind-out-file=${join(dataDir, 'callgrind.out')}`,
       process.execPath,
       ...serverNodeArgs,
+      // As projector-instructions counts: optimised code arrives at the same points every run.
+      '--no-concurrent-recompilation',
       'bin/shiplog.js',
       'serve',
     ],
@@ -99,11 +107,12 @@ async function countedServer() {
     settled,
     zero: () => control('--zero'),
     /** Instructions since the zero, from the dump callgrind writes (in its own time: the command only asks). */
-    async read() {
+    async read(name: string) {
       control('--dump')
       for (let i = 0; i < 1200; i++) {
         const dump = readdirSync(dataDir).find((f) => f.startsWith('callgrind.out.'))
         const summary = dump && /^summary: (\d+)/m.exec(readFileSync(join(dataDir, dump), 'utf8'))?.[1]
+        if (summary && keepCounts) cpSync(join(dataDir, dump), join(keepCounts, `callgrind.${name}.out`))
         if (summary) return Number(summary)
         await new Promise((r) => setTimeout(r, 250))
       }
@@ -129,14 +138,14 @@ type Posts = { path: string; bodies: string[] }
  * Million instructions per 1000 items of the `counted` batches, on a server
  * that has taken the `warmUp` batches first, as printed.
  */
-async function perThousandItems(warmUp: Posts[], counted: Posts) {
+async function perThousandItems(name: string, warmUp: Posts[], counted: Posts) {
   const server = await countedServer()
   for (const { path, bodies } of warmUp) await postBatches(server.server, path, bodies, CONCURRENCY)
   await server.settled()
   server.zero()
   await postBatches(server.server, counted.path, counted.bodies, CONCURRENCY)
   await server.settled()
-  const instructions = await server.read()
+  const instructions = await server.read(name)
   await server.close()
   return millionsPer1000(instructions, counted.bodies.length * BATCH_SIZE)
 }
@@ -152,10 +161,14 @@ const parts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier']
 
 if (parts.includes('new')) {
   const body = (b: number) => JSON.stringify({ trackers: trackerBatch(b) })
-  const millions = await perThousandItems([{ path: '/v1/trackers', bodies: batches(0, NEW_WARMUP, body) }], {
-    path: '/v1/trackers',
-    bodies: batches(NEW_WARMUP, NEW_COUNTED, body),
-  })
+  const millions = await perThousandItems(
+    'new-trackers',
+    [{ path: '/v1/trackers', bodies: batches(0, NEW_WARMUP, body) }],
+    {
+      path: '/v1/trackers',
+      bodies: batches(NEW_WARMUP, NEW_COUNTED, body),
+    },
+  )
   console.log(
     `new trackers     ${millions} million instructions per 1000 (${(NEW_COUNTED * BATCH_SIZE).toLocaleString('en')} counted after ${(NEW_WARMUP * BATCH_SIZE).toLocaleString('en')})`,
   )
@@ -166,6 +179,7 @@ if (parts.includes('carrier')) {
   const firstScans = SCANNED_TRACKERS / BATCH_SIZE
   const laterScans = ((scanSteps.length - 1) * SCANNED_TRACKERS) / BATCH_SIZE
   const millions = await perThousandItems(
+    'carrier-events',
     [
       { path: '/v1/trackers', bodies: trackerBodies },
       { path: '/v2/trackers/events', bodies: batches(0, firstScans, eventBatch) },
