@@ -248,6 +248,22 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
       ['E'],
       'a page of one type skips the appends without it',
     )
+    const widgets = uniqueStream('widgets')
+    const widgetsAt = await store.head()
+    await store.append([
+      {
+        stream: widgets,
+        expected: 'no_stream',
+        events: [event('WidgetMade'), event('WidgetBroken'), event('WidgetSold')],
+      },
+    ])
+    t.same(
+      (await store.readAll({ after: widgetsAt, limit: 1000, types: ['WidgetSold', 'WidgetMade'] }))
+        .filter((e) => e.stream === widgets)
+        .map((e) => e.type),
+      ['WidgetMade', 'WidgetSold'],
+      'types sharing a beginning: their events, and not another type that shares it',
+    )
     const retry = await store.append([{ stream: s, expected: 'no_stream', events }])
     t.same(retry.revisions, [2], 'a retry of the append answers where it is')
     t.equal(retry.position, read[2]!.position)

@@ -66,6 +66,23 @@ type Parts = [id: string, type: string, start: number, end: number][]
  */
 const partsToken = (type: string) => JSON.stringify(type)
 
+/** A beginning shorter than this (the quote and a few letters) would match most rows: each type is searched for. */
+const SHORTEST_SHARED_TOKEN = 8
+
+/**
+ * What a filtered read searches each row's parts for: the types' tokens, or
+ * their shared beginning when they have one (a webhook endpoint's events all
+ * begin `"WebhookEndpoint`), each row then searched once instead of once a
+ * type.
+ */
+function partsTokens(types: readonly string[]): string[] {
+  const tokens = types.map(partsToken)
+  if (tokens.length < 2) return tokens
+  let shared = tokens[0]!
+  for (const token of tokens) while (!token.startsWith(shared)) shared = shared.slice(0, -1)
+  return shared.length >= SHORTEST_SHARED_TOKEN ? [shared] : tokens
+}
+
 /** The type column of a row of several events: each has its own in `parts`. */
 const SEVERAL_EVENTS = '$events'
 
@@ -355,6 +372,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     },
     async readAll({ after = 0n, types = [], limit }) {
       const wanted = types.length > 0 ? new Set(types) : undefined
+      const tokens = partsTokens(types)
       const keep = (position: bigint, _revision: number, type: string) =>
         position > after && (wanted === undefined || wanted.has(type))
       const events: RecordedEvent[] = []
@@ -362,7 +380,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       // none of the types asked for. A page may end inside a row; the next starts after it.
       const rows =
         recent.after(BigInt(after)) ??
-        (statements.readAll(types.length).iterate(after, ...types, ...types.map(partsToken)) as Iterable<LogRow>)
+        (statements.readAll(types.length, tokens.length).iterate(after, ...types, ...tokens) as Iterable<LogRow>)
       for (const row of rows) {
         streamEvents(row, row[AFTER_STREAM_ROW], keep, events)
         if (events.length >= limit) break
@@ -420,20 +438,21 @@ function eventStatements(db: Database.Database) {
       )
       .raw(true),
     head: db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
-    /** One prepared statement per number of filtered types (0 = no filter). */
-    readAll(typeCount: number) {
-      let statement = readAllStatements.get(typeCount)
+    /** One prepared statement per number of filtered types (0 = no filter) and of tokens searched for in parts. */
+    readAll(typeCount: number, tokenCount: number) {
+      const shape = typeCount * 1000 + tokenCount
+      let statement = readAllStatements.get(shape)
       if (!statement) {
-        // A row of several events is read when its parts name one of the types (`partsToken`);
+        // A row of several events is read when its parts hold one of the tokens (`partsTokens`);
         // each event is checked again as it is read. Rows holding none are passed over in SQL,
         // their data never copied out: a reaction following a few types reads little of a bulk load.
         const places = Array(typeCount).fill('?').join(',')
-        const inParts = Array(typeCount).fill('instr(parts, ?) > 0').join(' OR ')
+        const inParts = Array(tokenCount).fill('instr(parts, ?) > 0').join(' OR ')
         const filter = typeCount > 0 ? ` AND (type IN (${places}) OR (parts IS NOT NULL AND (${inParts})))` : ''
         statement = db
           .prepare<unknown[]>(`SELECT ${ROW} FROM events WHERE position > ?${filter} ORDER BY position`)
           .raw(true)
-        readAllStatements.set(typeCount, statement)
+        readAllStatements.set(shape, statement)
       }
       return statement
     },
