@@ -154,7 +154,7 @@ const batches = (from: number, count: number, body: (n: number) => string) =>
   Array.from({ length: count }, (_, n) => body(from + n))
 
 console.log(
-  `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP, the counted batches' views included; ${conditions(true)}`,
+  `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP, the counted batches' views included, V8's optimising compiler on the threads it compiles for (--no-concurrent-recompilation); ${conditions(true)}`,
 )
 
 const parts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier']
