@@ -1,5 +1,8 @@
 import t from 'tap'
-import { jsonDepthExceeds } from '../../shared/infra/http/body-limits.ts'
+import { jsonDepthExceeds as exceedsOnBytes } from '../../shared/infra/http/body-limits.ts'
+
+/** The scan of a text's UTF-8 bytes, as a request body arrives. */
+const jsonDepthExceeds = (text: string, max: number) => exceedsOnBytes(Buffer.from(text), max)
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
@@ -20,5 +23,13 @@ t.test('brackets inside strings do not count, escaped quotes included', async (t
 
 t.test('a text that is not JSON is scanned without a hang', async (t) => {
   t.notOk(jsonDepthExceeds(`"${'\\'.repeat(100_001)}`, 32), 'an unterminated string of escapes')
-  t.ok(jsonDepthExceeds(`"unterminated ${nested(40)}`, 32), 'an unterminated string is not a string')
+  t.notOk(
+    jsonDepthExceeds(`"unterminated ${nested(40)}`, 32),
+    'a string left open takes the rest (the parse refuses it)',
+  )
+})
+
+t.test('characters of several bytes are passed over, in strings and out', async (t) => {
+  t.notOk(jsonDepthExceeds(JSON.stringify({ note: 'Zoë says [[[ 日本 ]]] «[»', city: 'Kraków' }), 1))
+  t.ok(jsonDepthExceeds(`{"é":${nested(3)}}`, 3))
 })

@@ -15,23 +15,30 @@ export const ESTIMATION_BODY_LIMIT = 16 * 1024
 /** Deeper than any route needs: custom_variables' 16 levels inside an order's own. */
 export const MAX_JSON_DEPTH = 32
 
-/** A JSON string with its escapes: what the depth scan skips (unrolled, so it never backtracks). */
-const JSON_STRING = /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/g
-
 /**
- * How deep a JSON text nests, scanned without parsing and given up as soon
- * as it passes `max`. Its strings are cut out first, in one pass of the
- * regular expression engine: a batch's text is mostly strings, and a loop over
- * every character cost twice as much.
+ * How deep a JSON text nests, scanned on its UTF-8 bytes without parsing and
+ * given up as soon as it passes `max`. Structural characters are ASCII and no
+ * byte of a multi-byte character is, so one loop over the bytes, skipping
+ * strings and their escapes, is the whole scan: a batch of a thousand items
+ * in under half a millisecond, a third of what cutting the strings out of
+ * its text with a regular expression took. A string left open (not JSON)
+ * takes the rest of the text, which the parse then refuses.
  */
-export function jsonDepthExceeds(text: string, max: number): boolean {
-  const bare = text.replace(JSON_STRING, '""')
+export function jsonDepthExceeds(bytes: Uint8Array, max: number): boolean {
   let depth = 0
-  for (let i = 0; i < bare.length; i++) {
-    const c = bare.charCodeAt(i)
-    if (c === 0x7b || c === 0x5b) {
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true
     } else if (c === 0x7d || c === 0x5d) depth--
   }
   return false
 }
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c

@@ -57,13 +57,13 @@ export async function createHttpServer(
   // fastify's own JSON parser (with its prototype-poisoning checks), behind a nesting check that needs no parse.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body)
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer
+    if (jsonDepthExceeds(bytes, MAX_JSON_DEPTH)) {
       done(new ShiplogError('SHIPLOG_ERR_VALIDATION', `Body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
       return
     }
-    parseJson(request, text, done)
+    parseJson(request, bytes.toString('utf8'), done)
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(({ schema }) => serializerOf(schema as z.ZodType))
