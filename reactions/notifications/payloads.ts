@@ -102,7 +102,7 @@ export function startPayloadReaction(
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger'>
 
-/** Most payloads a sweep queues again; the next sweep takes the rest. */
+/** Most payloads one sweep queues again: the rest wait for a later sweep, once these are sent. */
 const SWEEP_LIMIT = 10_000
 
 const queuedPayload = (
