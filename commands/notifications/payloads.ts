@@ -12,6 +12,13 @@ export interface PayloadAddress {
   trackerId?: number
 }
 
+/** A payload's address from what a read model or an event holds: no tracker id for a notification on the order. */
+export const payloadAddress = ({
+  trackerId,
+  ...where
+}: Omit<PayloadAddress, 'trackerId'> & { trackerId: number | null | undefined }): PayloadAddress =>
+  trackerId === null || trackerId === undefined ? where : { ...where, trackerId }
+
 /**
  * Records a payload's outcome or delivery report on its order's stream, as
  * the payloads' decider says (a payload past that step records nothing);

@@ -14,7 +14,7 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../execute.ts'
-import { recordPayload } from './payloads.ts'
+import { payloadAddress, recordPayload } from './payloads.ts'
 
 type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'projections'>
 
@@ -37,13 +37,13 @@ export async function recordDeliveryReport(
   const { doc } = found
   const history = asDomainEvents<OrderEvent>(await rt.eventStore.readStream(doc.stream)).filter(isPayloadEvent)
   const states = history.reduce(evolvePayloadStates, undefined)
-  const queued = {
+  const queued = payloadAddress({
     accountId,
     stream: doc.stream,
     notificationId: doc.notification_id,
     payloadId,
-    ...(doc.tracker_id === null ? {} : { trackerId: doc.tracker_id }),
-  }
+    trackerId: doc.tracker_id,
+  })
   await recordPayload(
     rt,
     queued,

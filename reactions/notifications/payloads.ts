@@ -11,7 +11,7 @@ import { createWorkQueue, keepSweeping, type WorkQueue } from '../../shared/infr
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { startReaction } from '../follow.ts'
-import type { PayloadAddress } from '../../commands/notifications/payloads.ts'
+import { type PayloadAddress, payloadAddress } from '../../commands/notifications/payloads.ts'
 
 /*
  * What every channel's payloads share, e-mail and SMS alike: a reaction that
@@ -81,13 +81,13 @@ export function startPayloadReaction(
         const { notification, tracker_id } = event!.data
         for (const payload of notification.notification_payloads) {
           if (payload.type !== channel || payload.status !== 'built') continue
-          const queuedPayload = {
+          const queuedPayload = payloadAddress({
             accountId: recorded.metadata.accountId,
             stream: recorded.stream,
             notificationId: notification.id,
             payloadId: payload.id,
-            ...(tracker_id === undefined ? {} : { trackerId: tracker_id }),
-          }
+            trackerId: tracker_id,
+          })
           while (!(await queue.enqueue(queuedPayload).catch(() => false))) {
             await untilAvailable(queue, signal)
             if (signal.aborted) return false
@@ -105,16 +105,6 @@ type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 /** Most payloads one sweep queues again: the rest wait for a later sweep, once these are sent. */
 const SWEEP_LIMIT = 10_000
 
-const queuedPayload = (
-  accountId: number,
-  {
-    stream,
-    notificationId,
-    payloadId,
-    trackerId,
-  }: Omit<QueuedPayload, 'accountId' | 'trackerId'> & { trackerId: number | null },
-): QueuedPayload => ({ accountId, stream, notificationId, payloadId, ...(trackerId === null ? {} : { trackerId }) })
-
 /**
  * A channel's payloads the read models show still `built`: an e-mail's state
  * is kept on its notification, an SMS has a read model of its own (found
@@ -131,7 +121,8 @@ const stillBuilt: Record<NotificationChannel, (store: ReadStore) => Promise<Queu
     return built.flatMap(({ accountId, doc }) =>
       doc.email
         ? [
-            queuedPayload(accountId, {
+            payloadAddress({
+              accountId,
               stream: doc.order_key,
               notificationId: doc.id,
               payloadId: doc.email.id,
@@ -144,7 +135,8 @@ const stillBuilt: Record<NotificationChannel, (store: ReadStore) => Promise<Queu
   async sms(store) {
     const built = await store.lookupAll<PayloadDoc>(collections.sms_payloads.name, 'status', 'built', SWEEP_LIMIT)
     return built.map(({ accountId, doc }) =>
-      queuedPayload(accountId, {
+      payloadAddress({
+        accountId,
         stream: doc.stream,
         notificationId: doc.notification_id,
         payloadId: doc.id,
