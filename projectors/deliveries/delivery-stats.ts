@@ -147,8 +147,9 @@ export function deliveryStatsProjection(
       for (const [stream, streamEvents] of byStream) {
         const current: StoredDocument<OrderFactsDoc> | undefined = stored.get(orderFactsKey(stream))
         const accountId = streamEvents[0]!.metadata.accountId
-        const { facts, revision } = created.has(stream)
-          ? { facts: created.get(stream), revision: streamEvents.at(-1)!.revision }
+        const createdFacts = created.get(stream)
+        const { facts, revision } = createdFacts
+          ? { facts: createdFacts, revision: streamEvents.at(-1)!.revision }
           : foldFacts(current?.doc.facts, current?.revision ?? -1, streamEvents)
         if (!facts || revision === (current?.revision ?? -1)) continue
         // Most scans change no fact (a parcel's origin is its first scan's country): the document

@@ -405,7 +405,7 @@ function eventStatements(db: Database.Database) {
   // index already yields each stream in revision order (checked as rows are grouped).
   const eventsOfReads = `json_each(?) r
     JOIN events e ON e.stream = json_extract(r.value, '$[0]') AND e.revision >= json_extract(r.value, '$[1]')`
-  const readAllStatements = new Map<number, Database.Statement<unknown[]>>()
+  const readAllStatements = new Map<string, Database.Statement<unknown[]>>()
   return {
     // The streams of an append as one JSON parameter: an import chunk writes a
     // stream per row, and one statement is cheaper than a statement per stream.
@@ -440,7 +440,7 @@ function eventStatements(db: Database.Database) {
     head: db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
     /** One prepared statement per number of filtered types (0 = no filter) and of tokens searched for in parts. */
     readAll(typeCount: number, tokenCount: number) {
-      const shape = typeCount * 1000 + tokenCount
+      const shape = `${typeCount} ${tokenCount}`
       let statement = readAllStatements.get(shape)
       if (!statement) {
         // A row of several events is read when its parts hold one of the tokens (`partsTokens`);
