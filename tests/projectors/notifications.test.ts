@@ -5,6 +5,7 @@ import { notificationsProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
+import { watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
 import { tempDir } from '../support/temp.ts'
 
@@ -96,14 +97,7 @@ t.test('a notification keeps where it is and its e-mail payload, by status', asy
 t.test('a notification built in the batch is not looked up', async (t) => {
   const store = openStore(t)
   const event = streamEvents(STREAM)
-  const lookedUp: string[][] = []
-  const watched = {
-    ...store,
-    getManyByKey: <D>(collection: string, keys: readonly string[]) => {
-      lookedUp.push([...keys])
-      return store.getManyByKey<D>(collection, keys)
-    },
-  }
+  const { watched, lookedUp } = watchingLookups(store)
   await notificationsProjection.apply(
     [event('OrderCreated', { order_id: 1 }), event('NotificationBuilt', built(10, [{ id: 11, type: 'email' }]))],
     watched,

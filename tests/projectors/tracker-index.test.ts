@@ -4,6 +4,7 @@ import type { TrackerDoc } from '../../projectors/orders/document.ts'
 import { newTracker } from '../../projectors/orders/evolve.ts'
 import { trackersProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
+import { watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
 import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
@@ -132,14 +133,7 @@ t.test(
   'a tracker is not looked up where its creation is in the batch, and a replay of it leaves a newer entry',
   async (t) => {
     const store = openStore(t)
-    const lookedUp: string[][] = []
-    const watched = {
-      ...store,
-      getManyByKey: <D>(collection: string, keys: readonly string[]) => {
-        lookedUp.push([...keys])
-        return store.getManyByKey<D>(collection, keys)
-      },
-    }
+    const { watched, lookedUp } = watchingLookups(store)
     const apply = async (events: RecordedEvent[]) =>
       store.commit([trackersProjection.name], await trackersProjection.apply(events, watched), lastPosition())
     const creation = recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })
