@@ -1,6 +1,12 @@
 import t from 'tap'
 import { decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
-import { foldOrderState, ORDER_STATE_VERSION, type OrderState } from '../../shared/domain/orders/state.ts'
+import {
+  evolveOrderState,
+  foldOrderState,
+  ORDER_STATE_VERSION,
+  type OrderState,
+  recordedEventId,
+} from '../../shared/domain/orders/state.ts'
 import { countingIds } from '../support/decider.ts'
 import { orderHistory } from '../support/orders.ts'
 
@@ -48,10 +54,11 @@ t.test('the shape of the state is pinned with its version', async (t) => {
       fulfillment: keys(order.fulfillments[0]!),
       fulfillmentFields: keys(order.fulfillments[0]!.fields),
       tracker: keys(order.trackers[0]!),
+      recordedEvent: order.trackers[0]!.event_ids.map((pair) => pair.map((v) => typeof v))[0],
       trackerFields: keys(order.trackers[0]!.fields),
     },
     {
-      version: 'order-state-1',
+      version: 'order-state-2',
       order: ['fields', 'fulfillments', 'id', 'notified', 'order_number', 'trackers'],
       fields: [
         'canceled',
@@ -76,6 +83,7 @@ t.test('the shape of the state is pinned with its version', async (t) => {
         'status_code',
       ],
       tracker: ['event_ids', 'fields', 'fulfillment_id', 'id', 'notified', 'status_at', 'tracking_number'],
+      recordedEvent: ['string', 'number'],
       trackerFields: [
         'carrier',
         'carrier_service',
@@ -97,4 +105,35 @@ t.test('the shape of the state is pinned with its version', async (t) => {
     },
     'a state of another shape needs ORDER_STATE_VERSION bumped (snapshots of the old one are then ignored), and this test with it',
   )
+})
+
+t.test('a carrier event recorded twice on a tracker is known by the id it was recorded with last', async (t) => {
+  // Given a tracker with its scans recorded
+  const order = deliveredOrder()
+  const tracker = order.trackers[0]!
+  const [key, firstId] = tracker.event_ids[0]!
+  t.equal(recordedEventId(tracker, key), firstId)
+  // When a log holds the same event again under another id
+  const again = evolveOrderState(order, {
+    type: 'TrackingEventRecorded',
+    data: {
+      tracker_id: tracker.id,
+      event: {
+        id: 7777,
+        key,
+        event_type_code: 'label_created',
+        happened_at: NOW,
+        message: '',
+        messages: {},
+        raw: '',
+        address: null,
+        carrier_event_id: null,
+        expected_delivery_at: null,
+      },
+      at: NOW,
+    },
+  })
+  // Then its identity names the later id, and an identity never recorded names none
+  t.equal(recordedEventId(again.trackers[0]!, key), 7777)
+  t.equal(recordedEventId(again.trackers[0]!, 'digest:never'), undefined)
 })

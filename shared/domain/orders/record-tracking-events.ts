@@ -3,7 +3,7 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
-import { evolveOrderState, type OrderEvent, type OrderState, type TrackerState } from './state.ts'
+import { evolveOrderState, type OrderEvent, type OrderState, recordedEventId, type TrackerState } from './state.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
@@ -96,7 +96,7 @@ export function decideTrackingEvents(
     for (const { id: trackerId } of matching) {
       const tracker = order!.trackers.find((t) => t.id === trackerId)!
       const key = trackingEventKey({ ...input, carrier_code: tracker.fields.carrier?.code ?? input.carrier_code })
-      const known = tracker.event_ids[key]
+      const known = recordedEventId(tracker, key)
       if (known !== undefined) {
         existingId ??= known
         continue

@@ -27,8 +27,14 @@ export interface TrackerState {
   fields: TrackerFields
   /** The latest `happened_at` of the events that map to a status: an older one arriving late moves nothing. */
   status_at: number | null
-  /** The id of each carrier event recorded, by its identity: a repeat is a duplicate. */
-  event_ids: Readonly<Record<string, number>>
+  /**
+   * Each carrier event recorded, as its identity and id, oldest first: a
+   * repeat is a duplicate. Pairs, not an object keyed by identity: every
+   * tracker's identities differ, and V8 gives an object a hidden class of its
+   * own for each new set of keys, which parsing a snapshot and folding an
+   * event paid for at every scan.
+   */
+  event_ids: readonly (readonly [key: string, id: number])[]
   /** Slugs of the notification types already built for the tracker. */
   notified: string[]
 }
@@ -48,7 +54,7 @@ export interface OrderState {
  * bump it whenever either changes, so snapshots folded by the old code are
  * ignored (tests/unit/order-state.test.ts pins the shape).
  */
-export const ORDER_STATE_VERSION = 'order-state-1'
+export const ORDER_STATE_VERSION = 'order-state-2'
 
 /** Order numbers are merchant strings: escaped so any of them is a safe stream name. */
 export const orderStream = (accountId: number, orderNumber: string) =>
@@ -117,7 +123,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'TrackerCreated': {
       const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
       const fields = { ...initialTrackerFields, ...changes }
-      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: {}, notified: [] }
+      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: [], notified: [] }
       const { fulfillment } = event.data
       const fulfillments = fulfillment
         ? [...state.fulfillments, createdFulfillment({ ...fulfillment, fulfillment_id })]
@@ -133,7 +139,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return mapTracker(state, event.data.tracker_id, (t) => {
         const moves = event_type_code !== null && statusOfEvent[event_type_code] !== undefined
         const status_at = moves && (t.status_at === null || happened_at >= t.status_at) ? happened_at : t.status_at
-        return { ...t, status_at, event_ids: { ...t.event_ids, [key]: id } }
+        return { ...t, status_at, event_ids: [...t.event_ids, [key, id] as const] }
       })
     }
     case 'TrackerStatusChanged': {
@@ -181,6 +187,10 @@ const createdOrder = (d: EventData<'OrderCreated'>): OrderState => ({
 
 export const foldOrderState = (events: readonly OrderEvent[], from?: OrderState) =>
   events.reduce<OrderState | undefined>(evolveOrderState, from)
+
+/** The id a tracker's carrier event of this identity was recorded with; the latest, were one recorded twice. */
+export const recordedEventId = (tracker: TrackerState, key: string): number | undefined =>
+  tracker.event_ids.findLast(([recorded]) => recorded === key)?.[1]
 
 export const findTracker = (order: OrderState | undefined, trackingNumber: string) =>
   order?.trackers.find((t) => t.tracking_number === trackingNumber)
