@@ -18,13 +18,13 @@ import type { TrackerInput, TrackerOutcome } from './schema.ts'
 /**
  * Orders as the write side last folded them, and their snapshots. Writing a
  * snapshot costs about as much as reading back and folding three events: a
- * load that read back eight events or more has the append after it keep a
+ * load that read back three events or more has the append after it keep a
  * snapshot, as the next load would read back at least as many.
  */
 export const createOrderStates = (max: number) =>
   createStateCache<OrderState>((order, event) => evolveOrderState(order, event as unknown as OrderEvent), max, {
     version: ORDER_STATE_VERSION,
-    readBack: 8,
+    readBack: 3,
   })
 export type OrderStates = ReturnType<typeof createOrderStates>
 
