@@ -1,5 +1,7 @@
 import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../../shared/domain/events/resources.ts'
+import type { EventData } from '../../shared/domain/events/index.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { EventTypeCode } from '../../shared/domain/orders/tracking.ts'
 
 /** An order `R-1` created at `at`: the first event of every order history the tests fold. */
 export const orderCreated = (at: number, changes: OrderChanges = {}, orderId = 1): OrderEvent => ({
@@ -12,6 +14,25 @@ export const orderCreated = (at: number, changes: OrderChanges = {}, orderId = 1
     changes,
     at,
   },
+})
+
+/** A carrier event as TrackingEventRecorded holds it, saying nothing but its identity, type and time. */
+export const recordedCarrierEvent = (
+  id: number,
+  key: string,
+  event_type_code: EventTypeCode | null,
+  happened_at: number,
+): EventData<'TrackingEventRecorded'>['event'] => ({
+  id,
+  key,
+  event_type_code,
+  happened_at,
+  message: '',
+  messages: {},
+  raw: '',
+  address: null,
+  carrier_event_id: null,
+  expected_delivery_at: null,
 })
 
 /** The tracker of `orderHistory`. */

@@ -8,7 +8,7 @@ import {
   recordedEventId,
 } from '../../shared/domain/orders/state.ts'
 import { countingIds } from '../support/decider.ts'
-import { orderHistory } from '../support/orders.ts'
+import { orderHistory, recordedCarrierEvent } from '../support/orders.ts'
 
 const NOW = 1_800_000_000
 const address = { address1: '1 rue de la Paix', city: 'Paris', zip: '75002', country_code: 'FR' }
@@ -118,18 +118,7 @@ t.test('a carrier event recorded twice on a tracker is known by the id it was re
     type: 'TrackingEventRecorded',
     data: {
       tracker_id: tracker.id,
-      event: {
-        id: 7777,
-        key,
-        event_type_code: 'label_created',
-        happened_at: NOW,
-        message: '',
-        messages: {},
-        raw: '',
-        address: null,
-        carrier_event_id: null,
-        expected_delivery_at: null,
-      },
+      event: recordedCarrierEvent(7777, key, 'label_created', NOW),
       at: NOW,
     },
   })

@@ -1,5 +1,4 @@
 import t from 'tap'
-import type { EventData } from '../../shared/domain/events/index.ts'
 import { emptyAddress, type FulfillmentChanges, type TrackerChanges } from '../../shared/domain/events/resources.ts'
 import { type CarrierEventInput, decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
@@ -10,7 +9,7 @@ import {
   trackingEventKey,
 } from '../../shared/domain/orders/tracking.ts'
 import { countingIds, specOf } from '../support/decider.ts'
-import { orderHistory, TRACKER } from '../support/orders.ts'
+import { orderHistory, recordedCarrierEvent, TRACKER } from '../support/orders.ts'
 
 const NOW = 1_800_000_000
 const at = (minutes: number) => NOW - 100_000 + minutes * 60
@@ -48,18 +47,7 @@ const scan = (
 /** The history of a scan recorded earlier: its TrackingEventRecorded (and status change when it moved). */
 function recorded(code: EventTypeCode | null, minutes: number, id: number, from?: string): OrderEvent[] {
   const input = scan(code, minutes)
-  const event: EventData<'TrackingEventRecorded'>['event'] = {
-    id,
-    key: trackingEventKey({ ...input, carrier_code: 'colissimo' }),
-    event_type_code: code,
-    happened_at: at(minutes),
-    message: '',
-    messages: {},
-    raw: '',
-    address: null,
-    carrier_event_id: null,
-    expected_delivery_at: null,
-  }
+  const event = recordedCarrierEvent(id, trackingEventKey({ ...input, carrier_code: 'colissimo' }), code, at(minutes))
   const events: OrderEvent[] = [{ type: 'TrackingEventRecorded', data: { tracker_id: TRACKER, event, at: NOW } }]
   if (from && code) {
     const to = statusOfEvent[code]
