@@ -11,6 +11,7 @@ import {
   emptyPrefixBucket,
   evolveDeliveryFacts,
   type OrderDeliveryFacts,
+  type Place,
   type PrefixBucket,
   weekOf,
 } from '../../shared/domain/delivery/history.ts'
@@ -37,9 +38,11 @@ export interface OrderFactsDoc {
   kind: 'order'
   id: number
   facts: OrderDeliveryFacts
-  /** What each parcel that ended adds to its bucket, by tracker id. */
-  contributions: Record<string, Contribution>
+  /** What each parcel that ended adds to its bucket, as (tracker id, contribution) pairs. */
+  contributions: readonly ParcelContribution[]
 }
+
+type ParcelContribution = readonly [tracker_id: number, contribution: Contribution]
 
 export interface BucketDoc {
   kind: 'bucket'
@@ -95,6 +98,26 @@ function factsNeverEnded(events: readonly RecordedEvent[]) {
   return facts
 }
 
+/** Pairs by id, or, in a document written before pairs, an object keyed by the ids. */
+type StoredPairs<T> = readonly (readonly [number, T])[] | Readonly<Record<string, T>>
+
+/** An order's facts document as any version of this projection stored it. */
+type StoredFactsDoc = Omit<OrderFactsDoc, 'facts' | 'contributions'> & {
+  facts: Omit<OrderDeliveryFacts, 'fulfillment_destinations'> & { fulfillment_destinations: StoredPairs<Place> }
+  contributions: StoredPairs<Contribution>
+}
+
+const asPairs = <T>(stored: StoredPairs<T>): readonly (readonly [number, T])[] =>
+  isPairs(stored) ? stored : Object.entries(stored).map(([id, value]) => [Number(id), value] as const)
+const isPairs = <T>(stored: StoredPairs<T>): stored is readonly (readonly [number, T])[] => Array.isArray(stored)
+
+/** A stored document read as pairs: one written before them is rewritten as pairs at its next change. */
+const factsDocOf = ({ facts, contributions, ...doc }: StoredFactsDoc): OrderFactsDoc => ({
+  ...doc,
+  facts: { ...facts, fulfillment_destinations: asPairs(facts.fulfillment_destinations) },
+  contributions: asPairs(contributions),
+})
+
 /** An order's facts after its events newer than `revision`, with the revision of the last. */
 function foldFacts(facts: OrderDeliveryFacts | undefined, revision: number, events: readonly RecordedEvent[]) {
   for (const e of events) {
@@ -133,7 +156,7 @@ export function deliveryStatsProjection(
         if (facts) created.set(stream, facts)
         else lookedUp.push(stream)
       }
-      const stored = await store.getManyByKey<OrderFactsDoc>(collection, lookedUp.map(orderFactsKey))
+      const stored = await store.getManyByKey<StoredFactsDoc>(collection, lookedUp.map(orderFactsKey))
       const writes: DocumentWrite[] = []
       const deltas = new Map<string, { accountId: number; changes: [Contribution, 1 | -1][] }>()
       const delta = (accountId: number, c: Contribution, sign: 1 | -1) => {
@@ -145,7 +168,8 @@ export function deliveryStatsProjection(
         }
       }
       for (const [stream, streamEvents] of byStream) {
-        const current: StoredDocument<OrderFactsDoc> | undefined = stored.get(orderFactsKey(stream))
+        const found = stored.get(orderFactsKey(stream))
+        const current: StoredDocument<OrderFactsDoc> | undefined = found && { ...found, doc: factsDocOf(found.doc) }
         const accountId = streamEvents[0]!.metadata.accountId
         const createdFacts = created.get(stream)
         const { facts, revision } = createdFacts
@@ -155,14 +179,15 @@ export function deliveryStatsProjection(
         // Most scans change no fact (a parcel's origin is its first scan's country): the document
         // stays as it is, and a replay of those events folds them again to the same facts.
         if (current && sameValue(current.doc.facts, facts)) continue
-        const before = current?.doc.contributions ?? {}
-        const contributions: Record<string, Contribution> = {}
+        const contributions: ParcelContribution[] = []
         for (const parcel of facts.parcels) {
           const c = contributionOf(facts, parcel)
-          if (c) contributions[parcel.tracker_id] = c
+          if (c) contributions.push([parcel.tracker_id, c])
         }
-        for (const id of new Set([...Object.keys(before), ...Object.keys(contributions)])) {
-          const [was, now] = [before[id], contributions[id]]
+        const before = new Map(current?.doc.contributions)
+        const after = new Map(contributions)
+        for (const id of new Set([...before.keys(), ...after.keys()])) {
+          const [was, now] = [before.get(id), after.get(id)]
           if (was && now && sameValue(was, now)) continue
           if (was) delta(accountId, was, -1)
           if (now) delta(accountId, now, 1)

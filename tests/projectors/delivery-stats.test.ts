@@ -1,8 +1,13 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { deliveryStatsProjection, orderFactsKey } from '../../projectors/deliveries/delivery-stats.ts'
+import {
+  deliveryStatsProjection,
+  type OrderFactsDoc,
+  orderFactsKey,
+} from '../../projectors/deliveries/delivery-stats.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { allCollections } from '../../shared/infra/read-store/collections.ts'
+import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
@@ -107,4 +112,68 @@ t.test('a new order is not looked up, and a replay of it counts its delivery onc
   // Then the stored facts were found, and their contribution taken back
   t.same(lookedUp(), ['order:order-7_D-2'])
   t.equal(await delivered(), 0)
+})
+
+t.test('a facts document stored with objects keyed by id is read as pairs, and rewritten as pairs', async (t) => {
+  const dir = tempDir(t, 'shiplog-delivery-stats-')
+  const stores = ['now.db', 'before.db'].map((f) => createSqliteReadStore(join(dir, f), allCollections))
+  t.teardown(() => Promise.all(stores.map((s) => s.close())))
+  const [now, before] = stores as [ReadStore, ReadStore]
+  const event = streamEvents('order-7_D-3')
+  const sums = async (store: ReadStore) =>
+    (
+      await store.find<{ bucket: { days: Record<string, { delivered: number }> } }>(projection.collection, {
+        accountId: 7,
+        where: [{ field: 'kind', op: 'eq', value: 'bucket' }],
+        limit: 100,
+      })
+    ).docs.map((d) => d.doc.bucket.days)
+  const delivered = [
+    event('OrderCreated', { order_id: 8, order_number: 'D-3', changes: {}, at: AT }),
+    event('FulfillmentCreated', {
+      fulfillment_id: 30,
+      changes: { shipping_address: { id: 1, country_code: 'US', zip: '10001', state: 'NY' } },
+      at: AT,
+    }),
+    event('TrackerCreated', {
+      tracker_id: 31,
+      fulfillment_id: 30,
+      tracking_number: 'TN-3',
+      changes: { carrier: { code: 'ups', name: 'UPS' } },
+      at: AT,
+    }),
+    event('TrackerUpdated', { tracker_id: 31, changes: { shipped_at: AT, delivered_at: AT + 86_400 }, at: AT }),
+  ]
+
+  // Given an order delivered to New York, its facts stored as this projection stored them before pairs
+  const writes = await projection.apply(delivered, now)
+  const keyed = writes.map((w) => {
+    if (w.key !== orderFactsKey('order-7_D-3')) return w
+    const doc = w.doc as OrderFactsDoc
+    return {
+      ...w,
+      doc: {
+        ...doc,
+        facts: { ...doc.facts, fulfillment_destinations: Object.fromEntries(doc.facts.fulfillment_destinations) },
+        contributions: Object.fromEntries(doc.contributions),
+      },
+    }
+  })
+  await before.commit([projection.name], keyed, lastPosition())
+  const [deliveredOn] = await sums(before)
+
+  // When a later delivery scan sets the delivery a week later
+  const later = event('TrackerUpdated', { tracker_id: 31, changes: { delivered_at: AT + 8 * 86_400 }, at: AT })
+  const [facts, ...weeks] = await projection.apply([later], before)
+  await before.commit([projection.name], [facts!, ...weeks], lastPosition())
+
+  // Then the stored contribution was found and taken back: the parcel counts once, on its new day
+  const days = (await sums(before)).flatMap((d) => Object.entries(d)).filter(([, day]) => day.delivered > 0)
+  t.same(days.length, 1)
+  t.not(days[0]![0], Object.keys(deliveredOn!)[0], 'moved to the later day')
+  // And the facts document is written as pairs, the destination still New York's
+  t.match(facts!.doc, {
+    facts: { fulfillment_destinations: [[30, { country: 'US', postcode: '10001', state: 'NY' }]] },
+    contributions: [[31, { destination: 'US', delivered: true }]],
+  })
 })

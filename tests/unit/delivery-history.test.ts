@@ -92,6 +92,43 @@ t.test('given a parcel not yet ended, or without a carrier, it contributes nothi
   t.equal(contributionOf(noCarrier, noCarrier.parcels[0]!), undefined)
 })
 
+t.test(
+  'given a fulfillment with an address of its own, its parcels end there; its latest address counts',
+  async (t) => {
+    const fulfillment = (type: string, country: string, zip: string, state: string): OrderEvent =>
+      ({
+        type,
+        data: {
+          fulfillment_id: 2,
+          changes: { shipping_address: { id: 8, country_code: country, zip, state } },
+          at: 100,
+        },
+      }) as unknown as OrderEvent
+    // 03:00 UTC on 6 November: the 6th in Paris, the order's address, and still the 5th in New York and Montreal.
+    const delivered = [
+      updated({ shipped_at: at('2026-11-02T08:00:00Z') }),
+      updated({ delivered_at: at('2026-11-06T03:00:00Z') }),
+    ]
+
+    // Given an order to Paris whose fulfillment ships to New York, when its parcel is delivered
+    const toNewYork = fold([created, fulfillment('FulfillmentCreated', 'US', '10001', 'NY'), tracker, ...delivered])
+    // Then it ended in the United States, on New York's day
+    t.match(contributionOf(toNewYork, toNewYork.parcels[0]!), { destination: 'US', ended_on: '2026-11-05' })
+
+    // When the fulfillment's address is set right before the delivery
+    const moved = fold([
+      created,
+      fulfillment('FulfillmentCreated', 'US', '10001', 'NY'),
+      tracker,
+      fulfillment('FulfillmentUpdated', 'CA', 'H2X 1Y4', 'QC'),
+      ...delivered,
+    ])
+    // Then the new address replaced the old one
+    t.same(moved.fulfillment_destinations, [[2, { country: 'CA', postcode: 'H2X 1Y4', state: 'QC' }]])
+    t.match(contributionOf(moved, moved.parcels[0]!), { destination: 'CA', ended_on: '2026-11-05' })
+  },
+)
+
 t.test('a contribution added then taken back leaves its bucket as it was', async (t) => {
   const facts = fold([
     created,

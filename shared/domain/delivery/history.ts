@@ -35,10 +35,16 @@ export interface ParcelFacts {
 export interface OrderDeliveryFacts {
   order_id: number
   destination: Place | null
-  /** Each fulfillment's own address, where it has one. */
-  fulfillment_destinations: Record<string, Place>
+  /**
+   * Each fulfillment's own address, where it has one, as (fulfillment id,
+   * place) pairs: an object keyed by the ids, which differ from order to
+   * order, made V8 build hidden classes for each one it parsed or copied.
+   */
+  fulfillment_destinations: readonly FulfillmentDestination[]
   parcels: ParcelFacts[]
 }
+
+export type FulfillmentDestination = readonly [fulfillment_id: number, place: Place]
 
 export interface Place {
   country: string | null
@@ -84,7 +90,7 @@ export function evolveDeliveryFacts(state: OrderDeliveryFacts | undefined, event
     return {
       order_id: event.data.order_id,
       destination: placeOf(event.data.changes.shipping_address) ?? null,
-      fulfillment_destinations: {},
+      fulfillment_destinations: [],
       parcels: [],
     }
   if (!state) throw new Error(`${event.type} before OrderCreated`)
@@ -97,10 +103,7 @@ export function evolveDeliveryFacts(state: OrderDeliveryFacts | undefined, event
     case 'FulfillmentUpdated': {
       const place = placeOf(event.data.changes.shipping_address)
       if (!place) return state
-      return {
-        ...state,
-        fulfillment_destinations: { ...state.fulfillment_destinations, [event.data.fulfillment_id]: place },
-      }
+      return { ...state, fulfillment_destinations: withDestination(state, event.data.fulfillment_id, place) }
     }
     case 'TrackerCreated': {
       const { tracker_id, fulfillment_id, changes, fulfillment } = event.data
@@ -109,7 +112,7 @@ export function evolveDeliveryFacts(state: OrderDeliveryFacts | undefined, event
       return {
         ...state,
         fulfillment_destinations: place
-          ? { ...state.fulfillment_destinations, [fulfillment_id]: place }
+          ? withDestination(state, fulfillment_id, place)
           : state.fulfillment_destinations,
         parcels: [...state.parcels, parcel],
       }
@@ -161,6 +164,17 @@ function withChanges(
   return next
 }
 
+/** The fulfillment's destination set to `place`, where it was, else added last. */
+function withDestination(state: OrderDeliveryFacts, fulfillmentId: number, place: Place): FulfillmentDestination[] {
+  const kept = state.fulfillment_destinations
+  const at = kept.findIndex(([id]) => id === fulfillmentId)
+  return at < 0 ? [...kept, [fulfillmentId, place]] : kept.map((d, i) => (i === at ? [fulfillmentId, place] : d))
+}
+
+/** Where a fulfillment goes: its own address, else the order's. */
+const destinationOf = (order: OrderDeliveryFacts, fulfillmentId: number) =>
+  order.fulfillment_destinations.find(([id]) => id === fulfillmentId)?.[1] ?? order.destination
+
 const mapParcel = (state: OrderDeliveryFacts, id: number, f: (p: ParcelFacts) => ParcelFacts) => ({
   ...state,
   parcels: state.parcels.map((p) => (p.tracker_id === id ? f(p) : p)),
@@ -195,7 +209,7 @@ export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contr
   const ended_at = delivered ? delivered_at : p.returned_at
   // Most parcels a fold meets have not ended: they add nothing, and need no time zone.
   if (!p.carrier_code || ended_at === null) return undefined
-  const place = order.fulfillment_destinations[p.fulfillment_id] ?? order.destination
+  const place = destinationOf(order, p.fulfillment_id)
   const zone = timeZoneAt(place?.country ?? null, place?.state ?? null) ?? 'UTC'
   const ended_on = dayIn(zone, ended_at)
   const common = {
