@@ -112,11 +112,15 @@ const asPairs = <T>(stored: StoredPairs<T>): readonly (readonly [number, T])[] =
 const isPairs = <T>(stored: StoredPairs<T>): stored is readonly (readonly [number, T])[] => Array.isArray(stored)
 
 /** A stored document read as pairs: one written before them is rewritten as pairs at its next change. */
-const factsDocOf = ({ facts, contributions, ...doc }: StoredFactsDoc): OrderFactsDoc => ({
-  ...doc,
-  facts: { ...facts, fulfillment_destinations: asPairs(facts.fulfillment_destinations) },
-  contributions: asPairs(contributions),
-})
+function factsDocOf(stored: StoredFactsDoc): OrderFactsDoc {
+  const { facts, contributions } = stored
+  if (isPairs(contributions) && isPairs(facts.fulfillment_destinations)) return stored as OrderFactsDoc
+  return {
+    ...stored,
+    facts: { ...facts, fulfillment_destinations: asPairs(facts.fulfillment_destinations) },
+    contributions: asPairs(contributions),
+  }
+}
 
 /** An order's facts after its events newer than `revision`, with the revision of the last. */
 function foldFacts(facts: OrderDeliveryFacts | undefined, revision: number, events: readonly RecordedEvent[]) {
