@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { OrderDoc } from '../projectors/orders/document.ts'
+import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import type { Address } from '../shared/domain/events/resources.ts'
 import { orderStream } from '../shared/domain/orders/state.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'

@@ -1,12 +1,18 @@
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
-import type { DocumentWrite, FieldValue, ReadStore, StoredDocument } from '../shared/infra/read-store/port.ts'
+import type {
+  DocumentAppend,
+  DocumentWrite,
+  FieldValue,
+  ReadStore,
+  StoredDocument,
+} from '../shared/infra/read-store/port.ts'
 
 /** A read model: which events it reads and the documents they change. */
 export interface Projection {
   name: string
   collection: string
   /** The documents this batch of events changes, given the store to load the current ones from. */
-  apply(events: readonly RecordedEvent[], store: ReadStore): Promise<DocumentWrite[]>
+  apply(events: readonly RecordedEvent[], store: ReadStore): Promise<(DocumentWrite | DocumentAppend)[]>
   /** The same projection writing elsewhere under another checkpoint (a rebuild's shadow). */
   retarget(name: string, collection: string): Projection
   /**
@@ -59,12 +65,52 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   views?: (doc: D) => Record<string, string>
   /** Views are left out of the writes and rendered by `fillViews` (the collection's `viewsWhenIdle`). */
   viewsWhenIdle?: boolean
+  /**
+   * Events appended to a stored document without reading it, where the
+   * store keeps pending events (`pendingOf`; the collection's `pending`
+   * folds them as it is read): those that change none of its indexed
+   * `fields`. A document with `max` events pending is read, folded and
+   * written whole again.
+   */
+  appends?: { when: (event: E) => boolean; max: number }
   /** Set by `part`: the only documents this copy keeps. */
   part?: { index: number; count: number }
 }): Projection {
   const { part, views } = spec
   const startsDocument = spec.startsDocument ?? ((event: E) => !spec.keyOf && event.revision === 0)
   const viewsOnWrite = spec.viewsWhenIdle ? undefined : views
+  /**
+   * The appends of the documents whose events in the batch may all be
+   * appended, taken out of `byKey`: the rest are read and written whole.
+   */
+  async function appendsOf(byKey: Map<string, E[]>, store: ReadStore): Promise<DocumentAppend[]> {
+    const { appends } = spec
+    if (!appends || !store.pendingOf) return []
+    const candidates: string[] = []
+    for (const [key, keyEvents] of byKey)
+      if (!startsDocument(keyEvents[0]!) && keyEvents.every(appends.when)) candidates.push(key)
+    if (candidates.length === 0) return []
+    const stored = await store.pendingOf(spec.collection, candidates)
+    const writes: DocumentAppend[] = []
+    for (const key of candidates) {
+      const current = stored.get(key)
+      if (!current) continue
+      // A replay leaves out what the document holds already, as a fold would.
+      const fresh = byKey.get(key)!.filter((e) => e.revision > current.revision)
+      if (current.pending + fresh.length > appends.max) continue
+      byKey.delete(key)
+      if (fresh.length === 0) continue
+      writes.push({
+        collection: spec.collection,
+        key,
+        after: current.revision,
+        revision: fresh[fresh.length - 1]!.revision,
+        events: fresh.map((e) => ({ type: e.type, revision: e.revision, data: e.data })),
+      })
+    }
+    return writes
+  }
+
   return {
     name: spec.name,
     collection: spec.collection,
@@ -81,13 +127,13 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
         byKey.set(key, list)
       }
       if (byKey.size === 0) return []
+      const writes: (DocumentWrite | DocumentAppend)[] = await appendsOf(byKey, store)
       const existing: string[] = []
       for (const [key, keyEvents] of byKey) if (!startsDocument(keyEvents[0]!)) existing.push(key)
       const current =
         existing.length > 0
           ? await store.getManyByKey<D>(spec.collection, existing)
           : new Map<string, StoredDocument<D>>()
-      const writes: DocumentWrite[] = []
       for (const [key, keyEvents] of byKey) {
         const stored: StoredDocument<D> | undefined = current.get(key)
         let doc = stored?.doc
@@ -125,7 +171,12 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
             const missing = await store.missingViews<D>(spec.collection, limit)
             await store.fillViews(
               spec.collection,
-              missing.map((d) => ({ key: d.key, revision: d.revision, views: views(d.doc) })),
+              missing.map((d) => ({
+                key: d.key,
+                revision: d.revision,
+                views: views(d.doc),
+                ...(d.pending ? { folded: d.doc } : {}),
+              })),
             )
             return missing.length
           }

@@ -24,13 +24,13 @@ import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
 import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './jobs/job.ts'
 import { evolvePickupPoint, type PickupPointDoc } from './pickup-points/pickup-point.ts'
-import type { OrderDoc } from './orders/document.ts'
+import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './notifications/payload.ts'
 import { isPayloadEvent, type PayloadEvent } from '../shared/domain/notifications/payloads.ts'
 import { evolveNotification, type NotificationDoc } from './notifications/notification.ts'
 import { evolveTrackerIndex, movesTrackerIndex, type TrackerIndexDoc } from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/orders/state.ts'
-import { evolveOrder } from './orders/evolve.ts'
+import { evolveOrder } from '../shared/domain/orders/evolve-document.ts'
 import { collections, ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
@@ -54,6 +54,8 @@ export const accountsProjection = documentProjection<AccountDoc, Recorded<Accoun
 })
 
 const fullOrder = Expansion.full(orderExpandPaths)
+/** The events that may change an order's indexed fields (its e-mail, number and dates): the others are appended. */
+const changesOrderFields: ReadonlySet<string> = new Set(['OrderCreated', 'OrderUpdated'] satisfies OrderEvent['type'][])
 
 export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent>>({
   name: 'orders',
@@ -69,6 +71,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
   }),
   views: (doc) => ({ [ORDER_FULL_VIEW]: JSON.stringify(renderOrder(doc, fullOrder)) }),
   viewsWhenIdle: collections.orders.viewsWhenIdle,
+  appends: { when: (event) => !changesOrderFields.has(event.type), max: 16 },
 })
 
 /** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers and the poller; each lives in its order's document. */

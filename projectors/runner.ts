@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Config } from '../shared/infra/config.ts'
 import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
-import type { DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
+import type { DocumentAppend, DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Projection } from './projection.ts'
 import { projections as allProjections } from './projections.ts'
@@ -147,7 +147,7 @@ export async function runProjections(
     // model reads only its own collection, and an index page that several
     // documents touch is written once.
     const advanced: Projection[] = []
-    const writes: DocumentWrite[] = []
+    const writes: (DocumentWrite | DocumentAppend)[] = []
     for (const [projection, checkpoint] of checkpoints) {
       if (checkpoint >= last) continue
       const events = checkpoint >= batch[0]!.position ? batch.filter((e) => e.position > checkpoint) : batch

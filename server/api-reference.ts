@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { trackingEventsBody } from '../commands/trackers/events.ts'
-import type { OrderDoc } from '../projectors/orders/document.ts'
+import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { Expansion } from '../projectors/resources/expansion.ts'
 import { renderOrder } from '../projectors/resources/render.ts'
 import type { OperationNotes } from '../shared/infra/http/openapi.ts'

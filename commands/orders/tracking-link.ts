@@ -1,4 +1,4 @@
-import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { notFound } from '../../shared/domain/errors.ts'
 import { foldOrderState, type OrderEvent, orderStream } from '../../shared/domain/orders/state.ts'
 import { decideTrackingLinkRotation } from '../../shared/domain/orders/tracking-link.ts'

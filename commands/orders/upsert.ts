@@ -1,4 +1,4 @@
-import { foldOrder } from '../../projectors/orders/evolve.ts'
+import { foldOrder } from '../../shared/domain/orders/evolve-document.ts'
 import { Expansion, orderExpandPaths } from '../../projectors/resources/expansion.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
 import { isConcurrencyError, isShiplogError } from '../../shared/domain/errors.ts'

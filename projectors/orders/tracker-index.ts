@@ -4,7 +4,7 @@ import { initialTrackerFields } from '../../shared/domain/orders/state.ts'
 import type { ReadStore, StoredDocument } from '../../shared/infra/read-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { changesPoll, evolveTrackerPoll, type TrackerPoll, type TrackerPollEvent } from '../polls/tracker-poll.ts'
-import type { OrderDoc, TrackerDoc } from './document.ts'
+import type { OrderDoc, TrackerDoc } from '../../shared/domain/orders/document.ts'
 
 /*
  * A tracker lives in its order's document; the trackers read model is only

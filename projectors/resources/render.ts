@@ -6,7 +6,13 @@ import type {
   Notification,
   NotificationType,
 } from '../../shared/domain/events/resources.ts'
-import type { CarrierEventDoc, FulfillmentDoc, LineItemDoc, OrderDoc, TrackerDoc } from '../orders/document.ts'
+import type {
+  CarrierEventDoc,
+  FulfillmentDoc,
+  LineItemDoc,
+  OrderDoc,
+  TrackerDoc,
+} from '../../shared/domain/orders/document.ts'
 import type { Expansion } from './expansion.ts'
 import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
 import { notificationTypeOf } from '../../shared/domain/notifications/types.ts'

@@ -1,7 +1,7 @@
 import { notificationPreview } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
-import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { emailFactsOf, findNotification, renderEmail } from '../../reactions/emails/render.ts'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'

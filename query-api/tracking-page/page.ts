@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { memoize } from '../../shared/domain/memo.ts'
-import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../../projectors/orders/document.ts'
+import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../../shared/domain/orders/document.ts'
 import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { phrase, wordsOf, type Words } from '../../reactions/emails/render.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { trackingLinkResource, trackingPageSettingsResource } from '../../projectors/resources/schemas.ts'
 import { LRUCache } from 'lru-cache'

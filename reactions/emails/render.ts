@@ -6,7 +6,7 @@ import {
   notificationLanguageOf,
   notificationLanguages,
 } from '../../shared/domain/notifications/languages.ts'
-import type { OrderDoc, TrackerDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc, TrackerDoc } from '../../shared/domain/orders/document.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 import { brandColorsOf, trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 

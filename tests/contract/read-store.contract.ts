@@ -1,5 +1,11 @@
 import type { Test } from 'tap'
-import type { CollectionSpec, DocumentWrite, ReadStore, ViewBytes } from '../../shared/infra/read-store/port.ts'
+import type {
+  CollectionSpec,
+  DocumentAppend,
+  DocumentWrite,
+  ReadStore,
+  ViewBytes,
+} from '../../shared/infra/read-store/port.ts'
 
 /** The collection the contract writes to; every adapter must create it from this spec. */
 export const contractCollection = {
@@ -22,8 +28,25 @@ export const contractViewsWhenIdle = {
   viewsWhenIdle: true,
 } as const satisfies CollectionSpec
 
+/** The same, keeping the events appended to a document (each adds its `n` to the document's `sum`) where the store can. */
+export const contractPending = {
+  ...contractViewsWhenIdle,
+  name: 'contract_pending',
+  pending: {
+    fold: (doc, events) => {
+      const { sum, ...rest } = doc as { sum: number }
+      return { ...rest, sum: events.reduce((total, e) => total + (e.data as { n: number }).n, sum) }
+    },
+  },
+} as const satisfies CollectionSpec
+
 /** Every collection the contract uses. */
-export const contractCollections: CollectionSpec[] = [contractCollection, contractCompressed, contractViewsWhenIdle]
+export const contractCollections: CollectionSpec[] = [
+  contractCollection,
+  contractCompressed,
+  contractViewsWhenIdle,
+  contractPending,
+]
 
 /** A view's text, as it would be copied into an answer: at an offset inside a larger buffer. */
 export function textOfView(view: ViewBytes | null) {
@@ -63,6 +86,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     await store.reset(contractCollection.name, 'contract')
     await store.reset(contractCompressed.name, 'contract-large')
     await store.reset(contractViewsWhenIdle.name, 'contract-idle')
+    await store.reset(contractPending.name, 'contract-pending')
   })
   t.afterEach(async () => store.close())
 
@@ -334,4 +358,104 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       t.equal(await store.checkpoint('contract'), 5n)
     },
   )
+
+  /** A store without `pendingOf` keeps no pending events: an append given to it is refused, and nothing written. */
+  const refusesAppends = async (t: Test) => {
+    const C = contractPending.name
+    const append: DocumentAppend = { collection: C, key: 'pending-1', after: 0, revision: 1, events: [] }
+    await t.rejects(store.commit(['contract-pending'], [append], 1n), /keeps no pending events/)
+    t.equal(await store.checkpoint('contract-pending'), undefined)
+  }
+
+  t.test('events appended to a document are folded into it by every read, until it is written whole', async (t) => {
+    const C = contractPending.name
+    const doc = (id: number, revision: number, sum: number): DocumentWrite => ({
+      ...write(1, id, { email: `${id}@example.com` }, revision),
+      collection: C,
+      key: `pending-${id}`,
+      doc: { id, sum },
+      views: { card: `{"sum":${sum}}` },
+    })
+    const append = (id: number, after: number, ...ns: number[]): DocumentAppend => ({
+      collection: C,
+      key: `pending-${id}`,
+      after,
+      revision: after + ns.length,
+      events: ns.map((n, i) => ({ type: 'Added', revision: after + 1 + i, data: { n } })),
+    })
+    if (!store.pendingOf) return refusesAppends(t)
+    // Given two documents, one with events appended in two commits
+    await store.commit(['contract-pending'], [doc(1, 0, 10), doc(2, 0, 100)], 1n)
+    await store.commit(['contract-pending'], [append(1, 0, 1, 2)], 2n)
+    await store.commit(['contract-pending'], [append(1, 2, 3)], 3n)
+
+    // Then each read folds them in, and says how many it folded
+    const folded = { key: 'pending-1', revision: 3, doc: { id: 1, sum: 16 }, pending: 3 }
+    t.match(await store.getByKey(C, 'pending-1'), folded)
+    t.match(await store.get(C, 1, 1), folded)
+    t.match((await store.getManyByKey(C, ['pending-1', 'pending-2'])).get('pending-1'), folded)
+    t.same((await store.getManyByKey(C, ['pending-2'])).get('pending-2')?.pending, undefined)
+    t.same(
+      (await store.find(C, { accountId: 1, limit: 5 })).docs.map((d) => d.doc),
+      [
+        { id: 2, sum: 100 },
+        { id: 1, sum: 16 },
+      ],
+    )
+    t.match(await store.lookup(C, 'email', '1@example.com'), folded)
+    t.same(Object.fromEntries(await store.pendingOf(C, ['pending-1', 'pending-2', 'pending-3'])), {
+      'pending-1': { revision: 3, pending: 3 },
+      'pending-2': { revision: 0, pending: 0 },
+    })
+    // And an appended document's views are dropped until filled again
+    t.same((await store.findView(C, { accountId: 1, limit: 5 }, 'card')).views.map(textOfView), ['{"sum":100}', null])
+    t.match(await store.missingViews(C, 5), [folded])
+
+    // When its views are filled with the document as folded
+    t.equal(
+      await store.fillViews(C, [
+        { key: 'pending-1', revision: 3, views: { card: '{"sum":16}' }, folded: { id: 1, sum: 16 } },
+      ]),
+      1,
+    )
+    // Then it is stored folded: nothing is pending, and reads give the same document
+    t.same(Object.fromEntries(await store.pendingOf(C, ['pending-1'])), { 'pending-1': { revision: 3, pending: 0 } })
+    t.same((await store.getByKey(C, 'pending-1'))?.doc, { id: 1, sum: 16 })
+    t.same((await store.getByKey(C, 'pending-1'))?.pending, undefined)
+
+    // When events are appended again, then the document is written whole
+    await store.commit(['contract-pending'], [append(1, 3, 4)], 4n)
+    await store.commit(['contract-pending'], [doc(1, 5, 50)], 5n)
+    // Then the whole write replaced the events that were pending
+    t.same(Object.fromEntries(await store.pendingOf(C, ['pending-1'])), { 'pending-1': { revision: 5, pending: 0 } })
+    t.same((await store.getByKey(C, 'pending-1'))?.doc, { id: 1, sum: 50 })
+  })
+
+  t.test('an append to a document that moved from the revision it names fails the whole commit', async (t) => {
+    if (!store.pendingOf) return refusesAppends(t)
+    const C = contractPending.name
+    const stale: DocumentAppend = {
+      collection: C,
+      key: 'pending-9',
+      after: 0,
+      revision: 1,
+      events: [{ type: 'Added', revision: 1, data: { n: 1 } }],
+    }
+    await store.commit(
+      ['contract-pending'],
+      [{ ...write(1, 9, {}, 2), collection: C, key: 'pending-9', doc: { id: 9, sum: 0 } }],
+      1n,
+    )
+    await t.rejects(
+      store.commit(
+        ['contract-pending'],
+        [{ ...write(1, 10), collection: C, key: 'pending-10', doc: { id: 10, sum: 0 } }, stale],
+        2n,
+      ),
+      /no longer at revision 0/,
+    )
+    t.equal(await store.getByKey(C, 'pending-10'), undefined, 'nothing of the commit is written')
+    t.equal(await store.checkpoint('contract-pending'), 1n)
+    t.same((await store.getByKey(C, 'pending-9'))?.doc, { id: 9, sum: 0 })
+  })
 }

@@ -7,7 +7,7 @@ import {
 } from '../../projectors/deliveries/delivery-stats.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { allCollections } from '../../shared/infra/read-store/collections.ts'
-import type { ReadStore } from '../../shared/infra/read-store/port.ts'
+import { type ReadStore, wholeDocuments } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
@@ -23,7 +23,7 @@ t.test('a scan that changes no delivery fact writes nothing; one that does rewri
   const store = createSqliteReadStore(join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db'), allCollections)
   t.teardown(() => store.close())
   const apply = async (...events: RecordedEvent[]) => {
-    const writes = await projection.apply(events, store)
+    const writes = wholeDocuments(await projection.apply(events, store))
     await store.commit([projection.name], writes, lastPosition())
     return writes
   }
@@ -146,7 +146,7 @@ t.test('a facts document stored with objects keyed by id is read as pairs, and r
   ]
 
   // Given an order delivered to New York, its facts stored as this projection stored them before pairs
-  const writes = await projection.apply(delivered, now)
+  const writes = wholeDocuments(await projection.apply(delivered, now))
   const keyed = writes.map((w) => {
     if (w.key !== orderFactsKey('order-7_D-3')) return w
     const doc = w.doc as OrderFactsDoc
@@ -164,7 +164,7 @@ t.test('a facts document stored with objects keyed by id is read as pairs, and r
 
   // When a later delivery scan sets the delivery a week later
   const later = event('TrackerUpdated', { tracker_id: 31, changes: { delivered_at: AT + 8 * 86_400 }, at: AT })
-  const [facts, ...weeks] = await projection.apply([later], before)
+  const [facts, ...weeks] = wholeDocuments(await projection.apply([later], before))
   await before.commit([projection.name], [facts!, ...weeks], lastPosition())
 
   // Then the stored contribution was found and taken back: the parcel counts once, on its new day

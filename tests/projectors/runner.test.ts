@@ -25,7 +25,7 @@ import { tempDir } from '../support/temp.ts'
 import { textOfView } from '../contract/read-store.contract.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
 import { Expansion, orderExpandPaths } from '../../projectors/resources/expansion.ts'
-import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 
 /** A backlog: 300 orders of account 7, each written in three appends (create, then two updates). */
 async function backlog(t: Test) {
@@ -214,7 +214,7 @@ t.test('the orders full view is left out of the writes and rendered once the pro
   const observed: ReadStore = {
     ...readStore,
     commit: async (projections, writes, checkpoint) => {
-      writtenViews.push(...writes.map((w) => w.views))
+      writtenViews.push(...writes.map((w) => ('views' in w ? w.views : undefined)))
       return readStore.commit(projections, writes, checkpoint)
     },
     fillViews: async (collection, views) => {

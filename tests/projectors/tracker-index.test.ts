@@ -1,12 +1,13 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import type { TrackerDoc } from '../../projectors/orders/document.ts'
-import { newTracker } from '../../projectors/orders/evolve.ts'
+import type { TrackerDoc } from '../../shared/domain/orders/document.ts'
+import { newTracker } from '../../shared/domain/orders/evolve-document.ts'
 import { trackersProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
 import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
+import { wholeDocuments } from '../../shared/infra/read-store/port.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
@@ -32,7 +33,7 @@ function openStore(t: Test) {
 t.test('the trackers index keeps what trackers are found by, and moves only with the status', async (t) => {
   const store = openStore(t)
   const apply = async (events: RecordedEvent[]) => {
-    const writes = await trackersProjection.apply(events, store)
+    const writes = wholeDocuments(await trackersProjection.apply(events, store))
     await store.commit([trackersProjection.name], writes, lastPosition())
     return writes
   }
@@ -75,15 +76,17 @@ t.test('the trackers index keeps what trackers are found by, and moves only with
 t.test('a tracker created with a status is indexed under it', async (t) => {
   const store = openStore(t)
   // Given a tracker created already in transit, with its carrier
-  const [creation] = await trackersProjection.apply(
-    [
-      recorded(2, 'TrackerCreated', {
-        ...created,
-        changes: { carrier: { code: 'ups', name: 'UPS' }, delivery_status_code: 'in_transit', shipped_at: AT },
-        at: AT,
-      }),
-    ],
-    store,
+  const [creation] = wholeDocuments(
+    await trackersProjection.apply(
+      [
+        recorded(2, 'TrackerCreated', {
+          ...created,
+          changes: { carrier: { code: 'ups', name: 'UPS' }, delivery_status_code: 'in_transit', shipped_at: AT },
+          at: AT,
+        }),
+      ],
+      store,
+    ),
   )
   // Then its entry holds that status and its polling, and nothing else of the tracker
   t.same(creation!.doc, {
@@ -114,17 +117,19 @@ t.test('a full tracker document stored before the index became an index is trimm
     ],
     1n,
   )
-  const [moved] = await trackersProjection.apply(
-    [
-      recorded(3, 'TrackerStatusChanged', {
-        tracker_id: 11,
-        from: 'pending',
-        to: 'delivered',
-        happened_at: AT,
-        at: AT,
-      }),
-    ],
-    store,
+  const [moved] = wholeDocuments(
+    await trackersProjection.apply(
+      [
+        recorded(3, 'TrackerStatusChanged', {
+          tracker_id: 11,
+          from: 'pending',
+          to: 'delivered',
+          happened_at: AT,
+          at: AT,
+        }),
+      ],
+      store,
+    ),
   )
   t.same(moved!.doc, { id: 11, tracking_number: 'TN-1', delivery_status_code: 'delivered', created_at: AT })
 })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { foldOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
-import { evolveOrder } from '../../projectors/orders/evolve.ts'
+import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 
 /*
  * A new order's tracker carries the fulfillment made for it in its

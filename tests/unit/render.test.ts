@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { OrderDoc } from '../../projectors/orders/document.ts'
+import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { Expansion } from '../../projectors/resources/expansion.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
 import { orderExpandPaths } from '../../projectors/resources/expansion.ts'

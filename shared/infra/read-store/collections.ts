@@ -1,3 +1,6 @@
+import type { OrderDoc } from '../../domain/orders/document.ts'
+import { foldOrder } from '../../domain/orders/evolve-document.ts'
+import type { OrderEvent } from '../../domain/orders/state.ts'
 import type { CollectionSpec } from './port.ts'
 
 /**
@@ -26,6 +29,13 @@ export const collections = {
      */
     viewsWhenIdle: true,
     compressed: true,
+    /**
+     * A carrier scan changes an order's trackers, none of its indexed
+     * fields: its events are kept beside the document, unread, and folded
+     * by its readers, so a scan does not cost a read and a rewrite of the
+     * whole order.
+     */
+    pending: { fold: (doc, events) => foldOrder(events as unknown as OrderEvent[], doc as OrderDoc) },
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
   jobs: { name: 'jobs', fields: { status: 'text' } },

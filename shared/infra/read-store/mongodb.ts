@@ -18,6 +18,7 @@ import {
   type FindQuery,
   type ReadStore,
   type StoredDocument,
+  wholeDocuments,
 } from './port.ts'
 
 interface Stored extends Document {
@@ -80,7 +81,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
       return filled.modifiedCount
     },
     async commit(projections, writes, checkpoint) {
-      await commitWrites(collection, checkpoints, specOf, projections, writes, checkpoint)
+      await commitWrites(collection, checkpoints, specOf, projections, wholeDocuments(writes), checkpoint)
     },
     async checkpoint(projection) {
       const found = await checkpoints.findOne({ _id: projection })

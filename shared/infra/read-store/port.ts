@@ -33,6 +33,39 @@ export interface CollectionSpec {
    * does not compress on its own (the embedded SQLite store).
    */
   compressed?: boolean
+  /**
+   * How a document's pending events are folded into it when it is read: a
+   * store with `pendingOf` keeps events a projection appends beside the
+   * document, unread, until the document is next written whole.
+   */
+  pending?: { fold: (doc: unknown, events: readonly PendingEvent[]) => unknown }
+}
+
+/** An event appended to a stored document without reading it, as the document's fold reads it. */
+export interface PendingEvent {
+  type: string
+  revision: number
+  data: unknown
+}
+
+/**
+ * Events for a stored document, left for its readers to fold: written only
+ * if the document is still at revision `after`, the revision of the last.
+ */
+export interface DocumentAppend {
+  collection: string
+  key: string
+  after: number
+  revision: number
+  events: readonly PendingEvent[]
+}
+
+export const isAppend = (write: DocumentWrite | DocumentAppend): write is DocumentAppend => 'events' in write
+
+/** A commit's writes for a store that keeps no pending events: a projection appends only where `pendingOf` exists. */
+export function wholeDocuments(writes: readonly (DocumentWrite | DocumentAppend)[]): readonly DocumentWrite[] {
+  for (const w of writes) if (isAppend(w)) throw new Error(`${w.collection}: this store keeps no pending events`)
+  return writes as readonly DocumentWrite[]
 }
 
 export type FieldValue = string | number | null
@@ -48,6 +81,8 @@ export interface StoredDocument<D = unknown> {
   /** Revision of the last event of the source stream applied; an event at or below it is skipped. */
   revision: number
   doc: D
+  /** Pending events folded into `doc` as it was read (a store that keeps them); absent when none. */
+  pending?: number
 }
 
 export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
@@ -70,6 +105,8 @@ export interface DocumentViews {
   key: string
   revision: number
   views: Record<string, string>
+  /** The document as read with its pending events folded in: stored with the views, the events dropped. */
+  folded?: unknown
 }
 
 export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'
@@ -161,7 +198,17 @@ export interface ReadStore {
    * once. The embedded store does it all in one transaction; every store keeps
    * each checkpoint monotonic.
    */
-  commit(projections: readonly string[], writes: readonly DocumentWrite[], checkpoint: Position): Promise<void>
+  commit(
+    projections: readonly string[],
+    writes: readonly (DocumentWrite | DocumentAppend)[],
+    checkpoint: Position,
+  ): Promise<void>
+  /**
+   * A store that keeps pending events (a collection's `pending`): the
+   * revision of each stored document and how many events it has pending,
+   * without reading it. Appends are written only by a store that has it.
+   */
+  pendingOf?(collection: string, keys: readonly string[]): Promise<Map<string, { revision: number; pending: number }>>
   checkpoint(projection: string): Promise<Position | undefined>
   /**
    * Starts a rebuild: an empty shadow of the collection, with its own

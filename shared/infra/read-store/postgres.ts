@@ -11,6 +11,7 @@ import {
   type FindQuery,
   type ReadStore,
   type StoredDocument,
+  wholeDocuments,
 } from './port.ts'
 
 /*
@@ -186,7 +187,7 @@ export async function createPostgresReadStore(
       await inTransaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
         const byCollection = new Map<string, DocumentWrite[]>()
-        for (const w of writes) {
+        for (const w of wholeDocuments(writes)) {
           const list = byCollection.get(w.collection)
           if (list) list.push(w)
           else byCollection.set(w.collection, [w])

@@ -8,8 +8,11 @@ import {
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentAppend,
   type DocumentReads,
   type DocumentWrite,
+  isAppend,
+  type PendingEvent,
   type FindQuery,
   type ReadStore,
   type StoredDocument,
@@ -24,6 +27,8 @@ interface Row {
   key: string
   revision: number
   doc: Stored
+  /** A collection with `pending`: its events appended since the document was written, one JSON text a line. */
+  pending?: string | null
 }
 
 /*
@@ -39,19 +44,32 @@ const encode = (spec: CollectionSpec, json: string): Stored => (spec.compressed 
 const textOf = (value: Stored) => (typeof value === 'string' ? value : decompressText(value))
 const viewOf = (value: Stored) => (typeof value === 'string' ? viewBytesOf(Buffer.from(value)) : compressedView(value))
 
-const toStored = <D>(r: Row): StoredDocument<D> => ({
-  accountId: r.account_id,
-  id: r.id,
-  key: r.key,
-  revision: r.revision,
-  doc: JSON.parse(textOf(r.doc)) as D,
-})
+/** A stored row as its document, with the events pending on it folded in. */
+function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
+  const stored = { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: JSON.parse(textOf(r.doc)) }
+  if (!r.pending || !spec.pending) return stored
+  const events = pendingEvents(r.pending)
+  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
+}
+
+/** Pending events are kept one JSON text a line: JSON.stringify writes no line break, and the lines read as one array. */
+const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
 
 /** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
-const documentColumns = ['account_id', 'id', 'key', 'revision', 'doc']
-const DOCUMENT = documentColumns.join(', ')
+const documentColumns = (spec: CollectionSpec) => [
+  'account_id',
+  'id',
+  'key',
+  'revision',
+  'doc',
+  ...(spec.pending ? ['pending'] : []),
+]
+const documentOf = (spec: CollectionSpec) => documentColumns(spec).join(', ')
 /** The same, in a page's query, where the table is `t`. */
-const PAGE_DOCUMENT = documentColumns.map((c) => `t.${c}`).join(', ')
+const pageDocumentOf = (spec: CollectionSpec) =>
+  documentColumns(spec)
+    .map((c) => `t.${c}`)
+    .join(', ')
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -159,7 +177,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       id         INTEGER NOT NULL,
       key        TEXT    NOT NULL UNIQUE,
       revision   INTEGER NOT NULL,
-      doc        TEXT    NOT NULL${columns.join('')}
+      doc        TEXT    NOT NULL${spec.pending ? ',\n      pending    TEXT' : ''}${columns.join('')}
     )`)
   // A field or view added after the table was created becomes a new column; documents fill it as they are next written.
   const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
@@ -168,6 +186,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       db.exec(`ALTER TABLE ${spec.name} ADD COLUMN f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
   for (const view of spec.views ?? [])
     if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
+  if (spec.pending && !present.includes('pending')) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN pending TEXT`)
   const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
   // Index names carry a generation: a rebuilt table keeps its indexes' names when it is
   // renamed into place, and the next rebuild's shadow must not meet them.
@@ -217,7 +236,7 @@ class Statements {
     sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
-        revision = excluded.revision, doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
+        revision = excluded.revision, doc = excluded.doc${spec.pending ? ', pending = NULL' : ''}${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
       WHERE excluded.revision > ${spec.name}.revision`
     this.#upserts.set(spec.name, sql)
     return this.prepared(sql)
@@ -235,7 +254,7 @@ class Statements {
     let sql = this.#updates.get(name)
     if (sql !== undefined) return this.prepared(sql)
     const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
-    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${columns.map((c) => `, ${c} = ?`).join('')}
+    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${spec.pending ? ', pending = NULL' : ''}${columns.map((c) => `, ${c} = ?`).join('')}
       WHERE key = ? AND revision = ?`
     this.#updates.set(name, sql)
     return this.prepared(sql)
@@ -288,56 +307,53 @@ function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, se
 }
 
 /** The store's reads: by id, key or indexed field, and pages of documents or of their views. */
-function documentReads(sql: Statements, specOf: SpecOf): DocumentReads {
+function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & Pick<Required<ReadStore>, 'pendingOf'> {
+  /** A statement selecting a collection's documents (its table after FROM), with how each row is read. */
+  const documents = <P extends unknown[]>(collection: string, from: (table: string) => string) => {
+    const spec = specOf(collection)
+    const statement = sql.prepared<P, Row>(`SELECT ${documentOf(spec)} FROM ${from(spec.name)}`)
+    return { statement, stored: <D>(row: Row) => toStored<D>(spec, row), spec }
+  }
   return {
     async get<D>(collection: string, accountId: number, id: number) {
-      const row = sql
-        .prepared<[number, number], Row>(
-          `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = ? AND id = ?`,
-        )
-        .get(accountId, id)
-      return row && toStored<D>(row)
+      const { statement, stored } = documents<[number, number]>(
+        collection,
+        (t) => `${t} WHERE account_id = ? AND id = ?`,
+      )
+      const row = statement.get(accountId, id)
+      return row && stored<D>(row)
     },
     async getByKey<D>(collection: string, key: string) {
-      const row = sql
-        .prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ?`)
-        .get(key)
-      return row && toStored<D>(row)
+      const { statement, stored } = documents<[string]>(collection, (t) => `${t} WHERE key = ?`)
+      const row = statement.get(key)
+      return row && stored<D>(row)
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
       // The keys as one JSON parameter: one statement for a projector's whole batch.
-      const rows = sql
-        .prepared<[string], Row>(
-          `SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key IN (SELECT value FROM json_each(?))`,
-        )
-        .all(JSON.stringify(keys))
-      return new Map(rows.map((row) => [row.key, toStored<D>(row)]))
+      const { statement, stored } = documents<[string]>(
+        collection,
+        (t) => `${t} WHERE key IN (SELECT value FROM json_each(?))`,
+      )
+      return new Map(statement.all(JSON.stringify(keys)).map((row) => [row.key, stored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
-      const spec = specOf(collection)
-      const row = sql
-        .prepared<[string], Row>(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT 1`)
-        .get(value)
-      return row && toStored<D>(row)
+      const column = fieldColumn(specOf(collection), field)
+      const { statement, stored } = documents<[string]>(collection, (t) => `${t} WHERE ${column} = ? LIMIT 1`)
+      const row = statement.get(value)
+      return row && stored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
-      const spec = specOf(collection)
-      return sql
-        .prepared<[string, number], Row>(
-          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = ? LIMIT ?`,
-        )
-        .all(value, limit)
-        .map((r) => toStored<D>(r))
+      const column = fieldColumn(specOf(collection), field)
+      const { statement, stored } = documents<[string, number]>(collection, (t) => `${t} WHERE ${column} = ? LIMIT ?`)
+      return statement.all(value, limit).map((r) => stored<D>(r))
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
-      const spec = specOf(collection)
-      const column = fieldColumn(spec, field)
-      return sql
-        .prepared<[number, number], Row>(
-          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
-        )
-        .all(upTo, limit)
-        .map((r) => toStored<D>(r))
+      const column = fieldColumn(specOf(collection), field)
+      const { statement, stored } = documents<[number, number]>(
+        collection,
+        (t) => `${t} WHERE ${column} <= ? ORDER BY ${column} LIMIT ?`,
+      )
+      return statement.all(upTo, limit).map((r) => stored<D>(r))
     },
     async keysByField(collection: string, accountId: number, field: string, values: readonly string[]) {
       const spec = specOf(collection)
@@ -350,8 +366,9 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads {
       return groupKeys(rows)
     },
     async find<D>(collection: string, query: FindQuery) {
-      const { rows, hasMore } = pageRows<Row>(sql, specOf(collection), query, PAGE_DOCUMENT)
-      return { docs: rows.map((r) => toStored<D>(r)), hasMore }
+      const spec = specOf(collection)
+      const { rows, hasMore } = pageRows<Row>(sql, spec, query, pageDocumentOf(spec))
+      return { docs: rows.map((r) => toStored<D>(spec, r)), hasMore }
     },
     async findView(collection, query, view) {
       const spec = specOf(collection)
@@ -365,15 +382,26 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads {
       return { views: rows.map((r) => (r.v === null ? null : viewOf(r.v))), ids: rows.map((r) => r.id), hasMore }
     },
     async missingViews<D>(collection: string, limit: number) {
-      const spec = specOf(collection)
-      const marker = missingViewColumn(spec)
+      const marker = missingViewColumn(specOf(collection))
       if (!marker) throw new Error(`${collection} does not fill its views when idle`)
-      return sql
-        .prepared<[number], Row>(
-          `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT ?`,
+      const { statement, stored } = documents<[number]>(
+        collection,
+        (t) => `${t} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT ?`,
+      )
+      return statement.all(limit).map((r) => stored<D>(r))
+    },
+    async pendingOf(collection: string, keys: readonly string[]) {
+      const spec = specOf(collection)
+      if (!spec.pending) throw new Error(`${collection} keeps no pending events`)
+      // One line an event: their number is the line breaks, plus one.
+      const rows = sql
+        .prepared<[string], { key: string; revision: number; pending: number }>(
+          `SELECT key, revision, CASE WHEN pending IS NULL THEN 0
+             ELSE length(pending) - length(replace(pending, char(10), '')) + 1 END AS pending
+           FROM ${spec.name} WHERE key IN (SELECT value FROM json_each(?))`,
         )
-        .all(limit)
-        .map((r) => toStored<D>(r))
+        .all(JSON.stringify(keys))
+      return new Map(rows.map((r) => [r.key, { revision: r.revision, pending: r.pending }]))
     },
   }
 }
@@ -385,13 +413,10 @@ const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string
     return view === undefined ? null : encode(spec, view)
   })
 
-/** A write with its document and views serialised and encoded as stored. */
-interface EncodedWrite {
-  write: DocumentWrite
-  spec: CollectionSpec
-  doc: Stored
-  views: (Stored | null)[]
-}
+/** A write with its document and views serialised and encoded as stored; an append with its events as lines. */
+type EncodedWrite =
+  | { write: DocumentWrite; spec: CollectionSpec; doc: Stored; views: (Stored | null)[] }
+  | { append: DocumentAppend; spec: CollectionSpec; lines: string }
 
 /** The store's writes: a projector's commit of documents with its checkpoints, and views filled when idle. */
 function documentWrites(
@@ -401,23 +426,43 @@ function documentWrites(
   specOf: SpecOf,
 ): Pick<ReadStore, 'commit' | 'fillViews'> {
   const fillViews = db.transaction(
-    (spec: CollectionSpec, items: readonly { key: string; revision: number; views: (Stored | null)[] }[]) => {
+    (
+      spec: CollectionSpec,
+      items: readonly { key: string; revision: number; views: (Stored | null)[]; folded?: Stored }[],
+    ) => {
       const columns = viewColumns(spec)
       const fill = sql.prepared(
         `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
       )
+      // A document read with pending events is stored folded with its views: its readers fold them no more.
+      const fillFolded = () =>
+        sql.prepared(
+          `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')}, doc = ?, pending = NULL
+           WHERE key = ? AND revision = ?`,
+        )
       let filled = 0
-      for (const item of items) filled += fill.run(...item.views, item.key, item.revision).changes
+      for (const item of items)
+        filled += (
+          item.folded === undefined
+            ? fill.run(...item.views, item.key, item.revision)
+            : fillFolded().run(...item.views, item.folded, item.key, item.revision)
+        ).changes
       return filled
     },
   )
-  const encodeWrite = (w: DocumentWrite): EncodedWrite => {
+  const encodeWrite = (w: DocumentWrite | DocumentAppend): EncodedWrite => {
     const spec = specOf(w.collection)
+    if (isAppend(w)) return { append: w, spec, lines: w.events.map((e) => JSON.stringify(e)).join('\n') }
     return { write: w, spec, doc: encode(spec, JSON.stringify(w.doc)), views: encodeViews(spec, w.views) }
   }
   const commit = db.transaction(
     (projections: readonly string[], writes: readonly EncodedWrite[], checkpoint: bigint) => {
-      for (const { write: w, spec, doc, views } of writes) {
+      for (const encoded of writes) {
+        if ('append' in encoded) {
+          appendPending(encoded.spec, encoded.append, encoded.lines)
+          continue
+        }
+        const { write: w, spec, doc, views } = encoded
         // In place only forward: a document never goes back to an older revision.
         if (w.replaces && w.replaces.revision < w.revision) {
           const { revision, changedFields } = w.replaces
@@ -444,13 +489,34 @@ function documentWrites(
       }
     },
   )
+  /**
+   * Events added to a stored document's pending lines, its views dropped
+   * (they are rendered again when idle), if it is still at the revision the
+   * projection read: it is the only writer of its documents, so a document
+   * that moved means a bug, and the whole commit is refused.
+   */
+  const appendPending = (spec: CollectionSpec, append: DocumentAppend, lines: string) => {
+    const views = viewColumns(spec).map((c) => `, ${c} = NULL`)
+    const appended = sql
+      .prepared(
+        `UPDATE ${spec.name} SET revision = ?, pending = coalesce(pending || char(10), '') || ?${views.join('')}
+         WHERE key = ? AND revision = ?`,
+      )
+      .run(append.revision, lines, append.key, append.after)
+    if (appended.changes !== 1) throw new Error(`${append.key} is no longer at revision ${append.after}`)
+  }
   return {
     async fillViews(collection, views) {
       const spec = specOf(collection)
       // Encoded before the write lock is taken, as a commit's documents are.
       return fillViews.immediate(
         spec,
-        views.map((item) => ({ key: item.key, revision: item.revision, views: encodeViews(spec, item.views) })),
+        views.map((item) => ({
+          key: item.key,
+          revision: item.revision,
+          views: encodeViews(spec, item.views),
+          folded: item.folded === undefined ? undefined : encode(spec, JSON.stringify(item.folded)),
+        })),
       )
     },
     async commit(projections, writes, checkpoint) {

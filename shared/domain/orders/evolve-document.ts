@@ -1,14 +1,9 @@
-import { assertNever, type EventData } from '../../shared/domain/events/index.ts'
-import {
-  initialFulfillmentFields,
-  initialOrderFields,
-  initialTrackerFields,
-  type OrderEvent,
-} from '../../shared/domain/orders/state.ts'
+import { assertNever, type EventData } from '../events/index.ts'
+import { initialFulfillmentFields, initialOrderFields, initialTrackerFields, type OrderEvent } from './state.ts'
 
-import type { Notification, TrackingEvent } from '../../shared/domain/events/resources.ts'
+import type { Notification, TrackingEvent } from '../events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
-import { type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
+import { type PayloadEvent, payloadStatusAfter } from '../notifications/payloads.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {

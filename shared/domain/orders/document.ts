@@ -1,5 +1,5 @@
-import type { Address, LineItem, Notification } from '../../shared/domain/events/resources.ts'
-import type { FulfillmentFields, OrderFields, TrackerFields } from '../../shared/domain/orders/state.ts'
+import type { Address, LineItem, Notification } from '../events/resources.ts'
+import type { FulfillmentFields, OrderFields, TrackerFields } from './state.ts'
 
 /*
  * The order as the orders read model keeps it: one fully expanded document
