@@ -312,7 +312,7 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & Pick<Re
   const documents = <P extends unknown[]>(collection: string, from: (table: string) => string) => {
     const spec = specOf(collection)
     const statement = sql.prepared<P, Row>(`SELECT ${documentOf(spec)} FROM ${from(spec.name)}`)
-    return { statement, stored: <D>(row: Row) => toStored<D>(spec, row), spec }
+    return { statement, stored: <D>(row: Row) => toStored<D>(spec, row) }
   }
   return {
     async get<D>(collection: string, accountId: number, id: number) {
