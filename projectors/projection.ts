@@ -3,6 +3,7 @@ import type {
   DocumentAppend,
   DocumentWrite,
   FieldValue,
+  PendingEvent,
   ReadStore,
   StoredDocument,
 } from '../shared/infra/read-store/port.ts'
@@ -27,6 +28,8 @@ export interface Projection {
    */
   fillViews?(store: ReadStore, limit: number): Promise<number>
 }
+
+const pendingEventOf = (e: RecordedEvent): PendingEvent => ({ type: e.type, revision: e.revision, data: e.data })
 
 /** FNV-1a: a cheap, stable spread of source keys over a rebuild's parts. */
 function hashOf(key: string) {
@@ -66,11 +69,11 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   /** Views are left out of the writes and rendered by `fillViews` (the collection's `viewsWhenIdle`). */
   viewsWhenIdle?: boolean
   /**
-   * Events appended to a stored document without reading it, where the
-   * store keeps pending events (`pendingOf`; the collection's `pending`
-   * folds them as it is read): those that change none of its indexed
-   * `fields`. A document with `max` events pending is read, folded and
-   * written whole again.
+   * Where the store keeps pending events (`pendingOf`; the collection's
+   * `pending` folds them as a document is read): the events appended to a
+   * stored document without reading it, those that change none of its
+   * indexed `fields`; a document the batch starts is stored as its events.
+   * A document with `max` events pending is read, folded and written whole.
    */
   appends?: { when: (event: E) => boolean; max: number }
   /** Set by `part`: the only documents this copy keeps. */
@@ -81,18 +84,37 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   const viewsOnWrite = spec.viewsWhenIdle ? undefined : views
   /**
    * The appends of the documents whose events in the batch may all be
-   * appended, taken out of `byKey`: the rest are read and written whole.
+   * appended, taken out of `byKey`: the rest are read and written whole. A
+   * document the batch starts is made of its events alone (its first, then
+   * events that may be appended), its indexed fields those of the first.
    */
   async function appendsOf(byKey: Map<string, E[]>, store: ReadStore): Promise<DocumentAppend[]> {
     const { appends } = spec
     if (!appends || !store.pendingOf) return []
-    const candidates: string[] = []
-    for (const [key, keyEvents] of byKey)
-      if (!startsDocument(keyEvents[0]!) && keyEvents.every(appends.when)) candidates.push(key)
-    if (candidates.length === 0) return []
-    const stored = await store.pendingOf(spec.collection, candidates)
     const writes: DocumentAppend[] = []
-    for (const key of candidates) {
+    const existing: string[] = []
+    for (const [key, keyEvents] of byKey) {
+      const first = keyEvents[0]!
+      if (!startsDocument(first)) {
+        if (keyEvents.every(appends.when)) existing.push(key)
+        continue
+      }
+      if (keyEvents.length > appends.max || !keyEvents.every((e) => e === first || appends.when(e))) continue
+      const made = spec.evolve(undefined, first)
+      if (made === undefined) continue
+      byKey.delete(key)
+      const last = keyEvents[keyEvents.length - 1]!
+      writes.push({
+        collection: spec.collection,
+        key,
+        revision: last.revision,
+        events: keyEvents.map(pendingEventOf),
+        creates: { accountId: last.metadata.accountId, id: spec.id(made), fields: spec.fields(made) },
+      })
+    }
+    if (existing.length === 0) return writes
+    const stored = await store.pendingOf(spec.collection, existing)
+    for (const key of existing) {
       const current = stored.get(key)
       if (!current) continue
       // A replay leaves out what the document holds already, as a fold would.
@@ -105,7 +127,7 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
         key,
         after: current.revision,
         revision: fresh[fresh.length - 1]!.revision,
-        events: fresh.map((e) => ({ type: e.type, revision: e.revision, data: e.data })),
+        events: fresh.map(pendingEventOf),
       })
     }
     return writes

@@ -71,7 +71,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
   }),
   views: (doc) => ({ [ORDER_FULL_VIEW]: JSON.stringify(renderOrder(doc, fullOrder)) }),
   viewsWhenIdle: collections.orders.viewsWhenIdle,
-  appends: { when: (event) => !changesOrderFields.has(event.type), max: 16 },
+  appends: { when: (event) => !changesOrderFields.has(event.type), max: 24 },
 })
 
 /** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers and the poller; each lives in its order's document. */

@@ -34,7 +34,7 @@ export const contractPending = {
   name: 'contract_pending',
   pending: {
     fold: (doc, events) => {
-      const { sum, ...rest } = doc as { sum: number }
+      const { sum, ...rest } = (doc ?? { sum: 0 }) as { sum: number }
       return { ...rest, sum: events.reduce((total, e) => total + (e.data as { n: number }).n, sum) }
     },
   },
@@ -429,6 +429,51 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     // Then the whole write replaced the events that were pending
     t.same(Object.fromEntries(await store.pendingOf(C, ['pending-1'])), { 'pending-1': { revision: 5, pending: 0 } })
     t.same((await store.getByKey(C, 'pending-1'))?.doc, { id: 1, sum: 50 })
+  })
+
+  t.test('a document made of its events alone is folded from nothing, replaced only at a newer revision', async (t) => {
+    const C = contractPending.name
+    const created = (revision: number, ...ns: number[]): DocumentAppend => ({
+      collection: C,
+      key: 'pending-5',
+      revision,
+      events: [
+        { type: 'Started', revision: 0, data: { n: 0 } },
+        ...ns.map((n, i) => ({ type: 'Added', revision: i + 1, data: { n } })),
+      ],
+      creates: { accountId: 1, id: 5, fields: { email: '5@example.com', created_at: 50 } },
+    })
+    if (!store.pendingOf) return refusesAppends(t)
+    const fold = contractPending.pending.fold
+    // Given a document created from its events
+    await store.commit(['contract-pending'], [created(2, 1, 2)], 1n)
+    // Then reads fold them from nothing, and it is found by its indexed fields
+    const folded = fold(null, created(2, 1, 2).events)
+    t.match(await store.getByKey(C, 'pending-5'), { id: 5, accountId: 1, revision: 2, doc: folded, pending: 3 })
+    t.match(await store.lookup(C, 'email', '5@example.com'), { doc: folded })
+    t.same(
+      (await store.find(C, { accountId: 1, where: [{ field: 'created_at', op: 'eq', value: 50 }], limit: 5 })).docs
+        .length,
+      1,
+    )
+    // When the same creation comes again at an older revision (a replay), then it changes nothing
+    await store.commit(['contract-pending'], [created(1, 7)], 2n)
+    t.match(await store.getByKey(C, 'pending-5'), { revision: 2, doc: folded })
+    // When events are appended to it, then they are folded after the others
+    await store.commit(
+      ['contract-pending'],
+      [
+        {
+          collection: C,
+          key: 'pending-5',
+          after: 2,
+          revision: 3,
+          events: [{ type: 'Added', revision: 3, data: { n: 4 } }],
+        },
+      ],
+      3n,
+    )
+    t.match(await store.getByKey(C, 'pending-5'), { revision: 3, pending: 4 })
   })
 
   t.test('an append to a document that moved from the revision it names fails the whole commit', async (t) => {

@@ -49,16 +49,21 @@ export interface PendingEvent {
 }
 
 /**
- * Events for a stored document, left for its readers to fold: written only
- * if the document is still at revision `after`, the revision of the last.
+ * Events for a document, left for its readers to fold, `revision` the last's:
+ * appended to the stored document if it is still at revision `after`; or,
+ * with `creates`, a new document made of its events alone (its account, id
+ * and indexed fields given), which replaces a stored one only at a newer
+ * revision, as a whole write does.
  */
-export interface DocumentAppend {
+export type DocumentAppend = {
   collection: string
   key: string
-  after: number
   revision: number
   events: readonly PendingEvent[]
-}
+} & (
+  | { after: number; creates?: undefined }
+  | { after?: undefined; creates: { accountId: number; id: number; fields: Record<string, FieldValue> } }
+)
 
 export const isAppend = (write: DocumentWrite | DocumentAppend): write is DocumentAppend => 'events' in write
 

@@ -243,6 +243,22 @@ class Statements {
   }
 
   /**
+   * The insert of a new document made of its pending events alone, replacing
+   * a stored one only at a newer revision (a replay meets documents it made).
+   */
+  createdPending(spec: CollectionSpec) {
+    const fields = Object.keys(spec.fields).map((f) => `f_${f}`)
+    const views = viewColumns(spec)
+    return this.prepared(
+      `INSERT INTO ${spec.name} (account_id, id, key, revision, doc, pending${fields.map((c) => `, ${c}`).join('')})
+      VALUES (?, ?, ?, ?, 'null', ?${fields.map(() => ', ?').join('')})
+      ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
+        revision = excluded.revision, doc = excluded.doc, pending = excluded.pending${[...fields.map((c) => `, ${c} = excluded.${c}`), ...views.map((c) => `, ${c} = NULL`)].join('')}
+      WHERE excluded.revision > ${spec.name}.revision`,
+    )
+  }
+
+  /**
    * The update in place of the stored document a write replaces, if still at
    * the revision it was built from, naming only the indexed fields that
    * changed: SQLite rewrites an index's entry whenever an UPDATE names one of
@@ -496,6 +512,21 @@ function documentWrites(
    * that moved means a bug, and the whole commit is refused.
    */
   const appendPending = (spec: CollectionSpec, append: DocumentAppend, lines: string) => {
+    if (append.creates) {
+      // A new document is its events: `null` until a read or the views' filling folds them.
+      const { accountId, id, fields } = append.creates
+      sql
+        .createdPending(spec)
+        .run(
+          accountId,
+          id,
+          append.key,
+          append.revision,
+          lines,
+          ...Object.keys(spec.fields).map((f) => fields[f] ?? null),
+        )
+      return
+    }
     const views = viewColumns(spec).map((c) => `, ${c} = NULL`)
     const appended = sql
       .prepared(
