@@ -7,11 +7,48 @@ import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { createPostgresReadStore } from '../../shared/infra/read-store/postgres.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
-import { contractCollection, contractCollections, readStoreContract, textOfView } from './read-store.contract.ts'
+import {
+  contractCollection,
+  contractCollections,
+  contractPending,
+  readStoreContract,
+  textOfView,
+} from './read-store.contract.ts'
 
 t.test('sqlite read store', async (t) => {
   const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
   readStoreContract(t, async () => createSqliteReadStore(file, contractCollections))
+})
+
+t.test('sqlite: a table made before its collection kept pending events takes them from then on', async (t) => {
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+  const before = { ...contractPending, pending: undefined }
+  const old = createSqliteReadStore(file, [before])
+  await old.commit(
+    ['contract'],
+    [{ collection: before.name, key: 'k', accountId: 1, id: 1, revision: 0, doc: { id: 1, sum: 1 }, fields: {} }],
+    1n,
+  )
+  await old.close()
+  // Given the same file opened with the collection keeping pending events
+  const now = createSqliteReadStore(file, [contractPending])
+  t.teardown(() => now.close())
+  // When events are appended to the document written before, then reads fold them
+  t.same(Object.fromEntries(await now.pendingOf!(before.name, ['k'])), { k: { revision: 0, pending: 0 } })
+  await now.commit(
+    ['contract'],
+    [
+      {
+        collection: before.name,
+        key: 'k',
+        after: 0,
+        revision: 1,
+        events: [{ type: 'Added', revision: 1, data: { n: 2 } }],
+      },
+    ],
+    2n,
+  )
+  t.match(await now.getByKey(before.name, 'k'), { revision: 1, doc: { id: 1, sum: 3 }, pending: 1 })
 })
 
 t.test('sqlite: a collection that becomes compressed still reads the rows written before', async (t) => {

@@ -177,7 +177,7 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       id         INTEGER NOT NULL,
       key        TEXT    NOT NULL UNIQUE,
       revision   INTEGER NOT NULL,
-      doc        TEXT    NOT NULL${spec.pending ? ',\n      pending    TEXT' : ''}${columns.join('')}
+      doc        TEXT    NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${columns.join('')}
     )`)
   // A field or view added after the table was created becomes a new column; documents fill it as they are next written.
   const present = (db.prepare(`PRAGMA table_info(${spec.name})`).all() as { name: string }[]).map((c) => c.name)
@@ -186,7 +186,8 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
       db.exec(`ALTER TABLE ${spec.name} ADD COLUMN f_${f} ${t === 'integer' ? 'INTEGER' : 'TEXT'}`)
   for (const view of spec.views ?? [])
     if (!present.includes(`v_${view}`)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN v_${view} TEXT`)
-  if (spec.pending && !present.includes('pending')) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN pending TEXT`)
+  for (const column of spec.pending ? PENDING_COLUMNS.split(', ') : [])
+    if (!present.includes(column.split(' ')[0]!)) db.exec(`ALTER TABLE ${spec.name} ADD COLUMN ${column}`)
   const existing = (db.prepare(`PRAGMA index_list(${spec.name})`).all() as { name: string }[]).map((i) => i.name)
   // Index names carry a generation: a rebuilt table keeps its indexes' names when it is
   // renamed into place, and the next rebuild's shadow must not meet them.
@@ -199,6 +200,11 @@ function createTable(db: Database.Database, spec: CollectionSpec, indexed = true
   for (const name of retiredIndexes(spec, existing)) db.exec(`DROP INDEX IF EXISTS ${name}`)
   for (const [suffix, definition] of queryIndexes(spec)) ensureIndex(suffix, definition)
 }
+
+/** A collection with `pending`: its events appended since the document was written, one JSON text a line, and how many. */
+const PENDING_COLUMNS = 'pending TEXT, pending_count INTEGER NOT NULL DEFAULT 0'
+/** What a whole write of a document sets them to. */
+const NONE_PENDING = ', pending = NULL, pending_count = 0'
 
 /** The column of an indexed field; a field without an index is a bug in the caller. */
 const fieldColumn = (spec: CollectionSpec, field: string) => {
@@ -236,7 +242,7 @@ class Statements {
     sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
-        revision = excluded.revision, doc = excluded.doc${spec.pending ? ', pending = NULL' : ''}${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
+        revision = excluded.revision, doc = excluded.doc${spec.pending ? NONE_PENDING : ''}${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
       WHERE excluded.revision > ${spec.name}.revision`
     this.#upserts.set(spec.name, sql)
     return this.prepared(sql)
@@ -250,10 +256,11 @@ class Statements {
     const fields = Object.keys(spec.fields).map((f) => `f_${f}`)
     const views = viewColumns(spec)
     return this.prepared(
-      `INSERT INTO ${spec.name} (account_id, id, key, revision, doc, pending${fields.map((c) => `, ${c}`).join('')})
-      VALUES (?, ?, ?, ?, 'null', ?${fields.map(() => ', ?').join('')})
+      `INSERT INTO ${spec.name} (account_id, id, key, revision, doc, pending, pending_count${fields.map((c) => `, ${c}`).join('')})
+      VALUES (?, ?, ?, ?, 'null', ?, ?${fields.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
-        revision = excluded.revision, doc = excluded.doc, pending = excluded.pending${[...fields.map((c) => `, ${c} = excluded.${c}`), ...views.map((c) => `, ${c} = NULL`)].join('')}
+        revision = excluded.revision, doc = excluded.doc, pending = excluded.pending,
+        pending_count = excluded.pending_count${[...fields.map((c) => `, ${c} = excluded.${c}`), ...views.map((c) => `, ${c} = NULL`)].join('')}
       WHERE excluded.revision > ${spec.name}.revision`,
     )
   }
@@ -270,7 +277,7 @@ class Statements {
     let sql = this.#updates.get(name)
     if (sql !== undefined) return this.prepared(sql)
     const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
-    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${spec.pending ? ', pending = NULL' : ''}${columns.map((c) => `, ${c} = ?`).join('')}
+    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${spec.pending ? NONE_PENDING : ''}${columns.map((c) => `, ${c} = ?`).join('')}
       WHERE key = ? AND revision = ?`
     this.#updates.set(name, sql)
     return this.prepared(sql)
@@ -409,12 +416,10 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & Pick<Re
     async pendingOf(collection: string, keys: readonly string[]) {
       const spec = specOf(collection)
       if (!spec.pending) throw new Error(`${collection} keeps no pending events`)
-      // One line an event: their number is the line breaks, plus one.
       const rows = sql
         .prepared<[string], { key: string; revision: number; pending: number }>(
-          `SELECT key, revision, CASE WHEN pending IS NULL THEN 0
-             ELSE length(pending) - length(replace(pending, char(10), '')) + 1 END AS pending
-           FROM ${spec.name} WHERE key IN (SELECT value FROM json_each(?))`,
+          `SELECT key, revision, pending_count AS pending FROM ${spec.name}
+           WHERE key IN (SELECT value FROM json_each(?))`,
         )
         .all(JSON.stringify(keys))
       return new Map(rows.map((r) => [r.key, { revision: r.revision, pending: r.pending }]))
@@ -453,7 +458,7 @@ function documentWrites(
       // A document read with pending events is stored folded with its views: its readers fold them no more.
       const fillFolded = () =>
         sql.prepared(
-          `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')}, doc = ?, pending = NULL
+          `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')}, doc = ?${NONE_PENDING}
            WHERE key = ? AND revision = ?`,
         )
       let filled = 0
@@ -523,6 +528,7 @@ function documentWrites(
           append.key,
           append.revision,
           lines,
+          append.events.length,
           ...Object.keys(spec.fields).map((f) => fields[f] ?? null),
         )
       return
@@ -530,10 +536,11 @@ function documentWrites(
     const views = viewColumns(spec).map((c) => `, ${c} = NULL`)
     const appended = sql
       .prepared(
-        `UPDATE ${spec.name} SET revision = ?, pending = coalesce(pending || char(10), '') || ?${views.join('')}
+        `UPDATE ${spec.name} SET revision = ?, pending = coalesce(pending || char(10), '') || ?,
+           pending_count = pending_count + ?${views.join('')}
          WHERE key = ? AND revision = ?`,
       )
-      .run(append.revision, lines, append.key, append.after)
+      .run(append.revision, lines, append.events.length, append.key, append.after)
     if (appended.changes !== 1) throw new Error(`${append.key} is no longer at revision ${append.after}`)
   }
   return {
