@@ -3,7 +3,7 @@ import type {
   DocumentAppend,
   DocumentWrite,
   FieldValue,
-  PendingEvent,
+  EventToAppend,
   ReadStore,
   StoredDocument,
 } from '../shared/infra/read-store/port.ts'
@@ -29,7 +29,11 @@ export interface Projection {
   fillViews?(store: ReadStore, limit: number): Promise<number>
 }
 
-const pendingEventOf = (e: RecordedEvent): PendingEvent => ({ type: e.type, revision: e.revision, data: e.data })
+/** The event as a document's pending event: its data's text where the event store keeps it, so it is not parsed for this. */
+const pendingEventOf = (e: RecordedEvent): EventToAppend =>
+  e.dataJson === undefined
+    ? { type: e.type, revision: e.revision, data: e.data }
+    : { type: e.type, revision: e.revision, dataJson: e.dataJson }
 
 /** FNV-1a: a cheap, stable spread of source keys over a rebuild's parts. */
 function hashOf(key: string) {

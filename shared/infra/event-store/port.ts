@@ -35,6 +35,11 @@ export interface RecordedEvent<T extends string = string, D = unknown> extends N
   stream: string
   revision: number
   position: Position
+  /**
+   * The data as the store holds it, JSON text, where it does: a read model
+   * that keeps the event copies it instead of serialising the data again.
+   */
+  readonly dataJson?: string
 }
 
 /** `no_stream` / `stream_exists` / `any`, or the revision of the stream's last event. */

@@ -48,6 +48,9 @@ export interface PendingEvent {
   data: unknown
 }
 
+/** An event to append: its data, or its data's JSON text as the event store holds it (copied, not serialised again). */
+export type EventToAppend = Omit<PendingEvent, 'data'> & ({ data: unknown } | { dataJson: string })
+
 /**
  * Events for a document, left for its readers to fold, `revision` the last's:
  * appended to the stored document if it is still at revision `after`; or,
@@ -59,7 +62,7 @@ export type DocumentAppend = {
   collection: string
   key: string
   revision: number
-  events: readonly PendingEvent[]
+  events: readonly EventToAppend[]
 } & (
   | { after: number; creates?: undefined }
   | { after?: undefined; creates: { accountId: number; id: number; fields: Record<string, FieldValue> } }

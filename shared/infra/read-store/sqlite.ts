@@ -11,6 +11,7 @@ import {
   type DocumentAppend,
   type DocumentReads,
   type DocumentWrite,
+  type EventToAppend,
   isAppend,
   type PendingEvent,
   type FindQuery,
@@ -51,6 +52,12 @@ function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
   const events = pendingEvents(r.pending)
   return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
 }
+
+/** An event's pending line: a PendingEvent's JSON, its data copied where the event store gave it as text. */
+const pendingLine = (e: EventToAppend) =>
+  'dataJson' in e
+    ? `{"type":${JSON.stringify(e.type)},"revision":${e.revision},"data":${e.dataJson}}`
+    : JSON.stringify(e)
 
 /** Pending events are kept one JSON text a line: JSON.stringify writes no line break, and the lines read as one array. */
 const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
@@ -473,7 +480,7 @@ function documentWrites(
   )
   const encodeWrite = (w: DocumentWrite | DocumentAppend): EncodedWrite => {
     const spec = specOf(w.collection)
-    if (isAppend(w)) return { append: w, spec, lines: w.events.map((e) => JSON.stringify(e)).join('\n') }
+    if (isAppend(w)) return { append: w, spec, lines: w.events.map(pendingLine).join('\n') }
     return { write: w, spec, doc: encode(spec, JSON.stringify(w.doc)), views: encodeViews(spec, w.views) }
   }
   const commit = db.transaction(
