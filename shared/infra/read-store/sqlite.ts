@@ -63,20 +63,11 @@ const pendingLine = (e: EventToAppend) =>
 const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
 
 /** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
-const documentColumns = (spec: CollectionSpec) => [
-  'account_id',
-  'id',
-  'key',
-  'revision',
-  'doc',
-  ...(spec.pending ? ['pending'] : []),
-]
-const documentOf = (spec: CollectionSpec) => documentColumns(spec).join(', ')
+const DOCUMENT = 'account_id, id, key, revision, doc'
+const documentOf = (spec: CollectionSpec) => (spec.pending ? `${DOCUMENT}, pending` : DOCUMENT)
 /** The same, in a page's query, where the table is `t`. */
-const pageDocumentOf = (spec: CollectionSpec) =>
-  documentColumns(spec)
-    .map((c) => `t.${c}`)
-    .join(', ')
+const PAGE_DOCUMENT = 't.account_id, t.id, t.key, t.revision, t.doc'
+const pageDocumentOf = (spec: CollectionSpec) => (spec.pending ? `${PAGE_DOCUMENT}, t.pending` : PAGE_DOCUMENT)
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -222,8 +213,8 @@ const fieldColumn = (spec: CollectionSpec, field: string) => {
 /** Statements prepared once each, and the SQL of the writes built once per collection. */
 class Statements {
   readonly #prepared = new Map<string, Database.Statement>()
-  readonly #upserts = new Map<string, string>()
-  readonly #updates = new Map<string, string>()
+  /** The SQL of each write, by what it writes, built once. */
+  readonly #written = new Map<string, string>()
 
   constructor(private readonly db: Database.Database) {}
 
@@ -241,18 +232,26 @@ class Statements {
     this.#prepared.clear()
   }
 
+  /** A write's statement, its SQL built on first use under `name`. */
+  #writing(name: string, build: () => string) {
+    let sql = this.#written.get(name)
+    if (sql === undefined) {
+      sql = build()
+      this.#written.set(name, sql)
+    }
+    return this.prepared(sql)
+  }
+
   /** The upsert of a collection's documents: only a newer revision replaces a document. */
   upsert(spec: CollectionSpec) {
-    let sql = this.#upserts.get(spec.name)
-    if (sql !== undefined) return this.prepared(sql)
-    const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...viewColumns(spec)]
-    sql = `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
+    return this.#writing(`upsert ${spec.name}`, () => {
+      const columns = [...Object.keys(spec.fields).map((f) => `f_${f}`), ...viewColumns(spec)]
+      return `INSERT INTO ${spec.name} (account_id, id, key, revision, doc${columns.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, ?${columns.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
         revision = excluded.revision, doc = excluded.doc${spec.pending ? NONE_PENDING : ''}${columns.map((c) => `, ${c} = excluded.${c}`).join('')}
       WHERE excluded.revision > ${spec.name}.revision`
-    this.#upserts.set(spec.name, sql)
-    return this.prepared(sql)
+    })
   }
 
   /**
@@ -260,16 +259,38 @@ class Statements {
    * a stored one only at a newer revision (a replay meets documents it made).
    */
   createdPending(spec: CollectionSpec) {
-    const fields = Object.keys(spec.fields).map((f) => `f_${f}`)
-    const views = viewColumns(spec)
-    return this.prepared(
-      `INSERT INTO ${spec.name} (account_id, id, key, revision, doc, pending, pending_count${fields.map((c) => `, ${c}`).join('')})
+    return this.#writing(`created ${spec.name}`, () => {
+      const fields = Object.keys(spec.fields).map((f) => `f_${f}`)
+      const views = viewColumns(spec)
+      return `INSERT INTO ${spec.name} (account_id, id, key, revision, doc, pending, pending_count${fields.map((c) => `, ${c}`).join('')})
       VALUES (?, ?, ?, ?, 'null', ?, ?${fields.map(() => ', ?').join('')})
       ON CONFLICT (key) DO UPDATE SET account_id = excluded.account_id, id = excluded.id,
         revision = excluded.revision, doc = excluded.doc, pending = excluded.pending,
         pending_count = excluded.pending_count${[...fields.map((c) => `, ${c} = excluded.${c}`), ...views.map((c) => `, ${c} = NULL`)].join('')}
-      WHERE excluded.revision > ${spec.name}.revision`,
+      WHERE excluded.revision > ${spec.name}.revision`
+    })
+  }
+
+  /** Events added to a stored document's pending lines, its views dropped, if it is still at the revision given. */
+  appended(spec: CollectionSpec) {
+    return this.#writing(
+      `appended ${spec.name}`,
+      () => `UPDATE ${spec.name} SET revision = ?, pending = coalesce(pending || char(10), '') || ?,
+           pending_count = pending_count + ?${viewColumns(spec)
+             .map((c) => `, ${c} = NULL`)
+             .join('')}
+         WHERE key = ? AND revision = ?`,
     )
+  }
+
+  /** A document's views stored, with the document folded where it had pending events, if still at the revision given. */
+  filled(spec: CollectionSpec, folded: boolean) {
+    return this.#writing(`filled ${spec.name} ${folded}`, () => {
+      const views = viewColumns(spec).map((c) => `${c} = ?`)
+      // A document read with pending events is stored folded with its views: its readers fold them no more.
+      return `UPDATE ${spec.name} SET ${views.join(', ')}${folded ? `, doc = ?${NONE_PENDING}` : ''}
+        WHERE key = ? AND revision = ?`
+    })
   }
 
   /**
@@ -280,14 +301,11 @@ class Statements {
    * order's document and view, none of its fields).
    */
   update(spec: CollectionSpec, changed: readonly string[]) {
-    const name = `${spec.name} ${changed.join(' ')}`
-    let sql = this.#updates.get(name)
-    if (sql !== undefined) return this.prepared(sql)
-    const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
-    sql = `UPDATE ${spec.name} SET revision = ?, doc = ?${spec.pending ? NONE_PENDING : ''}${columns.map((c) => `, ${c} = ?`).join('')}
+    return this.#writing(`update ${spec.name} ${changed.join(' ')}`, () => {
+      const columns = [...changed.map((f) => fieldColumn(spec, f)), ...viewColumns(spec)]
+      return `UPDATE ${spec.name} SET revision = ?, doc = ?${spec.pending ? NONE_PENDING : ''}${columns.map((c) => `, ${c} = ?`).join('')}
       WHERE key = ? AND revision = ?`
-    this.#updates.set(name, sql)
-    return this.prepared(sql)
+    })
   }
 }
 
@@ -458,22 +476,12 @@ function documentWrites(
       spec: CollectionSpec,
       items: readonly { key: string; revision: number; views: (Stored | null)[]; folded?: Stored }[],
     ) => {
-      const columns = viewColumns(spec)
-      const fill = sql.prepared(
-        `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE key = ? AND revision = ?`,
-      )
-      // A document read with pending events is stored folded with its views: its readers fold them no more.
-      const fillFolded = () =>
-        sql.prepared(
-          `UPDATE ${spec.name} SET ${columns.map((c) => `${c} = ?`).join(', ')}, doc = ?${NONE_PENDING}
-           WHERE key = ? AND revision = ?`,
-        )
       let filled = 0
-      for (const item of items)
+      for (const { views, folded, key, revision } of items)
         filled += (
-          item.folded === undefined
-            ? fill.run(...item.views, item.key, item.revision)
-            : fillFolded().run(...item.views, item.folded, item.key, item.revision)
+          folded === undefined
+            ? sql.filled(spec, false).run(...views, key, revision)
+            : sql.filled(spec, true).run(...views, folded, key, revision)
         ).changes
       return filled
     },
@@ -540,14 +548,7 @@ function documentWrites(
         )
       return
     }
-    const views = viewColumns(spec).map((c) => `, ${c} = NULL`)
-    const appended = sql
-      .prepared(
-        `UPDATE ${spec.name} SET revision = ?, pending = coalesce(pending || char(10), '') || ?,
-           pending_count = pending_count + ?${views.join('')}
-         WHERE key = ? AND revision = ?`,
-      )
-      .run(append.revision, lines, append.events.length, append.key, append.after)
+    const appended = sql.appended(spec).run(append.revision, lines, append.events.length, append.key, append.after)
     if (appended.changes !== 1) throw new Error(`${append.key} is no longer at revision ${append.after}`)
   }
   return {
