@@ -12,14 +12,11 @@ export interface LoadedState<S> {
 }
 
 /** How an aggregate's snapshots are kept: their version, and how long a fold earns one. */
-export interface SnapshotPolicy<S> {
+export interface SnapshotPolicy {
   /** Bumped whenever the state's shape or its fold changes: snapshots of another version are ignored. */
   version: string
   /** Events read back by a load, at or above which the append after it carries a snapshot. */
   readBack: number
-  /** The state as its snapshot keeps it, and back (as it is, without). */
-  pack?: (state: S) => unknown
-  unpack?: (stored: unknown) => S
 }
 
 const nothing = { state: undefined, revision: -1, position: 0n, readBack: 0 }
@@ -47,7 +44,7 @@ const nothing = { state: undefined, revision: -1, position: 0n, readBack: 0 }
 export function createStateCache<S>(
   evolve: (state: S | undefined, event: EventToFold) => S,
   max: number,
-  snapshots?: SnapshotPolicy<S>,
+  snapshots?: SnapshotPolicy,
 ) {
   // lru-cache, not a Map: a Map dropping its oldest key scans past every key deleted before it.
   const cache = max > 0 ? new LRUCache<string, LoadedState<S>>({ max }) : undefined
@@ -63,9 +60,7 @@ export function createStateCache<S>(
     return remembered.map((r) => {
       if (r) return r
       const snapshot = found[m++]
-      if (!snapshot) return nothing
-      const state = snapshots.unpack ? snapshots.unpack(snapshot.state) : (snapshot.state as S)
-      return { ...snapshot, state, readBack: 0 }
+      return snapshot ? { ...snapshot, state: snapshot.state as S, readBack: 0 } : nothing
     })
   }
 
@@ -95,10 +90,7 @@ export function createStateCache<S>(
     appendOf(current: LoadedState<S>, state: S | undefined, append: AppendRequest): AppendRequest {
       if (!snapshots || state === undefined || append.events.length === 0) return append
       if (current.readBack < snapshots.readBack) return append
-      return {
-        ...append,
-        snapshot: { version: snapshots.version, state: snapshots.pack ? snapshots.pack(state) : state },
-      }
+      return { ...append, snapshot: { version: snapshots.version, state } }
     },
     /**
      * After a successful append: each appended stream's state is the one its

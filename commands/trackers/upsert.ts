@@ -6,7 +6,6 @@ import {
   type OrderEvent,
   type OrderState,
 } from '../../shared/domain/orders/state.ts'
-import { type PackedOrderState, packOrderState, unpackOrderState } from '../../shared/domain/orders/snapshot.ts'
 import { notificationPreferencesOf } from '../notifications/preferences.ts'
 import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 import { createStateCache } from '../state-cache.ts'
@@ -26,8 +25,6 @@ export const createOrderStates = (max: number) =>
   createStateCache<OrderState>((order, event) => evolveOrderState(order, event as unknown as OrderEvent), max, {
     version: ORDER_STATE_VERSION,
     readBack: 3,
-    pack: packOrderState,
-    unpack: (stored) => unpackOrderState(stored as PackedOrderState),
   })
 export type OrderStates = ReturnType<typeof createOrderStates>
 

@@ -160,28 +160,3 @@ t.test(
     t.equal(sum.folded, 5, "another version's snapshot is ignored: the stream is folded from its start")
   },
 )
-
-t.test('a snapshot is stored in the form the policy packs it in, and unpacked by the load after', async (t) => {
-  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
-  t.teardown(() => store.close())
-  const sum = summing()
-  // Given a policy that stores the sum as text
-  const policy = {
-    version: 's1',
-    readBack: 1,
-    pack: (n: number) => `sum ${n}`,
-    unpack: (s: unknown) => Number(String(s).slice(4)),
-  }
-  const sums = createStateCache<number>(sum.add, 0, policy)
-  await store.append([{ stream: 'sum-1', expected: 'no_stream', events: [event(1), event(2)] }])
-  const [loaded] = await sums.loadMany(store, ['sum-1'])
-  // When the append after a long load carries a snapshot
-  const append = sums.appendOf(loaded!, 7, { stream: 'sum-1', expected: 1, events: [event(4)] })
-  t.same(append.snapshot, { version: 's1', state: 'sum 7' }, 'packed')
-  await store.append([append])
-  // Then the store keeps the packed form, and a load gives the state back
-  t.same(await store.readSnapshots!(['sum-1'], 's1'), [{ revision: 2, position: 3n, state: 'sum 7' }])
-  sum.folded = 0
-  t.match(await sums.loadMany(store, ['sum-1']), [{ state: 7, revision: 2, readBack: 0 }])
-  t.equal(sum.folded, 0, 'unpacked, nothing folded')
-})
