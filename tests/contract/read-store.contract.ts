@@ -472,6 +472,31 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     t.match(await store.getByKey(C, 'pending-5'), { revision: 3, pending: 4, doc: { sum: 7 } })
   })
 
+  t.test('one commit writing a document whole and appending to it applies them in the order given', async (t) => {
+    if (!store.pendingOf) return refusesAppends(t)
+    const C = contractPending.name
+    const whole = (id: number, revision: number, sum: number): DocumentWrite => ({
+      ...write(1, id, {}, revision),
+      collection: C,
+      key: `pending-${id}`,
+      doc: { id, sum },
+    })
+    const added = (id: number, after: number, n: number): DocumentAppend => ({
+      collection: C,
+      key: `pending-${id}`,
+      after,
+      revision: after + 1,
+      events: [{ type: 'Added', revision: after + 1, data: { n } }],
+    })
+    // Given a commit writing one document whole then appending to it, and another appended to then written whole
+    await store.commit(['contract-pending'], [whole(21, 0, 1), whole(22, 0, 1)], 1n)
+    await store.commit(['contract-pending'], [whole(21, 1, 10), added(21, 1, 5), added(22, 0, 5), whole(22, 2, 20)], 2n)
+    // Then the first holds its whole write and the event after it, the second its whole write alone
+    t.match(await store.getByKey(C, 'pending-21'), { revision: 2, doc: { sum: 15 }, pending: 1 })
+    t.match(await store.getByKey(C, 'pending-22'), { revision: 2, doc: { sum: 20 } })
+    t.same((await store.getByKey(C, 'pending-22'))?.pending, undefined)
+  })
+
   t.test('an append to a document that moved from the revision it names fails the whole commit', async (t) => {
     if (!store.pendingOf) return refusesAppends(t)
     const C = contractPending.name

@@ -1,10 +1,11 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createMongoReadStore } from '../../shared/infra/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { createPostgresReadStore } from '../../shared/infra/read-store/postgres.ts'
+import type { CollectionSpec, ReadStore } from '../../shared/infra/read-store/port.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
 import {
@@ -20,18 +21,18 @@ t.test('sqlite read store', async (t) => {
   readStoreContract(t, async () => createSqliteReadStore(file, contractCollections))
 })
 
-t.test('sqlite: a table made before its collection kept pending events takes them from then on', async (t) => {
-  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+/** A table made before its collection kept pending events takes them from then on, its documents as they were. */
+async function tableMadeBeforePending(t: Test, open: (collections: CollectionSpec[]) => Promise<ReadStore>) {
   const before = { ...contractPending, pending: undefined }
-  const old = createSqliteReadStore(file, [before])
+  const old = await open([before])
   await old.commit(
     ['contract'],
     [{ collection: before.name, key: 'k', accountId: 1, id: 1, revision: 0, doc: { id: 1, sum: 1 }, fields: {} }],
     1n,
   )
   await old.close()
-  // Given the same file opened with the collection keeping pending events
-  const now = createSqliteReadStore(file, [contractPending])
+  // Given the same store opened with the collection keeping pending events
+  const now = await open([contractPending])
   t.teardown(() => now.close())
   // When events are appended to the document written before, then reads fold them
   t.same(Object.fromEntries(await now.pendingOf!(before.name, ['k'])), { k: { revision: 0, pending: 0 } })
@@ -49,6 +50,11 @@ t.test('sqlite: a table made before its collection kept pending events takes the
     2n,
   )
   t.match(await now.getByKey(before.name, 'k'), { revision: 1, doc: { id: 1, sum: 3 }, pending: 1 })
+}
+
+t.test('sqlite: a table made before its collection kept pending events takes them from then on', async (t) => {
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+  await tableMadeBeforePending(t, async (collections) => createSqliteReadStore(file, collections))
 })
 
 t.test('sqlite: a collection that becomes compressed still reads the rows written before', async (t) => {
@@ -188,6 +194,15 @@ t.test('postgres read store', { skip: await postgresSkip() }, async (t) => {
   const schema = testSchema()
   readStoreContract(t, () => createPostgresReadStore(postgresUrl, contractCollections, schema))
 })
+
+t.test(
+  'postgres: a table made before its collection kept pending events takes them from then on',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const schema = testSchema()
+    await tableMadeBeforePending(t, (collections) => createPostgresReadStore(postgresUrl, collections, schema))
+  },
+)
 
 t.test(
   'postgres: an index the collection no longer asks for is dropped when the store opens',

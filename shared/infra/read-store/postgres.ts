@@ -1,17 +1,25 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
-import { missingViewColumn, queryIndexes, retiredIndexes, viewColumns } from './sql-tables.ts'
+import {
+  missingViewColumn,
+  pendingEvents,
+  pendingLines,
+  queryIndexes,
+  retiredIndexes,
+  viewColumns,
+} from './sql-tables.ts'
 import {
   collectionSpecs,
   groupKeys,
   shadowOf,
   viewBytesOf,
   type CollectionSpec,
+  type DocumentAppend,
   type DocumentWrite,
   type FindQuery,
+  isAppend,
   type ReadStore,
   type StoredDocument,
-  wholeDocuments,
 } from './port.ts'
 
 /*
@@ -20,7 +28,10 @@ import {
  * JSON text (`v_<view>`, sent as stored, byte for byte). Every query index
  * starts with the account id and ends with the id, so a filtered page is one
  * index range scan in id order, as on SQLite. PostgreSQL compresses large
- * values itself (TOAST), so `compressed` collections need nothing more.
+ * values itself (TOAST), so `compressed` collections need nothing more. A
+ * collection with `pending` keeps the events appended to a document as text
+ * beside it (`pending`, one JSON line an event, and `pending_count`), folded
+ * by every read, as on SQLite.
  */
 
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -39,16 +50,21 @@ interface Row {
   key: string
   revision: number
   doc: unknown
+  /** A collection with `pending`: the events appended since the document was written. */
+  pending?: string | null
 }
 
 const DOCUMENT = 'account_id, id, key, revision, doc'
-const toStored = <D>(r: Row): StoredDocument<D> => ({
-  accountId: r.account_id,
-  id: r.id,
-  key: r.key,
-  revision: r.revision,
-  doc: r.doc as D,
-})
+/** A document's columns, with its pending events where its collection keeps them. */
+const documentOf = (spec: CollectionSpec) => (spec.pending ? `${DOCUMENT}, pending` : DOCUMENT)
+
+/** A stored row as its document, with the events pending on it folded in. */
+function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
+  const stored = { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: r.doc as D }
+  if (!r.pending || !spec.pending) return stored
+  const events = pendingEvents(r.pending)
+  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
+}
 
 const fieldColumn = (spec: CollectionSpec, field: string) => {
   if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
@@ -84,6 +100,9 @@ export async function createPostgresReadStore(
   }
   const { specOf, joinShadow } = collectionSpecs(collections)
   const rows = async (sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[]
+  /** The documents a query selects, given the columns to read, with their pending events folded in. */
+  const documents = async <D>(spec: CollectionSpec, sql: (columns: string) => string, params: unknown[]) =>
+    (await rows(sql(documentOf(spec)), params)).map((r) => toStored<D>(spec, r))
   const checkpointOf = async (client: pg.ClientBase | pg.Pool, projection: string) => {
     const { rows } = await client.query('SELECT position FROM checkpoints WHERE projection = $1', [projection])
     return rows[0] ? BigInt((rows[0] as { position: string }).position) : undefined
@@ -92,43 +111,53 @@ export async function createPostgresReadStore(
   return {
     kind: 'postgres',
     async get<D>(collection: string, accountId: number, id: number) {
-      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE account_id = $1 AND id = $2`, [
-        accountId,
-        id,
-      ])
-      return row && toStored<D>(row)
+      const spec = specOf(collection)
+      const [found] = await documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE account_id = $1 AND id = $2`,
+        [accountId, id],
+      )
+      return found
     },
     async getByKey<D>(collection: string, key: string) {
-      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = $1`, [key])
-      return row && toStored<D>(row)
+      const spec = specOf(collection)
+      const [found] = await documents<D>(spec, (columns) => `SELECT ${columns} FROM ${spec.name} WHERE key = $1`, [key])
+      return found
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
-      const found = await rows(`SELECT ${DOCUMENT} FROM ${specOf(collection).name} WHERE key = ANY($1::text[])`, [keys])
-      return new Map(found.map((row) => [row.key, toStored<D>(row)]))
+      const spec = specOf(collection)
+      const found = await documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE key = ANY($1::text[])`,
+        [keys],
+      )
+      return new Map(found.map((d) => [d.key, d]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
       const spec = specOf(collection)
-      const [row] = await rows(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT 1`, [
-        value,
-      ])
-      return row && toStored<D>(row)
+      const [found] = await documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT 1`,
+        [value],
+      )
+      return found
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
       const spec = specOf(collection)
-      const found = await rows(`SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT $2`, [
-        value,
-        limit,
-      ])
-      return found.map((r) => toStored<D>(r))
+      return documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT $2`,
+        [value, limit],
+      )
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)
-      const found = await rows(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${column} <= $1 ORDER BY ${column} LIMIT $2`,
+      return documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${column} <= $1 ORDER BY ${column} LIMIT $2`,
         [upTo, limit],
       )
-      return found.map((r) => toStored<D>(r))
     },
     async keysByField(collection, accountId, field, values) {
       const spec = specOf(collection)
@@ -140,8 +169,9 @@ export async function createPostgresReadStore(
       return groupKeys(found as { value: string; key: string }[])
     },
     async find<D>(collection: string, query: FindQuery) {
-      const page = await pageRows<Row>(pool, specOf(collection), query, DOCUMENT)
-      return { docs: page.rows.map((r) => toStored<D>(r)), hasMore: page.hasMore }
+      const spec = specOf(collection)
+      const page = await pageRows<Row>(pool, spec, query, documentOf(spec))
+      return { docs: page.rows.map((r) => toStored<D>(spec, r)), hasMore: page.hasMore }
     },
     async findView(collection, query, view) {
       const spec = specOf(collection)
@@ -157,11 +187,25 @@ export async function createPostgresReadStore(
       const spec = specOf(collection)
       const marker = missingViewColumn(spec)
       if (!marker) throw new Error(`${collection} does not fill its views when idle`)
-      const found = await rows(
-        `SELECT ${DOCUMENT} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT $1`,
+      return documents<D>(
+        spec,
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${marker} IS NULL ORDER BY id DESC LIMIT $1`,
         [limit],
       )
-      return found.map((r) => toStored<D>(r))
+    },
+    async pendingOf(collection: string, keys: readonly string[]) {
+      const spec = specOf(collection)
+      if (!spec.pending) throw new Error(`${collection} keeps no pending events`)
+      const { rows: found } = await pool.query(
+        `SELECT key, revision, pending_count AS pending FROM ${spec.name} WHERE key = ANY($1::text[])`,
+        [keys],
+      )
+      return new Map(
+        (found as { key: string; revision: number; pending: number }[]).map((r) => [
+          r.key,
+          { revision: r.revision, pending: r.pending },
+        ]),
+      )
     },
     async fillViews(collection, views) {
       const spec = specOf(collection)
@@ -170,13 +214,21 @@ export async function createPostgresReadStore(
       const rows = views.map((item) => {
         const row: Record<string, unknown> = { key: item.key, revision: item.revision }
         for (const v of spec.views ?? []) row[`v_${v}`] = item.views[v] ?? null
+        if (item.folded !== undefined) row.folded = item.folded
         return row
       })
+      // A document read with pending events is stored folded with its views: its readers fold them no more.
+      const folded = spec.pending
+        ? `, doc = CASE WHEN v.folded IS NULL THEN t.doc ELSE v.folded END,
+           pending = CASE WHEN v.folded IS NULL THEN t.pending END,
+           pending_count = CASE WHEN v.folded IS NULL THEN t.pending_count ELSE 0 END`
+        : ''
       return inTransaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
         const { rowCount } = await client.query(
-          `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}
-             FROM json_to_recordset($1::json) AS v(key text, revision int, ${columns.map((c) => `${c} text`).join(', ')})
+          `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}${folded}
+             FROM json_to_recordset($1::json)
+               AS v(key text, revision int, folded jsonb, ${columns.map((c) => `${c} text`).join(', ')})
             WHERE t.key = v.key AND t.revision = v.revision`,
           [JSON.stringify(rows)],
         )
@@ -186,13 +238,11 @@ export async function createPostgresReadStore(
     async commit(projections, writes, checkpoint) {
       await inTransaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
-        const byCollection = new Map<string, DocumentWrite[]>()
-        for (const w of wholeDocuments(writes)) {
-          const list = byCollection.get(w.collection)
-          if (list) list.push(w)
-          else byCollection.set(w.collection, [w])
+        for (const run of runsOf(writes)) {
+          const spec = specOf(run.collection)
+          if (run.appends) await appendPending(client, spec, run.appends)
+          else await upsert(client, spec, run.writes)
         }
-        for (const [collection, list] of byCollection) await upsert(client, specOf(collection), list)
         for (const projection of projections) {
           await client.query(
             `INSERT INTO checkpoints (projection, position) VALUES ($1, $2)
@@ -261,14 +311,55 @@ function tableStatements(spec: CollectionSpec): string[] {
       id         bigint  NOT NULL,
       key        text    NOT NULL UNIQUE,
       revision   integer NOT NULL,
-      doc        jsonb   NOT NULL${fields.join('')}
+      doc        jsonb   NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${fields.join('')}
     )`,
     // A field or view added after the table was made becomes a new column, filled as documents are next written.
     ...Object.entries(spec.fields).map(
       ([f, t]) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS f_${f} ${t === 'integer' ? 'bigint' : 'text'}`,
     ),
     ...viewColumns(spec).map((view) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${view} text`),
+    ...(spec.pending
+      ? PENDING_COLUMNS.split(', ').map((column) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${column}`)
+      : []),
   ]
+}
+
+/** A collection with `pending`: its events appended since the document was written whole, and how many. */
+const PENDING_COLUMNS = 'pending text, pending_count integer NOT NULL DEFAULT 0'
+
+/**
+ * A commit's writes as statements: each collection's whole documents in one
+ * and its appends in another; in the order given where a document of it is
+ * both written whole and appended to (the rows differ otherwise, and so the
+ * order does not matter).
+ */
+function runsOf(writes: readonly (DocumentWrite | DocumentAppend)[]) {
+  type Run = { collection: string; writes: DocumentWrite[]; appends?: DocumentAppend[] }
+  const byCollection = new Map<string, (DocumentWrite | DocumentAppend)[]>()
+  for (const w of writes) {
+    const list = byCollection.get(w.collection)
+    if (list) list.push(w)
+    else byCollection.set(w.collection, [w])
+  }
+  const runs: Run[] = []
+  for (const [collection, list] of byCollection) {
+    const appended = new Set(list.filter(isAppend).map((a) => a.key))
+    const mixed = list.some((w) => !isAppend(w) && appended.has(w.key))
+    const whole: Run = { collection, writes: [] }
+    const appends: Run = { collection, writes: [], appends: [] }
+    for (const w of list) {
+      if (mixed) {
+        const last = runs[runs.length - 1]
+        const same = last?.collection === collection && (last.appends !== undefined) === isAppend(w)
+        if (!same) runs.push(isAppend(w) ? { collection, writes: [], appends: [w] } : { collection, writes: [w] })
+        else if (isAppend(w)) last.appends!.push(w)
+        else last.writes.push(w)
+      } else if (isAppend(w)) appends.appends!.push(w)
+      else whole.writes.push(w)
+    }
+    if (!mixed) runs.push(...[whole, appends].filter((r) => r.writes.length > 0 || (r.appends?.length ?? 0) > 0))
+  }
+  return runs
 }
 
 /**
@@ -335,10 +426,87 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
      ON CONFLICT (key) DO UPDATE SET ${names
        .filter((n) => n !== 'key')
        .map((n) => `${n} = excluded.${n}`)
-       .join(', ')}
+       .join(', ')}${spec.pending ? ', pending = NULL, pending_count = 0' : ''}
      WHERE excluded.revision > t.revision`,
     [JSON.stringify(rows)],
   )
+}
+
+/**
+ * A collection's appends: new documents made of their events alone (`null`
+ * until a read or the views' filling folds them), replacing a stored one only
+ * at a newer revision; then events added to stored documents' pending lines,
+ * their views dropped, if each is still at the revision the projection read.
+ * The projection is its documents' only writer: one that moved means a bug,
+ * and the whole commit is refused.
+ */
+async function appendPending(client: pg.ClientBase, spec: CollectionSpec, appends: readonly DocumentAppend[]) {
+  if (!spec.pending) throw new Error(`${spec.name} keeps no pending events`)
+  const fieldNames = Object.keys(spec.fields)
+  const fieldColumns = fieldNames.map((f): [string, string] => [
+    `f_${f}`,
+    spec.fields[f] === 'integer' ? 'bigint' : 'text',
+  ])
+  const views = viewColumns(spec)
+  const created = appends.filter((a) => a.creates)
+  if (created.length > 0) {
+    const rows = created.map((a) => {
+      const row: Record<string, unknown> = {
+        account_id: a.creates!.accountId,
+        id: a.creates!.id,
+        key: a.key,
+        revision: a.revision,
+        pending: pendingLines(a.events),
+        pending_count: a.events.length,
+      }
+      for (const f of fieldNames) row[`f_${f}`] = a.creates!.fields[f] ?? null
+      return row
+    })
+    const columns: [string, string][] = [
+      ['account_id', 'bigint'],
+      ['id', 'bigint'],
+      ['key', 'text'],
+      ['revision', 'int'],
+      ['pending', 'text'],
+      ['pending_count', 'int'],
+      ...fieldColumns,
+    ]
+    const names = columns.map(([name]) => name)
+    await client.query(
+      `INSERT INTO ${spec.name} AS t (doc, ${names.join(', ')})
+       SELECT 'null'::jsonb, * FROM json_to_recordset($1::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})
+       ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, ${[
+         ...names.filter((n) => n !== 'key').map((n) => `${n} = excluded.${n}`),
+         ...views.map((v) => `${v} = NULL`),
+       ].join(', ')}
+       WHERE excluded.revision > t.revision`,
+      [JSON.stringify(rows)],
+    )
+  }
+  const added = appends.filter((a) => !a.creates)
+  if (added.length === 0) return
+  const { rows: moved } = await client.query(
+    `WITH v AS (SELECT * FROM json_to_recordset($1::json) AS v(key text, after int, revision int, lines text, n int)),
+       updated AS (
+         UPDATE ${spec.name} t SET revision = v.revision, pending = coalesce(t.pending || E'\n', '') || v.lines,
+                pending_count = t.pending_count + v.n${views.map((c) => `, ${c} = NULL`).join('')}
+           FROM v WHERE t.key = v.key AND t.revision = v.after
+         RETURNING t.key)
+     SELECT v.key, v.after FROM v WHERE v.key NOT IN (SELECT key FROM updated)`,
+    [
+      JSON.stringify(
+        added.map((a) => ({
+          key: a.key,
+          after: a.after,
+          revision: a.revision,
+          lines: pendingLines(a.events),
+          n: a.events.length,
+        })),
+      ),
+    ],
+  )
+  const [stale] = moved as { key: string; after: number }[]
+  if (stale) throw new Error(`${stale.key} is no longer at revision ${stale.after}`)
 }
 
 /**

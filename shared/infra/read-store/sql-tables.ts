@@ -1,4 +1,4 @@
-import { type CollectionSpec, perAccountFields } from './port.ts'
+import { type CollectionSpec, type EventToAppend, type PendingEvent, perAccountFields } from './port.ts'
 
 /* What the SQLite and PostgreSQL stores share of a collection's table: its view columns and query indexes. */
 
@@ -47,3 +47,22 @@ export function retiredIndexes(spec: CollectionSpec, existing: readonly string[]
   const wanted = queryIndexes(spec).map(([suffix]) => suffix)
   return existing.filter((name) => QUERY_INDEX.test(name) && !wanted.some((suffix) => name.endsWith(suffix)))
 }
+
+/*
+ * A collection with `pending` keeps a document's appended events as text, one
+ * JSON line an event: an append adds lines without reading the others, and
+ * the text stays as the event store wrote the data (PostgreSQL's jsonb would
+ * reorder its keys).
+ */
+
+/** A pending line: a PendingEvent's JSON, its data copied where the event store gave it as text. */
+const pendingLine = (e: EventToAppend) =>
+  'dataJson' in e
+    ? `{"type":${JSON.stringify(e.type)},"revision":${e.revision},"data":${e.dataJson}}`
+    : JSON.stringify(e)
+
+/** Events as the lines an append adds. */
+export const pendingLines = (events: readonly EventToAppend[]) => events.map(pendingLine).join('\n')
+
+/** JSON.stringify writes no line break: the lines read as one array. */
+export const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)

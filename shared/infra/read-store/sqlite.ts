@@ -1,7 +1,14 @@
 import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
-import { missingViewColumn, queryIndexes, retiredIndexes, viewColumns } from './sql-tables.ts'
+import {
+  missingViewColumn,
+  pendingEvents,
+  pendingLines,
+  queryIndexes,
+  retiredIndexes,
+  viewColumns,
+} from './sql-tables.ts'
 import {
   collectionSpecs,
   groupKeys,
@@ -11,9 +18,7 @@ import {
   type DocumentAppend,
   type DocumentReads,
   type DocumentWrite,
-  type EventToAppend,
   isAppend,
-  type PendingEvent,
   type FindQuery,
   type ReadStore,
   type StoredDocument,
@@ -52,15 +57,6 @@ function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
   const events = pendingEvents(r.pending)
   return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
 }
-
-/** An event's pending line: a PendingEvent's JSON, its data copied where the event store gave it as text. */
-const pendingLine = (e: EventToAppend) =>
-  'dataJson' in e
-    ? `{"type":${JSON.stringify(e.type)},"revision":${e.revision},"data":${e.dataJson}}`
-    : JSON.stringify(e)
-
-/** Pending events are kept one JSON text a line: JSON.stringify writes no line break, and the lines read as one array. */
-const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
 
 /** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
 const DOCUMENT = 'account_id, id, key, revision, doc'
@@ -488,7 +484,7 @@ function documentWrites(
   )
   const encodeWrite = (w: DocumentWrite | DocumentAppend): EncodedWrite => {
     const spec = specOf(w.collection)
-    if (isAppend(w)) return { append: w, spec, lines: w.events.map(pendingLine).join('\n') }
+    if (isAppend(w)) return { append: w, spec, lines: pendingLines(w.events) }
     return { write: w, spec, doc: encode(spec, JSON.stringify(w.doc)), views: encodeViews(spec, w.views) }
   }
   const commit = db.transaction(
