@@ -1,12 +1,13 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
 import {
+  documentColumnsOf,
   missingViewColumn,
-  pendingEvents,
   pendingLines,
   queryIndexes,
   retiredIndexes,
   viewColumns,
+  withPending,
 } from './sql-tables.ts'
 import {
   collectionSpecs,
@@ -54,17 +55,17 @@ interface Row {
   pending?: string | null
 }
 
-const DOCUMENT = 'account_id, id, key, revision, doc'
-/** A document's columns, with its pending events where its collection keeps them. */
-const documentOf = (spec: CollectionSpec) => (spec.pending ? `${DOCUMENT}, pending` : DOCUMENT)
-
 /** A stored row as its document, with the events pending on it folded in. */
-function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
-  const stored = { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: r.doc as D }
-  if (!r.pending || !spec.pending) return stored
-  const events = pendingEvents(r.pending)
-  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
-}
+const toStored = <D>(spec: CollectionSpec, r: Row): StoredDocument<D> =>
+  withPending<D>(
+    spec,
+    { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: r.doc as D },
+    r.pending,
+  )
+
+/** Each indexed field's column and its type. */
+const fieldColumnsOf = (spec: CollectionSpec) =>
+  Object.entries(spec.fields).map(([f, t]): [string, string] => [`f_${f}`, t === 'integer' ? 'bigint' : 'text'])
 
 const fieldColumn = (spec: CollectionSpec, field: string) => {
   if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
@@ -102,7 +103,7 @@ export async function createPostgresReadStore(
   const rows = async (sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as Row[]
   /** The documents a query selects, given the columns to read, with their pending events folded in. */
   const documents = async <D>(spec: CollectionSpec, sql: (columns: string) => string, params: unknown[]) =>
-    (await rows(sql(documentOf(spec)), params)).map((r) => toStored<D>(spec, r))
+    (await rows(sql(documentColumnsOf(spec)), params)).map((r) => toStored<D>(spec, r))
   const checkpointOf = async (client: pg.ClientBase | pg.Pool, projection: string) => {
     const { rows } = await client.query('SELECT position FROM checkpoints WHERE projection = $1', [projection])
     return rows[0] ? BigInt((rows[0] as { position: string }).position) : undefined
@@ -170,7 +171,7 @@ export async function createPostgresReadStore(
     },
     async find<D>(collection: string, query: FindQuery) {
       const spec = specOf(collection)
-      const page = await pageRows<Row>(pool, spec, query, documentOf(spec))
+      const page = await pageRows<Row>(pool, spec, query, documentColumnsOf(spec))
       return { docs: page.rows.map((r) => toStored<D>(spec, r)), hasMore: page.hasMore }
     },
     async findView(collection, query, view) {
@@ -304,7 +305,7 @@ function tableStatements(spec: CollectionSpec): string[] {
   for (const name of [spec.name, ...Object.keys(spec.fields), ...(spec.views ?? [])]) {
     if (!NAME.test(name)) throw new Error(`invalid collection, field or view name ${name}`)
   }
-  const fields = Object.entries(spec.fields).map(([f, t]) => `, f_${f} ${t === 'integer' ? 'bigint' : 'text'}`)
+  const fields = fieldColumnsOf(spec).map(([column, type]) => `, ${column} ${type}`)
   return [
     `CREATE TABLE IF NOT EXISTS ${spec.name} (
       account_id bigint  NOT NULL,
@@ -314,8 +315,8 @@ function tableStatements(spec: CollectionSpec): string[] {
       doc        jsonb   NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${fields.join('')}
     )`,
     // A field or view added after the table was made becomes a new column, filled as documents are next written.
-    ...Object.entries(spec.fields).map(
-      ([f, t]) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS f_${f} ${t === 'integer' ? 'bigint' : 'text'}`,
+    ...fieldColumnsOf(spec).map(
+      ([column, type]) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${column} ${type}`,
     ),
     ...viewColumns(spec).map((view) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${view} text`),
     ...(spec.pending
@@ -328,36 +329,30 @@ function tableStatements(spec: CollectionSpec): string[] {
 const PENDING_COLUMNS = 'pending text, pending_count integer NOT NULL DEFAULT 0'
 
 /**
- * A commit's writes as statements: each collection's whole documents in one
- * and its appends in another; in the order given where a document of it is
- * both written whole and appended to (the rows differ otherwise, and so the
- * order does not matter).
+ * A commit's writes as statements: each collection's consecutive whole
+ * documents in one, its consecutive appends in another. A collection's whole
+ * documents go before its appends, unless a document of it is both written
+ * whole and appended to: then they keep the order given.
  */
 function runsOf(writes: readonly (DocumentWrite | DocumentAppend)[]) {
-  type Run = { collection: string; writes: DocumentWrite[]; appends?: DocumentAppend[] }
   const byCollection = new Map<string, (DocumentWrite | DocumentAppend)[]>()
   for (const w of writes) {
     const list = byCollection.get(w.collection)
     if (list) list.push(w)
     else byCollection.set(w.collection, [w])
   }
-  const runs: Run[] = []
+  const runs: { collection: string; writes: DocumentWrite[]; appends?: DocumentAppend[] }[] = []
   for (const [collection, list] of byCollection) {
     const appended = new Set(list.filter(isAppend).map((a) => a.key))
     const mixed = list.some((w) => !isAppend(w) && appended.has(w.key))
-    const whole: Run = { collection, writes: [] }
-    const appends: Run = { collection, writes: [], appends: [] }
-    for (const w of list) {
-      if (mixed) {
-        const last = runs[runs.length - 1]
-        const same = last?.collection === collection && (last.appends !== undefined) === isAppend(w)
-        if (!same) runs.push(isAppend(w) ? { collection, writes: [], appends: [w] } : { collection, writes: [w] })
-        else if (isAppend(w)) last.appends!.push(w)
-        else last.writes.push(w)
-      } else if (isAppend(w)) appends.appends!.push(w)
-      else whole.writes.push(w)
+    const ordered = mixed ? list : [...list.filter((w) => !isAppend(w)), ...list.filter(isAppend)]
+    for (const w of ordered) {
+      const last = runs[runs.length - 1]
+      const joins = last?.collection === collection && (last.appends !== undefined) === isAppend(w)
+      if (!joins) runs.push(isAppend(w) ? { collection, writes: [], appends: [w] } : { collection, writes: [w] })
+      else if (isAppend(w)) last.appends!.push(w)
+      else last.writes.push(w)
     }
-    if (!mixed) runs.push(...[whole, appends].filter((r) => r.writes.length > 0 || (r.appends?.length ?? 0) > 0))
   }
   return runs
 }
@@ -404,7 +399,7 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
     ['key', 'text'],
     ['revision', 'int'],
     ['doc', 'jsonb'],
-    ...fieldNames.map((f): [string, string] => [`f_${f}`, spec.fields[f] === 'integer' ? 'bigint' : 'text']),
+    ...fieldColumnsOf(spec),
     ...viewColumns(spec).map((v): [string, string] => [v, 'text']),
   ]
   const rows = list.map((w) => {
@@ -443,10 +438,6 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
 async function appendPending(client: pg.ClientBase, spec: CollectionSpec, appends: readonly DocumentAppend[]) {
   if (!spec.pending) throw new Error(`${spec.name} keeps no pending events`)
   const fieldNames = Object.keys(spec.fields)
-  const fieldColumns = fieldNames.map((f): [string, string] => [
-    `f_${f}`,
-    spec.fields[f] === 'integer' ? 'bigint' : 'text',
-  ])
   const views = viewColumns(spec)
   const created = appends.filter((a) => a.creates)
   if (created.length > 0) {
@@ -469,7 +460,7 @@ async function appendPending(client: pg.ClientBase, spec: CollectionSpec, append
       ['revision', 'int'],
       ['pending', 'text'],
       ['pending_count', 'int'],
-      ...fieldColumns,
+      ...fieldColumnsOf(spec),
     ]
     const names = columns.map(([name]) => name)
     await client.query(

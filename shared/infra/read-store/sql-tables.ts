@@ -1,6 +1,32 @@
-import { type CollectionSpec, type EventToAppend, type PendingEvent, perAccountFields } from './port.ts'
+import {
+  type CollectionSpec,
+  type EventToAppend,
+  type PendingEvent,
+  perAccountFields,
+  type StoredDocument,
+} from './port.ts'
 
-/* What the SQLite and PostgreSQL stores share of a collection's table: its view columns and query indexes. */
+/*
+ * What the SQLite and PostgreSQL stores share of a collection's table: the
+ * columns a document is read from, its view columns, its query indexes, and
+ * its pending events' text.
+ */
+
+/**
+ * A document's columns, with its pending events where its collection keeps
+ * them; `t.` before each in a page's query, where the table is `t`. Reading a
+ * document never copies its views (an order's full view is larger than the order).
+ */
+export const documentColumnsOf = (spec: CollectionSpec, page = false) =>
+  page
+    ? spec.pending
+      ? `${PAGE_DOCUMENT}, t.pending`
+      : PAGE_DOCUMENT
+    : spec.pending
+      ? `${DOCUMENT}, pending`
+      : DOCUMENT
+const DOCUMENT = 'account_id, id, key, revision, doc'
+const PAGE_DOCUMENT = 't.account_id, t.id, t.key, t.revision, t.doc'
 
 /** A collection's view columns, in the order its views are listed. */
 export const viewColumns = (spec: CollectionSpec) => (spec.views ?? []).map((v) => `v_${v}`)
@@ -65,4 +91,15 @@ const pendingLine = (e: EventToAppend) =>
 export const pendingLines = (events: readonly EventToAppend[]) => events.map(pendingLine).join('\n')
 
 /** JSON.stringify writes no line break: the lines read as one array. */
-export const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
+const pendingEvents = (lines: string): PendingEvent[] => JSON.parse(`[${lines.replaceAll('\n', ',')}]`)
+
+/** A stored document with the events pending on it (its row's `pending`) folded in, and how many. */
+export function withPending<D>(
+  spec: CollectionSpec,
+  stored: StoredDocument<D>,
+  pending: string | null | undefined,
+): StoredDocument<D> {
+  if (!pending || !spec.pending) return stored
+  const events = pendingEvents(pending)
+  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
+}

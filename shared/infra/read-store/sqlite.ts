@@ -2,12 +2,13 @@ import Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import {
+  documentColumnsOf,
   missingViewColumn,
-  pendingEvents,
   pendingLines,
   queryIndexes,
   retiredIndexes,
   viewColumns,
+  withPending,
 } from './sql-tables.ts'
 import {
   collectionSpecs,
@@ -51,19 +52,12 @@ const textOf = (value: Stored) => (typeof value === 'string' ? value : decompres
 const viewOf = (value: Stored) => (typeof value === 'string' ? viewBytesOf(Buffer.from(value)) : compressedView(value))
 
 /** A stored row as its document, with the events pending on it folded in. */
-function toStored<D>(spec: CollectionSpec, r: Row): StoredDocument<D> {
-  const stored = { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: JSON.parse(textOf(r.doc)) }
-  if (!r.pending || !spec.pending) return stored
-  const events = pendingEvents(r.pending)
-  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
-}
-
-/** A document's columns: reading one never copies its views (an order's full view is larger than the order). */
-const DOCUMENT = 'account_id, id, key, revision, doc'
-const documentOf = (spec: CollectionSpec) => (spec.pending ? `${DOCUMENT}, pending` : DOCUMENT)
-/** The same, in a page's query, where the table is `t`. */
-const PAGE_DOCUMENT = 't.account_id, t.id, t.key, t.revision, t.doc'
-const pageDocumentOf = (spec: CollectionSpec) => (spec.pending ? `${PAGE_DOCUMENT}, t.pending` : PAGE_DOCUMENT)
+const toStored = <D>(spec: CollectionSpec, r: Row): StoredDocument<D> =>
+  withPending<D>(
+    spec,
+    { accountId: r.account_id, id: r.id, key: r.key, revision: r.revision, doc: JSON.parse(textOf(r.doc)) },
+    r.pending,
+  )
 
 const operators = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 const NAME = /^[a-z][a-z0-9_]*$/
@@ -355,7 +349,7 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & Pick<Re
   /** A statement selecting a collection's documents (its table after FROM), with how each row is read. */
   const documents = <P extends unknown[]>(collection: string, from: (table: string) => string) => {
     const spec = specOf(collection)
-    const statement = sql.prepared<P, Row>(`SELECT ${documentOf(spec)} FROM ${from(spec.name)}`)
+    const statement = sql.prepared<P, Row>(`SELECT ${documentColumnsOf(spec)} FROM ${from(spec.name)}`)
     return { statement, stored: <D>(row: Row) => toStored<D>(spec, row) }
   }
   return {
@@ -411,7 +405,7 @@ function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & Pick<Re
     },
     async find<D>(collection: string, query: FindQuery) {
       const spec = specOf(collection)
-      const { rows, hasMore } = pageRows<Row>(sql, spec, query, pageDocumentOf(spec))
+      const { rows, hasMore } = pageRows<Row>(sql, spec, query, documentColumnsOf(spec, true))
       return { docs: rows.map((r) => toStored<D>(spec, r)), hasMore }
     },
     async findView(collection, query, view) {
