@@ -46,8 +46,10 @@ const fresh = await measureBatches(server, '/v2/trackers/events', bodies, {
   concurrency: CONCURRENCY,
   itemsPerBatch: BATCH_SIZE,
 })
+// Resident memory once every tracker has been scanned: the orders the write side remembers are in it.
+const memory = server.memoryMb()
 console.log(
-  `new events ${String(Math.round(fresh.rate)).padStart(7)} events/s   batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}   ${fresh.cpu}; ${fresh.clientCpu}`,
+  `new events ${String(Math.round(fresh.rate)).padStart(7)} events/s   batch median ${ms(fresh.median)}, p99 ${ms(fresh.p99)}   ${fresh.cpu}; ${fresh.clientCpu}; server RSS ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB)`,
 )
 console.log(`then ${await viewsRendered(server)}`)
 const repeat = await measureBatches(server, '/v2/trackers/events', bodies.slice(-10), {

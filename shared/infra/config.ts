@@ -103,10 +103,12 @@ const configSchema = z.object({
     .default(50 * 1024 * 1024),
   /**
    * Orders the write side remembers as it last folded them (command role):
-   * an upsert of a remembered order reads only its newer events. Every one is
-   * marked by each full collection of the heap, so more is not always faster.
+   * an upsert of a remembered order reads only its newer events. The default
+   * holds the orders of a merchant with 20,000 parcels on their way; every
+   * one is marked by each full collection of the heap, so more is not always
+   * faster.
    */
-  ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(2500),
+  ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(20_000),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**
