@@ -19,6 +19,13 @@ export interface SnapshotPolicy {
   readBack: number
 }
 
+/** A bound on the memory of the states remembered, by an estimate of each one's. */
+export interface CacheBytes<S> {
+  max: number
+  /** Roughly the heap a state takes, in bytes: cheap, as it is asked at every change. */
+  of: (state: S) => number
+}
+
 const nothing = { state: undefined, revision: -1, position: 0n, readBack: 0 }
 
 /**
@@ -27,7 +34,9 @@ const nothing = { state: undefined, revision: -1, position: 0n, readBack: 0 }
  * every few minutes is not re-read and re-folded from its first event each
  * time. Always correct: whatever another process appended is read and folded
  * on top, and an append that expected a stale revision fails as a conflict.
- * The least recently used stream is forgotten first (`max` 0: none is kept).
+ * The least recently used stream is forgotten first, when `max` streams or
+ * `bytes.max` bytes of their states are kept (`max` 0: none is kept); a
+ * state larger than the whole budget is not kept.
  * A stream is remembered from its second command on, not at its creation:
  * a bulk import creates thousands of orders a second, most not touched again
  * for hours, and remembering each would push out the orders being worked on
@@ -45,9 +54,19 @@ export function createStateCache<S>(
   evolve: (state: S | undefined, event: EventToFold) => S,
   max: number,
   snapshots?: SnapshotPolicy,
+  bytes?: CacheBytes<S>,
 ) {
   // lru-cache, not a Map: a Map dropping its oldest key scans past every key deleted before it.
-  const cache = max > 0 ? new LRUCache<string, LoadedState<S>>({ max }) : undefined
+  const cache =
+    max > 0
+      ? new LRUCache<string, LoadedState<S>>({
+          max,
+          ...(bytes && {
+            maxSize: bytes.max,
+            sizeCalculation: (loaded) => (loaded.state === undefined ? 1 : Math.max(1, bytes.of(loaded.state))),
+          }),
+        })
+      : undefined
   const remember = (stream: string, loaded: LoadedState<S>) => cache?.set(stream, loaded)
 
   /** Each stream's state as memory, else its latest snapshot, knows it. */

@@ -21,12 +21,47 @@ import type { TrackerInput, TrackerOutcome } from './schema.ts'
  * load that read back three events or more has the append after it keep a
  * snapshot, as the next load would read back at least as many.
  */
-export const createOrderStates = (max: number) =>
-  createStateCache<OrderState>((order, event) => evolveOrderState(order, event as unknown as OrderEvent), max, {
-    version: ORDER_STATE_VERSION,
-    readBack: 3,
-  })
+export const createOrderStates = (max: number, maxBytes = Number.POSITIVE_INFINITY) =>
+  createStateCache<OrderState>(
+    (order, event) => evolveOrderState(order, event as unknown as OrderEvent),
+    max,
+    { version: ORDER_STATE_VERSION, readBack: 3 },
+    Number.isFinite(maxBytes) ? { max: maxBytes, of: orderStateBytes } : undefined,
+  )
 export type OrderStates = ReturnType<typeof createOrderStates>
+
+/*
+ * Heap bytes of an order's state, roughly: constants measured on states parsed
+ * from their snapshots (an order of one tracker with six carrier events takes
+ * about 2 KB), and the merchant's own data (line items, custom variables)
+ * walked, as an order may carry kilobytes of it.
+ */
+const ORDER_BYTES = 600
+const FULFILLMENT_BYTES = 250
+const TRACKER_BYTES = 500
+const CARRIER_EVENT_BYTES = 130
+
+/** Roughly the heap an order's state takes, in bytes: what bounds the orders the write side remembers. */
+export function orderStateBytes(order: OrderState): number {
+  let bytes = ORDER_BYTES + valueBytes(order.fields.custom_variables) + valueBytes(order.fields.line_items)
+  for (const f of order.fulfillments)
+    bytes += FULFILLMENT_BYTES + valueBytes(f.fields.custom_variables) + valueBytes(f.fields.line_items)
+  for (const t of order.trackers) {
+    bytes += TRACKER_BYTES + CARRIER_EVENT_BYTES * t.event_ids.length
+    bytes += valueBytes(t.fields.custom_variables) + valueBytes(t.fields.line_items)
+  }
+  return bytes
+}
+
+/** Roughly the heap a JSON value takes: a slot for each value, headers for strings, arrays and objects. */
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + value.length
+  if (typeof value !== 'object' || value === null) return 8
+  let bytes = 24
+  if (Array.isArray(value)) for (const item of value) bytes += 8 + valueBytes(item)
+  else for (const key in value) bytes += 8 + valueBytes((value as Record<string, unknown>)[key])
+  return bytes
+}
 
 /**
  * Plans a batch upsert: the items grouped by order, one read and one append

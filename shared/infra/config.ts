@@ -109,6 +109,11 @@ const configSchema = z.object({
    * faster.
    */
   ORDER_CACHE_SIZE: z.coerce.number().int().min(0).default(20_000),
+  /**
+   * The memory those orders may take, by an estimate of each one's size: an
+   * order of many trackers, or of large custom variables, counts for more.
+   */
+  ORDER_CACHE_MB: z.coerce.number().int().min(1).default(64),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**

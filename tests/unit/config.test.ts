@@ -29,6 +29,7 @@ t.test('a bad value stops the start with a message naming the variable', async (
     ['SHIPLOG_SECRET_KEY', 'too-short'],
     ['SHIPLOG_METRICS_TOKEN', 'short'],
     ['SHIPLOG_WEBHOOK_ENDPOINTS_MAX', '0'],
+    ['ORDER_CACHE_MB', '0'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(`${name}:`) }, name)
   }

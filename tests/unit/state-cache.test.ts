@@ -1,6 +1,8 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { createStateCache } from '../../commands/state-cache.ts'
+import { orderStateBytes } from '../../commands/trackers/upsert.ts'
+import { initialFulfillmentFields, initialOrderFields, initialTrackerFields } from '../../shared/domain/orders/state.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { newEvent } from '../support/recorded.ts'
 import { tempDir } from '../support/temp.ts'
@@ -160,3 +162,68 @@ t.test(
     t.equal(sum.folded, 5, "another version's snapshot is ignored: the stream is folded from its start")
   },
 )
+
+t.test('a bound on bytes forgets the least recently loaded, and a state larger than it is not kept', async (t) => {
+  const store = createSqliteEventStore(join(tempDir(t, 'shiplog-cache-'), 'events.db'))
+  t.teardown(() => store.close())
+  const sizes = { a: 10, b: 10, c: 45, d: 100 }
+  await store.append(
+    Object.entries(sizes).map(([stream, n]) => ({ stream, expected: 'no_stream' as const, events: [event(n)] })),
+  )
+  const folds: string[] = []
+  let stream = ''
+  // Each state's size is its sum: 60 bytes hold 'a' and 'b' with 'c', not all three.
+  const sums = createStateCache<number>(
+    (sum, e) => {
+      folds.push(stream)
+      return (sum ?? 0) + (e.data as { n: number }).n
+    },
+    10,
+    undefined,
+    { max: 60, of: (sum) => sum },
+  )
+  const load = async (s: string) => {
+    stream = s
+    await sums.loadMany(store, [s])
+  }
+  for (const s of ['a', 'b', 'b', 'c', 'c']) await load(s)
+  t.same(folds, ['a', 'b', 'c'], "'a', 'b' and 'c' fit one at a time")
+  await load('b')
+  await load('a')
+  t.same(folds, ['a', 'b', 'c', 'a'], "'a', least recently loaded, made room for 'c'")
+  await load('c')
+  t.same(folds, ['a', 'b', 'c', 'a', 'c'], "and 'c' for 'a'")
+  await load('d')
+  await load('d')
+  t.same(folds, ['a', 'b', 'c', 'a', 'c', 'd', 'd'], "'d', larger than the whole bound, is never kept")
+})
+
+t.test('an order counts for more with each tracker, carrier event and byte of merchant data', async (t) => {
+  const tracker = (id: number, events: number) => ({
+    id,
+    fulfillment_id: id + 1000,
+    tracking_number: `TN-${id}`,
+    fields: { ...initialTrackerFields },
+    status_at: null,
+    event_ids: Array.from({ length: events }, (_, i) => [`key-${i}`, i] as const),
+    notified: [],
+  })
+  const order = (trackers: number, events: number, custom_variables: Record<string, unknown> | null = null) => ({
+    id: 1,
+    order_number: 'O-1',
+    fields: { ...initialOrderFields, custom_variables },
+    fulfillments: Array.from({ length: trackers }, (_, i) => ({
+      id: i + 1000,
+      merchant_id: `TN-${i}`,
+      fields: initialFulfillmentFields('shipped'),
+    })),
+    trackers: Array.from({ length: trackers }, (_, i) => tracker(i, events)),
+    notified: [],
+  })
+  const scanned = orderStateBytes(order(1, 6))
+  t.ok(scanned > 1500 && scanned < 3000, `a one-tracker order after six scans: ${scanned} bytes, about 2 KB`)
+  t.ok(orderStateBytes(order(1, 7)) > scanned, 'a carrier event more')
+  t.ok(orderStateBytes(order(2, 6)) > scanned + 500, 'a tracker more')
+  const notes = { note: 'x'.repeat(10_000) }
+  t.ok(orderStateBytes(order(1, 6, notes)) > scanned + 10_000, 'ten thousand characters of custom variables')
+})
