@@ -113,7 +113,7 @@ const configSchema = z.object({
    * The memory those orders may take, by an estimate of each one's size: an
    * order of many trackers, or of large custom variables, counts for more.
    */
-  ORDER_CACHE_MB: z.coerce.number().int().min(1).default(64),
+  ORDER_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(64),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**

@@ -30,6 +30,7 @@ t.test('a bad value stops the start with a message naming the variable', async (
     ['SHIPLOG_METRICS_TOKEN', 'short'],
     ['SHIPLOG_WEBHOOK_ENDPOINTS_MAX', '0'],
     ['ORDER_CACHE_MB', '0'],
+    ['ORDER_CACHE_MB', '2000000'],
   ] as const) {
     t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError', message: new RegExp(`${name}:`) }, name)
   }
