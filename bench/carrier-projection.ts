@@ -47,7 +47,7 @@ const eventBatch = (n: number) =>
       }
     }),
   }).events
-const orders = createOrderStates(runtime.config.ORDER_CACHE_SIZE, runtime.config.ORDER_CACHE_MB * 2 ** 20)
+const orders = createOrderStates(runtime.config.ORDER_CACHE_SIZE, runtime.config.ORDER_CACHE_MB)
 const request = benchRequest(accountId)
 for (let n = 0; n < BATCHES; n++) {
   const plan = await planTrackingEvents(runtime, orders, request, eventBatch(n))()

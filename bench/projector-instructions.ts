@@ -97,7 +97,7 @@ const carrierEvents = async () =>
       await rt.eventStore.append(await decidedAppends(rt, ACCOUNT, items))
     }
     await projectAll(rt)
-    const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE, rt.config.ORDER_CACHE_MB * 2 ** 20)
+    const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE, rt.config.ORDER_CACHE_MB)
     const request = benchRequest(ACCOUNT)
     let warmedUp = 0n
     for (let n = 0; n < (scanSteps.length * SCANNED_TRACKERS) / BATCH_SIZE; n++) {

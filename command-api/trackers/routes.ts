@@ -17,7 +17,7 @@ import { trackerRefresh } from '../../projectors/resources/schemas.ts'
 import { createOrderStates, planTrackerUpserts } from '../../commands/trackers/upsert.ts'
 
 export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
-  const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE, rt.config.ORDER_CACHE_MB * 2 ** 20)
+  const orders = createOrderStates(rt.config.ORDER_CACHE_SIZE, rt.config.ORDER_CACHE_MB)
   app.post(
     '/v1/trackers',
     {

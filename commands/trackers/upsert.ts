@@ -21,12 +21,12 @@ import type { TrackerInput, TrackerOutcome } from './schema.ts'
  * load that read back three events or more has the append after it keep a
  * snapshot, as the next load would read back at least as many.
  */
-export const createOrderStates = (max: number, maxBytes = Number.POSITIVE_INFINITY) =>
+export const createOrderStates = (max: number, maxMb?: number) =>
   createStateCache<OrderState>(
     (order, event) => evolveOrderState(order, event as unknown as OrderEvent),
     max,
     { version: ORDER_STATE_VERSION, readBack: 3 },
-    Number.isFinite(maxBytes) ? { max: maxBytes, of: orderStateBytes } : undefined,
+    maxMb === undefined ? undefined : { max: maxMb * 2 ** 20, of: orderStateBytes },
   )
 export type OrderStates = ReturnType<typeof createOrderStates>
 
