@@ -47,7 +47,7 @@ const scan = (
 /** The history of a scan recorded earlier: its TrackingEventRecorded (and status change when it moved). */
 function recorded(code: EventTypeCode | null, minutes: number, id: number, from?: string): OrderEvent[] {
   const input = scan(code, minutes)
-  const event = recordedCarrierEvent(id, trackingEventKey({ ...input, carrier_code: 'colissimo' }), code, at(minutes))
+  const event = recordedCarrierEvent(id, trackingEventKey(input, 'colissimo'), code, at(minutes))
   const events: OrderEvent[] = [{ type: 'TrackingEventRecorded', data: { tracker_id: TRACKER, event, at: NOW } }]
   if (from && code) {
     const to = statusOfEvent[code]
@@ -70,6 +70,48 @@ function history(...scans: CarrierEventInput[]): OrderEvent[] {
   })
   return [...order, ...events]
 }
+
+t.test("an event's key is the digest every earlier version recorded, so a repeat stays a duplicate", async (t) => {
+  // Digests recorded in logs written before: the key is part of the stored events and must never drift.
+  t.equal(
+    trackingEventKey(
+      {
+        tracking_number: '6A12345678901',
+        happened_at: 1795000000,
+        event_type_code: 'transit',
+        message: 'Colis en cours d’acheminement',
+      },
+      'colissimo',
+    ),
+    'digest:031178f904ee31c7',
+  )
+  t.equal(
+    trackingEventKey(
+      { tracking_number: 'JD0001', happened_at: 1795003600, event_type_code: null, message: null },
+      null,
+    ),
+    'digest:753073015bac4663',
+  )
+  t.equal(
+    trackingEventKey(
+      {
+        tracking_number: 'EV00000001',
+        happened_at: 1795007200,
+        event_type_code: 'delivered',
+        message: 'Livré "à la porte" \\ 😀',
+      },
+      'dhl',
+    ),
+    'digest:7cde7c6cbc3613b6',
+  )
+  t.equal(
+    trackingEventKey(
+      { tracking_number: 'JD0001', happened_at: 1, event_type_code: null, carrier_event_id: 'E-9' },
+      'dhl',
+    ),
+    'carrier:E-9',
+  )
+})
 
 t.test('every event type moves a pending tracker to its status', async (t) => {
   for (const code of eventTypeCodes) {

@@ -95,7 +95,7 @@ export function decideTrackingEvents(
     let existingId: number | undefined
     for (const { id: trackerId } of matching) {
       const tracker = order!.trackers.find((t) => t.id === trackerId)!
-      const key = trackingEventKey({ ...input, carrier_code: tracker.fields.carrier?.code ?? input.carrier_code })
+      const key = trackingEventKey(input, tracker.fields.carrier?.code ?? input.carrier_code)
       const known = recordedEventId(tracker, key)
       if (known !== undefined) {
         existingId ??= known

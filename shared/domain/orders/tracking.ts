@@ -62,32 +62,36 @@ export const deliveryAttempts: ReadonlySet<EventTypeCode> = new Set(['failed_att
 /**
  * An event's identity, the same however often it is sent or polled: the
  * carrier's own event id when it gives one, otherwise a digest of what the
- * event says (FNV-1a, 2 × 32 bits: a pure function, not a secret).
+ * event says, with the carrier given (the tracker's, else the event's):
+ * FNV-1a, 2 × 32 bits, a pure function, not a secret.
  */
-export function trackingEventKey(e: {
-  tracking_number: string
-  carrier_code?: string | null
-  carrier_event_id?: string | null
-  happened_at: number
-  event_type_code: EventTypeCode | null
-  message?: string | null
-}): string {
+export function trackingEventKey(
+  e: {
+    tracking_number: string
+    carrier_event_id?: string | null
+    happened_at: number
+    event_type_code: EventTypeCode | null
+    message?: string | null
+  },
+  carrierCode: string | null | undefined,
+): string {
   if (e.carrier_event_id) return `carrier:${e.carrier_event_id}`
   const text = JSON.stringify([
     e.tracking_number,
-    e.carrier_code ?? null,
+    carrierCode ?? null,
     e.happened_at,
     e.event_type_code,
     e.message ?? '',
   ])
-  return `digest:${fnv1a(text, 0x811c9dc5)}${fnv1a(text, 0x01000193)}`
+  // Both halves in one pass over the text; Math.imul and ^ keep 32 bits, read unsigned at the end.
+  let low = 0x811c9dc5
+  let high = 0x01000193
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    low = Math.imul(low ^ c, 0x01000193)
+    high = Math.imul(high ^ c, 0x01000193)
+  }
+  return `digest:${hex32(low)}${hex32(high)}`
 }
 
-function fnv1a(text: string, seed: number): string {
-  let hash = seed >>> 0
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-  return hash.toString(16).padStart(8, '0')
-}
+const hex32 = (hash: number) => (hash >>> 0).toString(16).padStart(8, '0')
