@@ -17,15 +17,18 @@ import type { TrackerInput, TrackerOutcome } from './schema.ts'
 
 /**
  * Orders as the write side last folded them, and their snapshots. Writing a
- * snapshot costs about as much as reading back and folding three events: a
- * load that read back three events or more has the append after it keep a
- * snapshot, as the next load would read back at least as many.
+ * snapshot costs about as much as reading back and folding three events, and
+ * it is worth that only to a later load the memory misses: a load that read
+ * back four events or more has the append after it keep a snapshot. An order
+ * created with its tracker is three events (the order, its order_placed
+ * notification, the tracker), which its first scan reads back and the memory
+ * then keeps.
  */
 export const createOrderStates = (max: number, maxMb?: number) =>
   createStateCache<OrderState>(
     (order, event) => evolveOrderState(order, event as unknown as OrderEvent),
     max,
-    { version: ORDER_STATE_VERSION, readBack: 3 },
+    { version: ORDER_STATE_VERSION, readBack: 4 },
     maxMb === undefined ? undefined : { max: maxMb * 2 ** 20, of: orderStateBytes },
   )
 export type OrderStates = ReturnType<typeof createOrderStates>

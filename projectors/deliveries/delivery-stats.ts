@@ -6,6 +6,7 @@ import {
   type Contribution,
   changesDeliveryFacts,
   contributionOf,
+  mayChangeDeliveryFacts,
   type DeliveryBucket,
   emptyBucket,
   emptyPrefixBucket,
@@ -78,7 +79,11 @@ export const prefixesKey = (accountId: number, c: Parameters<typeof bucketKeyOf>
  */
 const ORDER_FIELDS = { kind: null, week: null, changed: null }
 
-const isFolded = (e: RecordedEvent) => e.stream.startsWith('order-') && changesDeliveryFacts(e.type)
+/** An order's event that may change its facts: a scan's status change, say, is not read for. */
+const isFolded = (e: RecordedEvent) =>
+  e.stream.startsWith('order-') &&
+  changesDeliveryFacts(e.type) &&
+  mayChangeDeliveryFacts(asDomainEvents<OrderEvent>([e])[0]!)
 
 /**
  * A new order's facts, folded from its creation, if none of its parcels

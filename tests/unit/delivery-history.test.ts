@@ -9,6 +9,7 @@ import {
   emptyPrefixBucket,
   evolveDeliveryFacts,
   learnedFor,
+  mayChangeDeliveryFacts,
   mode,
   quantile,
   transitHistoryOf,
@@ -84,6 +85,55 @@ t.test('given an order shipped and delivered, its parcel contributes once, on th
     returned: false,
   })
 })
+
+t.test(
+  'an event said not to change the facts leaves them as they were; the others it names do change them',
+  async (t) => {
+    // Given a parcel shipped to an order in France, with a first scan in France
+    const facts = fold([
+      created,
+      tracker,
+      scan('origin_scan', '2026-11-02T08:00:00Z', 'FR'),
+      updated({ shipped_at: at('2026-11-02T08:00:00Z') }),
+    ])
+    const status = (to: string): OrderEvent =>
+      ({
+        type: 'TrackerStatusChanged',
+        data: { tracker_id: 3, from: 'in_transit', to, happened_at: at('2026-11-03T08:00:00Z'), at: 300 },
+      }) as unknown as OrderEvent
+    const address = (type: string, shipping_address: object | null | undefined): OrderEvent =>
+      ({
+        type,
+        data: { fulfillment_id: 2, changes: shipping_address === undefined ? {} : { shipping_address }, at: 300 },
+      }) as unknown as OrderEvent
+    const elsewhere = { id: 8, country_code: 'BE', zip: '1000', state: null }
+    const unchanged = [
+      status('out_for_delivery'),
+      updated({ first_delivery_attempted_at: at('2026-11-03T08:00:00Z') }),
+      address('OrderUpdated', undefined),
+      address('FulfillmentCreated', null),
+      address('FulfillmentUpdated', undefined),
+    ]
+    const changing = [
+      status('returned'),
+      updated({ delivered_at: at('2026-11-04T08:00:00Z') }),
+      updated({ displayable_expected_delivery_date: '2026-11-05' }),
+      updated({ carrier_service: null }),
+      address('OrderUpdated', elsewhere),
+      address('FulfillmentUpdated', elsewhere),
+    ]
+    for (const event of unchanged) {
+      // When it is folded, then the facts are the same, and the predicate said so
+      t.notOk(mayChangeDeliveryFacts(event), `${event.type} ${JSON.stringify(event.data)} is passed over`)
+      t.same(evolveDeliveryFacts(facts, event), facts)
+    }
+    for (const event of changing) {
+      t.ok(mayChangeDeliveryFacts(event), `${event.type} ${JSON.stringify(event.data)} is folded`)
+      t.notSame(evolveDeliveryFacts(facts, event), facts)
+    }
+    t.ok(mayChangeDeliveryFacts(scan('transit', '2026-11-03T08:00:00Z', 'FR')), 'a scan is always folded')
+  },
+)
 
 t.test('given a parcel not yet ended, or without a carrier, it contributes nothing', async (t) => {
   const shipped = fold([created, tracker, updated({ shipped_at: at('2026-11-02T08:00:00Z') })])

@@ -71,8 +71,39 @@ const newParcel = (tracker_id: number, fulfillment_id: number): ParcelFacts => (
   exception: false,
 })
 
-/** Whether an event can change an order's delivery facts. */
+/** Whether an event of this type can change an order's delivery facts. */
 export const changesDeliveryFacts = (type: string) => FOLDED.has(type)
+
+/** The tracker changes the facts keep: any other leaves a parcel's facts as they were. */
+const PARCEL_CHANGES = [
+  'carrier',
+  'carrier_service',
+  'displayable_expected_delivery_date',
+  'delivered_at',
+  'shipped_at',
+]
+
+/**
+ * Whether this event can change an order's delivery facts, by what it says:
+ * a status change other than a return, a tracker change of none of the
+ * fields above, and an address change without an address fold to the same
+ * facts, so a projection need not read the facts for them.
+ */
+export function mayChangeDeliveryFacts(event: OrderEvent): boolean {
+  switch (event.type) {
+    case 'TrackerStatusChanged':
+      return event.data.to === 'returned'
+    case 'TrackerUpdated':
+      return PARCEL_CHANGES.some((field) => field in event.data.changes)
+    case 'OrderUpdated':
+      return event.data.changes.shipping_address !== undefined
+    case 'FulfillmentCreated':
+    case 'FulfillmentUpdated':
+      return placeOf(event.data.changes.shipping_address) != null
+    default:
+      return changesDeliveryFacts(event.type)
+  }
+}
 const FOLDED = new Set<string>([
   'OrderCreated',
   'OrderUpdated',

@@ -410,9 +410,12 @@ function eventStatements(db: Database.Database) {
   return {
     // The streams of an append as one JSON parameter: an import chunk writes a
     // stream per row, and one statement is cheaper than a statement per stream.
-    lastRevisions: db.prepare<[string], { request: number; r: number | null }>(
-      'SELECT s.key AS request, (SELECT max(revision) FROM events WHERE stream = s.value) AS r FROM json_each(?) s',
-    ),
+    // Rows as [request, revision] arrays: no object a stream.
+    lastRevisions: db
+      .prepare<[string], [request: number, revision: number | null]>(
+        'SELECT s.key, (SELECT max(revision) FROM events WHERE stream = s.value) FROM json_each(?) s',
+      )
+      .raw(true),
     findById: db.prepare<[string], StoredRow>('SELECT stream, revision, position, parts FROM events WHERE id = ?'),
     // Positions are given, not left to AUTOINCREMENT: a row of several events takes one for each.
     insert: db.prepare(
@@ -577,9 +580,9 @@ function appendRequests(statements: EventStatements, requests: AppendRequest[], 
   const revisions: number[] = []
   // Each stream's last revision as this transaction leaves it.
   const last = new Map<string, number>()
-  for (const row of statements.lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
-    const stream = requests[row.request]!.stream
-    if (!last.has(stream)) last.set(stream, row.r ?? -1)
+  for (const [request, revision] of statements.lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
+    const stream = requests[request]!.stream
+    if (!last.has(stream)) last.set(stream, revision ?? -1)
   }
   const skip = (retry: { revision: number; position: bigint }) => {
     revisions.push(retry.revision)
