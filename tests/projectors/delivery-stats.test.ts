@@ -58,6 +58,49 @@ t.test('a scan that changes no delivery fact writes nothing; one that does rewri
   t.equal((await store.getByKey(projection.collection, orderFactsKey(STREAM)))?.revision, 4)
 })
 
+t.test(
+  "the scans recorded as none of their parcel's firsts, and the status moves they make, are not looked up for",
+  async (t) => {
+    const store = createSqliteReadStore(join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db'), allCollections)
+    t.teardown(() => store.close())
+    const { watched, lookedUp: calls } = watchingLookups(store)
+    const apply = async (...events: RecordedEvent[]) => {
+      calls.length = 0
+      await store.commit([projection.name], await projection.apply(events, watched), lastPosition())
+      return calls.flat().filter((k) => k.startsWith('order:'))
+    }
+    const event = streamEvents(STREAM)
+    const scan = (code: string, country: string | null, firsts?: string[]) =>
+      event('TrackingEventRecorded', {
+        tracker_id: 11,
+        event: { id: 50, event_type_code: code, happened_at: AT, address: country && { country_code: country } },
+        ...(firsts && { firsts }),
+        at: AT,
+      })
+    const moved = (to: string) =>
+      event('TrackerStatusChanged', { tracker_id: 11, from: 'in_transit', to, happened_at: AT, at: AT })
+    await apply(
+      event('OrderCreated', { order_id: 5, order_number: 'D-1', changes: {}, at: AT }),
+      event('TrackerCreated', {
+        tracker_id: 11,
+        fulfillment_id: 10,
+        tracking_number: 'TN-1',
+        changes: { carrier: { code: 'ups', name: 'UPS' } },
+        at: AT,
+      }),
+    )
+    // Given the parcel's origin scan, looked up as every scan is that is one of its firsts
+    t.same(await apply(scan('in_transit', 'FR', ['origin'])), [orderFactsKey(STREAM)])
+    // When later scans are recorded as none of its firsts, with the status moves they make
+    t.same(await apply(scan('in_transit', 'BE', []), moved('out_for_delivery')), [], 'nothing looked up')
+    // Then a scan recorded before scans kept their firsts is looked up, and a first failed attempt is a fact
+    t.same(await apply(scan('in_transit', 'DE')), [orderFactsKey(STREAM)], 'no firsts: looked up as before')
+    t.same(await apply(scan('failed_attempt', null, ['failed_attempt'])), [orderFactsKey(STREAM)])
+    const stored = await store.getByKey<OrderFactsDoc>(projection.collection, orderFactsKey(STREAM))
+    t.match(stored?.doc.facts.parcels, [{ origin: 'FR', failed_attempt: true }])
+  },
+)
+
 t.test('a new order is not looked up, and a replay of it counts its delivery once', async (t) => {
   const file = join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db')
   const store = createSqliteReadStore(file, allCollections)

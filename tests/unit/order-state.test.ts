@@ -58,7 +58,7 @@ t.test('the shape of the state is pinned with its version', async (t) => {
       trackerFields: keys(order.trackers[0]!.fields),
     },
     {
-      version: 'order-state-2',
+      version: 'order-state-3',
       order: ['fields', 'fulfillments', 'id', 'notified', 'order_number', 'trackers'],
       fields: [
         'canceled',
@@ -82,7 +82,18 @@ t.test('the shape of the state is pinned with its version', async (t) => {
         'shipping_address',
         'status_code',
       ],
-      tracker: ['event_ids', 'fields', 'fulfillment_id', 'id', 'notified', 'status_at', 'tracking_number'],
+      tracker: [
+        'event_ids',
+        'exception',
+        'failed_attempt',
+        'fields',
+        'fulfillment_id',
+        'id',
+        'notified',
+        'origin_at',
+        'status_at',
+        'tracking_number',
+      ],
       recordedEvent: ['string', 'number'],
       trackerFields: [
         'carrier',

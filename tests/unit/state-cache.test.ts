@@ -207,6 +207,9 @@ t.test('an order counts for more with each tracker, carrier event and byte of me
     status_at: null,
     event_ids: Array.from({ length: events }, (_, i) => [`key-${i}`, i] as const),
     notified: [],
+    origin_at: null,
+    failed_attempt: false,
+    exception: false,
   })
   const order = (trackers: number, events: number, custom_variables: Record<string, unknown> | null = null) => ({
     id: 1,

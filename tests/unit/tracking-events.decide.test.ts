@@ -131,6 +131,31 @@ t.test('every event type moves a pending tracker to its status', async (t) => {
   }
 })
 
+/** Which of its parcel's firsts a scan is recorded as, after the history given. */
+function firstsWhen(events: OrderEvent[], input: CarrierEventInput) {
+  const state = events.reduce(evolveOrderState, undefined as never)
+  const decided = decideTrackingEvents({ events: [input], eventIds: [990], now: NOW, ids: countingIds(8000) }, state)
+  const recordedEvent = decided.events.find((e) => e.type === 'TrackingEventRecorded')
+  return recordedEvent?.type === 'TrackingEventRecorded' ? recordedEvent.data.firsts : undefined
+}
+
+t.test("a scan is recorded with which of its parcel's firsts it is", async (t) => {
+  const lyon = { city: 'Lyon', country_code: 'FR' }
+  const brussels = { city: 'Bruxelles', country_code: 'BE' }
+  // Given a parcel never scanned: its first scan naming a country is its origin, one naming none is no first
+  t.same(firstsWhen(order, scan('label_created', 10, { address: lyon })), ['origin'])
+  t.same(firstsWhen(order, scan('label_created', 10)), [])
+  // Given a parcel scanned in France at minute 30, then a failed attempt at 40
+  const seen = history(scan('transit', 30, { address: lyon }), scan('failed_attempt', 40))
+  t.same(firstsWhen(seen, scan('transit', 50, { address: lyon })), [], 'a later scan naming a country')
+  t.same(firstsWhen(seen, scan('transit', 20, { address: brussels })), ['origin'], 'an earlier one, arriving late')
+  t.same(firstsWhen(seen, scan('failed_attempt', 45)), [], 'a second failed attempt')
+  t.same(firstsWhen(seen, scan('incident', 46)), ['incident'], 'a first incident')
+  t.same(firstsWhen(history(), scan('failed_attempt', 5, { address: lyon })), ['origin', 'failed_attempt'])
+  // Given a failed attempt recorded before scans kept their firsts: the state learns it from the scan itself
+  t.same(firstsWhen([...order, ...recorded('failed_attempt', 40, 1)], scan('failed_attempt', 45)), [])
+})
+
 t.test('an informational event is recorded and moves nothing', async (t) => {
   given(order)
     .when([scan(null, 1, { message: 'Weather delay' })])

@@ -1,4 +1,5 @@
 import type { OrderEvent } from '../orders/state.ts'
+import { firstsOf, scansSeenAfter } from '../orders/tracking.ts'
 import type { Address } from '../events/resources.ts'
 import { timeZoneAt } from '../contacts/time-zones.ts'
 import { addDays, type CalendarDate, isPublicHoliday, localDateTime, weekdayOf } from './calendar.ts'
@@ -85,12 +86,15 @@ const PARCEL_CHANGES = [
 
 /**
  * Whether this event can change an order's delivery facts, by what it says:
- * a status change other than a return, a tracker change of none of the
- * fields above, and an address change without an address fold to the same
- * facts, so a projection need not read the facts for them.
+ * a scan recorded as none of its parcel's firsts, a status change other than
+ * a return, a tracker change of none of the fields above, and an address
+ * change without an address fold to the same facts, so a projection need not
+ * read the facts for them.
  */
 export function mayChangeDeliveryFacts(event: OrderEvent): boolean {
   switch (event.type) {
+    case 'TrackingEventRecorded':
+      return event.data.firsts === undefined || event.data.firsts.length > 0
     case 'TrackerStatusChanged':
       return event.data.to === 'returned'
     case 'TrackerUpdated':
@@ -151,16 +155,11 @@ export function evolveDeliveryFacts(state: OrderDeliveryFacts | undefined, event
     case 'TrackerUpdated':
       return mapParcel(state, event.data.tracker_id, (p) => withChanges(p, event.data.changes))
     case 'TrackingEventRecorded': {
-      const e = event.data.event
+      const scan = event.data.event
       return mapParcel(state, event.data.tracker_id, (p) => {
-        const country = e.address?.country_code ?? null
-        const earlier = country !== null && (p.origin_at === null || e.happened_at < p.origin_at)
-        return {
-          ...p,
-          ...(earlier ? { origin: country, origin_at: e.happened_at } : {}),
-          failed_attempt: p.failed_attempt || e.event_type_code === 'failed_attempt',
-          exception: p.exception || e.event_type_code === 'incident',
-        }
+        const firsts = firstsOf(p, scan)
+        const seen = scansSeenAfter(p, scan, firsts)
+        return firsts.includes('origin') ? { ...seen, origin: scan.address?.country_code ?? null } : seen
       })
     }
     case 'TrackerStatusChanged': {

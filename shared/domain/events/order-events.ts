@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { deliveryStatusCodes } from '../orders/tracking.ts'
+import { deliveryStatusCodes, scanFirsts } from '../orders/tracking.ts'
 import { fulfillmentChanges, notification, orderChanges, trackerChanges, trackingEvent } from './resources.ts'
 
 /**
@@ -94,7 +94,19 @@ export const orderEvents = {
    */
   TrackingLinkRotated: z.object({ link_id: z.number().int(), at }),
   /** A carrier event applied to one tracker; the same carrier event on two trackers is recorded on each. */
-  TrackingEventRecorded: z.object({ tracker_id: z.number().int(), event: trackingEvent, at }),
+  TrackingEventRecorded: z.object({
+    tracker_id: z.number().int(),
+    event: trackingEvent,
+    /**
+     * Which of its parcel's firsts the scan is, as the order stood when it was
+     * recorded: `origin`, its earliest scan naming a country so far;
+     * `failed_attempt` and `incident`, its first of each. A scan that is none
+     * changes none of the delivery history's facts, which then need not be read.
+     * Absent from events recorded before it was kept: those are read as before.
+     */
+    firsts: z.array(z.enum(scanFirsts)).optional(),
+    at,
+  }),
   /**
    * The tracker's delivery status moved, because of the event that happened at
    * `happened_at`: the stored fact that reactions (webhooks, e-mails) follow.

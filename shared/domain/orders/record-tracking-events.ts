@@ -12,6 +12,7 @@ import {
   type DeliveryStatusCode,
   deliveryAttempts,
   type EventTypeCode,
+  firstsOf,
   statusOfEvent,
   trackingEventKey,
 } from './tracking.ts'
@@ -115,7 +116,8 @@ export function decideTrackingEvents(
         expected_delivery_at: input.expected_delivery_at ?? null,
       }
       const status = statusChange(tracker, input)
-      emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, at } })
+      const firsts = firstsOf(tracker, input)
+      emit({ type: 'TrackingEventRecorded', data: { tracker_id: trackerId, event, firsts, at } })
       if (status) emit({ type: 'TrackerStatusChanged', data: { tracker_id: trackerId, ...status, at } })
       // The scan that ships a parcel says where it left from: the lane's origin.
       const origin = input.address?.country_code ?? undefined

@@ -1,7 +1,7 @@
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { orderEvents } from '../events/order-events.ts'
 import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../events/resources.ts'
-import { statusOfEvent } from './tracking.ts'
+import { firstsOf, type ScansSeen, scansSeenAfter, statusOfEvent } from './tracking.ts'
 
 export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
 
@@ -20,7 +20,8 @@ export interface FulfillmentState {
   fields: FulfillmentFields
 }
 
-export interface TrackerState {
+/** A tracker as the write side knows it; what its scans have shown (ScansSeen) tells which of its firsts a scan is. */
+export interface TrackerState extends ScansSeen {
   id: number
   fulfillment_id: number
   tracking_number: string
@@ -54,7 +55,7 @@ export interface OrderState {
  * bump it whenever either changes, so snapshots folded by the old code are
  * ignored (tests/unit/order-state.test.ts pins the shape).
  */
-export const ORDER_STATE_VERSION = 'order-state-2'
+export const ORDER_STATE_VERSION = 'order-state-3'
 
 /** Order numbers are merchant strings: escaped so any of them is a safe stream name. */
 export const orderStream = (accountId: number, orderNumber: string) =>
@@ -123,7 +124,16 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'TrackerCreated': {
       const { tracker_id: id, fulfillment_id, tracking_number, changes } = event.data
       const fields = { ...initialTrackerFields, ...changes }
-      const tracker = { id, fulfillment_id, tracking_number, fields, status_at: null, event_ids: [], notified: [] }
+      const tracker: TrackerState = {
+        id,
+        fulfillment_id,
+        tracking_number,
+        fields,
+        status_at: null,
+        event_ids: [],
+        notified: [],
+        ...nothingSeen,
+      }
       const { fulfillment } = event.data
       const fulfillments = fulfillment
         ? [...state.fulfillments, createdFulfillment({ ...fulfillment, fulfillment_id })]
@@ -135,11 +145,14 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, fields: { ...t.fields, ...changes } }))
     }
     case 'TrackingEventRecorded': {
-      const { id, key, event_type_code, happened_at } = event.data.event
+      const scan = event.data.event
+      const { id, key, event_type_code, happened_at } = scan
       return mapTracker(state, event.data.tracker_id, (t) => {
         const moves = event_type_code !== null && statusOfEvent[event_type_code] !== undefined
         const status_at = moves && (t.status_at === null || happened_at >= t.status_at) ? happened_at : t.status_at
-        return { ...t, status_at, event_ids: [...t.event_ids, [key, id] as const] }
+        // From the scan itself, not the event's `firsts`: events recorded before it was kept have none.
+        const seen = scansSeenAfter(t, scan, firstsOf(t, scan))
+        return { ...seen, status_at, event_ids: [...t.event_ids, [key, id] as const] }
       })
     }
     case 'TrackerStatusChanged': {
@@ -164,6 +177,8 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return assertNever(event)
   }
 }
+
+const nothingSeen: ScansSeen = { origin_at: null, failed_attempt: false, exception: false }
 
 const createdFulfillment = (created: Omit<EventData<'FulfillmentCreated'>, 'at'>): FulfillmentState => ({
   id: created.fulfillment_id,
