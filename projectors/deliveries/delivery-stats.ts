@@ -4,7 +4,6 @@ import {
   applyPrefixContribution,
   bucketKeyOf,
   type Contribution,
-  changesDeliveryFacts,
   contributionOf,
   mayChangeDeliveryFacts,
   type DeliveryBucket,
@@ -79,11 +78,9 @@ export const prefixesKey = (accountId: number, c: Parameters<typeof bucketKeyOf>
  */
 const ORDER_FIELDS = { kind: null, week: null, changed: null }
 
-/** An order's event that may change its facts: a scan's status change, say, is not read for. */
+/** An order's event that may change its facts (its data is read only for the types that need it). */
 const isFolded = (e: RecordedEvent) =>
-  e.stream.startsWith('order-') &&
-  changesDeliveryFacts(e.type) &&
-  mayChangeDeliveryFacts(asDomainEvents<OrderEvent>([e])[0]!)
+  e.stream.startsWith('order-') && mayChangeDeliveryFacts(asDomainEvents<OrderEvent>([e])[0]!)
 
 /**
  * A new order's facts, folded from its creation, if none of its parcels

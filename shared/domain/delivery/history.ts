@@ -75,7 +75,7 @@ const newParcel = (tracker_id: number, fulfillment_id: number): ParcelFacts => (
 /** Whether an event of this type can change an order's delivery facts. */
 export const changesDeliveryFacts = (type: string) => FOLDED.has(type)
 
-/** The tracker changes the facts keep: any other leaves a parcel's facts as they were. */
+/** The tracker changes the facts keep (those withChanges reads): any other leaves a parcel's facts as they were. */
 const PARCEL_CHANGES = [
   'carrier',
   'carrier_service',
