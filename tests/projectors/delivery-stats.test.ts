@@ -19,6 +19,35 @@ const STREAM = 'order-7_D-1'
 const AT = 1_800_000_000
 const projection = deliveryStatsProjection()
 
+/**
+ * The events of order D-<n> (`order-7_D-<n>`) with one UPS parcel, tracker 10n + 1: its creation, and
+ * scans (with the firsts they record, when given).
+ */
+function parcelEvents(n = 1) {
+  const event = streamEvents(`order-7_D-${n}`)
+  const tracker_id = 10 * n + 1
+  return {
+    event,
+    created: () => [
+      event('OrderCreated', { order_id: 4 + n, order_number: `D-${n}`, changes: {}, at: AT }),
+      event('TrackerCreated', {
+        tracker_id,
+        fulfillment_id: 10 * n,
+        tracking_number: `TN-${n}`,
+        changes: { carrier: { code: 'ups', name: 'UPS' } },
+        at: AT,
+      }),
+    ],
+    scan: (code: string, country: string | null, firsts?: string[]) =>
+      event('TrackingEventRecorded', {
+        tracker_id,
+        event: { id: 50, event_type_code: code, happened_at: AT, address: country && { country_code: country } },
+        ...(firsts && { firsts }),
+        at: AT,
+      }),
+  }
+}
+
 t.test('a scan that changes no delivery fact writes nothing; one that does rewrites only the document', async (t) => {
   const store = createSqliteReadStore(join(tempDir(t, 'shiplog-delivery-stats-'), 'read.db'), allCollections)
   t.teardown(() => store.close())
@@ -27,25 +56,10 @@ t.test('a scan that changes no delivery fact writes nothing; one that does rewri
     await store.commit([projection.name], writes, lastPosition())
     return writes
   }
-  const event = streamEvents(STREAM)
-  const scan = (code: string, country: string | null) =>
-    event('TrackingEventRecorded', {
-      tracker_id: 11,
-      event: { id: 50, event_type_code: code, happened_at: AT, address: country && { country_code: country } },
-      at: AT,
-    })
+  const { created, scan } = parcelEvents()
 
   // Given an order with a UPS parcel, scanned once in France
-  await apply(
-    event('OrderCreated', { order_id: 5, order_number: 'D-1', changes: {}, at: AT }),
-    event('TrackerCreated', {
-      tracker_id: 11,
-      fulfillment_id: 10,
-      tracking_number: 'TN-1',
-      changes: { carrier: { code: 'ups', name: 'UPS' } },
-      at: AT,
-    }),
-  )
+  await apply(...created())
   const [origin] = await apply(scan('in_transit', 'FR'))
   t.match(origin, { key: orderFactsKey(STREAM), revision: 2, replaces: { revision: 1, changedFields: [] } })
 
@@ -69,26 +83,10 @@ t.test(
       await store.commit([projection.name], await projection.apply(events, watched), lastPosition())
       return calls.flat().filter((k) => k.startsWith('order:'))
     }
-    const event = streamEvents(STREAM)
-    const scan = (code: string, country: string | null, firsts?: string[]) =>
-      event('TrackingEventRecorded', {
-        tracker_id: 11,
-        event: { id: 50, event_type_code: code, happened_at: AT, address: country && { country_code: country } },
-        ...(firsts && { firsts }),
-        at: AT,
-      })
+    const { event, created, scan } = parcelEvents()
     const moved = (to: string) =>
       event('TrackerStatusChanged', { tracker_id: 11, from: 'in_transit', to, happened_at: AT, at: AT })
-    await apply(
-      event('OrderCreated', { order_id: 5, order_number: 'D-1', changes: {}, at: AT }),
-      event('TrackerCreated', {
-        tracker_id: 11,
-        fulfillment_id: 10,
-        tracking_number: 'TN-1',
-        changes: { carrier: { code: 'ups', name: 'UPS' } },
-        at: AT,
-      }),
-    )
+    await apply(...created())
     // Given the parcel's origin scan, looked up as every scan is that is one of its firsts
     t.same(await apply(scan('in_transit', 'FR', ['origin'])), [orderFactsKey(STREAM)])
     // When later scans are recorded as none of its firsts, with the status moves they make
@@ -121,17 +119,9 @@ t.test('a new order is not looked up, and a replay of it counts its delivery onc
     })
     return sums.docs.flatMap((d) => Object.values(d.doc.bucket.days)).reduce((n, day) => n + day.delivered, 0)
   }
-  const event = streamEvents('order-7_D-2')
-  const created = [
-    event('OrderCreated', { order_id: 6, order_number: 'D-2', changes: {}, at: AT }),
-    event('TrackerCreated', {
-      tracker_id: 21,
-      fulfillment_id: 20,
-      tracking_number: 'TN-2',
-      changes: { carrier: { code: 'ups', name: 'UPS' } },
-      at: AT,
-    }),
-  ]
+  const parcel = parcelEvents(2)
+  const event = parcel.event
+  const created = parcel.created()
   const deliveredEvent = event('TrackerUpdated', {
     tracker_id: 21,
     changes: { shipped_at: AT, delivered_at: AT + 2 * 86_400 },
