@@ -1,6 +1,6 @@
 import type { OrderEvent } from '../orders/state.ts'
 import { firstsOf, scansSeenAfter } from '../orders/tracking.ts'
-import type { Address } from '../events/resources.ts'
+import type { StoredAddress } from '../events/resources.ts'
 import { timeZoneAt } from '../contacts/time-zones.ts'
 import { addDays, type CalendarDate, isPublicHoliday, localDateTime, weekdayOf } from './calendar.ts'
 import type { Weekday } from '../events/pickup-point-events.ts'
@@ -53,8 +53,13 @@ export interface Place {
   state: string | null
 }
 
-const placeOf = (a: Address | null | undefined): Place | null | undefined =>
-  a === undefined ? undefined : a === null ? null : { country: a.country_code, postcode: a.zip, state: a.state }
+/** Where an address is, as recorded (its fields that are null may be left out). */
+const placeOf = (a: StoredAddress | null | undefined): Place | null | undefined =>
+  a === undefined
+    ? undefined
+    : a === null
+      ? null
+      : { country: a.country_code ?? null, postcode: a.zip ?? null, state: a.state ?? null }
 
 const newParcel = (tracker_id: number, fulfillment_id: number): ParcelFacts => ({
   tracker_id,

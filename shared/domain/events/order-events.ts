@@ -1,6 +1,13 @@
 import { z } from 'zod'
 import { deliveryStatusCodes, scanFirsts } from '../orders/tracking.ts'
-import { fulfillmentChanges, notification, orderChanges, trackerChanges, trackingEvent } from './resources.ts'
+import {
+  fulfillmentChanges as fulfillmentFieldChanges,
+  notification,
+  orderChanges as orderFieldChanges,
+  storedAddress,
+  trackerChanges,
+  trackingEvent as carrierEvent,
+} from './resources.ts'
 
 /**
  * Events of an order stream (`order-<accountId>_<order key>`). `at` is Unix
@@ -8,6 +15,15 @@ import { fulfillmentChanges, notification, orderChanges, trackerChanges, trackin
  * the same shape as the matching *Updated event's changes.
  */
 const at = z.number().int()
+
+/*
+ * Addresses are recorded with only their fields that are set (`storedAddress`):
+ * the folds expand them. Events recorded before hold every field.
+ */
+const recordedAddress = storedAddress.nullable().optional()
+const orderChanges = orderFieldChanges.extend({ shipping_address: recordedAddress })
+const fulfillmentChanges = fulfillmentFieldChanges.extend({ shipping_address: recordedAddress })
+const trackingEvent = carrierEvent.extend({ address: storedAddress.nullable() })
 
 /** A new fulfillment's identity and first details. */
 const fulfillmentCreated = z.object({

@@ -27,6 +27,45 @@ export const address = z.object({
 })
 export type Address = z.infer<typeof address>
 
+/**
+ * An address as events record it: its id and the fields that are set. Most of
+ * an address's thirteen fields are null, and every byte of an event is
+ * serialised, parsed and written by each thread it passes; the folds expand
+ * it again (`expandAddress`). Events recorded before hold every field, nulls
+ * included, which reads the same.
+ */
+export const storedAddress = address.partial().required({ id: true })
+export type StoredAddress = z.infer<typeof storedAddress>
+
+/** The address as an event records it: its null fields left out. */
+export function storedAddressOf(a: StoredAddress): StoredAddress {
+  const stored: Record<string, unknown> = {}
+  for (const key in a) {
+    const value = a[key as keyof StoredAddress]
+    if (value !== null) stored[key] = value
+  }
+  return stored as StoredAddress
+}
+
+/** An address recorded by an event, every field present again (null where it was left out). */
+export const expandAddress = (a: StoredAddress): Address => ({ ...emptyAddress(a.id), ...a })
+
+/** Changes as an event records them: their address, if any, with only its fields that are set. */
+export function recordedChanges<C extends { shipping_address?: StoredAddress | null }>(
+  changes: C,
+): Omit<C, 'shipping_address'> & { shipping_address?: StoredAddress | null } {
+  const a = changes.shipping_address
+  return a ? { ...changes, shipping_address: storedAddressOf(a) } : changes
+}
+
+/** An event's changes as the folds apply them: their address, if any, with every field present. */
+export function expandedChanges<C extends { shipping_address?: StoredAddress | null }>(
+  changes: C,
+): Omit<C, 'shipping_address'> & { shipping_address?: Address | null } {
+  const a = changes.shipping_address
+  return a ? { ...changes, shipping_address: expandAddress(a) } : (changes as Omit<C, 'shipping_address'>)
+}
+
 /** An address with every field null: what a partial one fills in. */
 export const emptyAddress = (id: number): Address => ({
   id,

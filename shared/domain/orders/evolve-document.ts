@@ -1,25 +1,27 @@
 import { assertNever, type EventData } from '../events/index.ts'
 import { initialFulfillmentFields, initialOrderFields, initialTrackerFields, type OrderEvent } from './state.ts'
 
-import type { Notification, TrackingEvent } from '../events/resources.ts'
+import { expandAddress, expandedChanges, type Notification } from '../events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
 import { type PayloadEvent, payloadStatusAfter } from '../notifications/payloads.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {
-  if (event.type === 'OrderCreated') return { ...newOrder(event.data), ...event.data.changes }
+  if (event.type === 'OrderCreated') return { ...newOrder(event.data), ...expandedChanges(event.data.changes) }
   if (!order) throw new Error(`${event.type} before OrderCreated`)
   // Each event copies the order once: a batch folds thousands of events, on
   // the write side and again in the projector.
   const at = event.data.at
   switch (event.type) {
     case 'OrderUpdated':
-      return { ...order, updated_at: at, ...event.data.changes }
+      return { ...order, updated_at: at, ...expandedChanges(event.data.changes) }
     case 'FulfillmentCreated':
       return withFulfillment(order, event.data, [])
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes } = event.data
-      return mapFulfillments(order, at, (f) => (f.id === fulfillment_id ? { ...f, ...changes, updated_at: at } : f))
+      return mapFulfillments(order, at, (f) =>
+        f.id === fulfillment_id ? { ...f, ...expandedChanges(changes), updated_at: at } : f,
+      )
     }
     case 'TrackerCreated': {
       const tracker = evolveTracker(undefined, event)
@@ -117,14 +119,14 @@ export function evolveTracker(tracker: TrackerDoc | undefined, event: TrackerEve
   }
 }
 
-const carrierEventDoc = (e: TrackingEvent): CarrierEventDoc => ({
+const carrierEventDoc = (e: EventData<'TrackingEventRecorded'>['event']): CarrierEventDoc => ({
   id: e.id,
   event_type_code: e.event_type_code,
   happened_at: e.happened_at,
   message: e.message,
   raw: e.raw,
   messages: e.messages,
-  address: e.address,
+  address: e.address && expandAddress(e.address),
 })
 
 /** Newest `happened_at` first; of two at the same time, the later arrival first. */
@@ -158,7 +160,7 @@ export const newOrder = (d: Omit<EventData<'OrderCreated'>, 'changes'>): OrderDo
 })
 
 function withFulfillment(order: OrderDoc, created: EventData<'FulfillmentCreated'>, trackers: TrackerDoc[]): OrderDoc {
-  const fulfillment = { ...newFulfillment(created), ...created.changes, trackers }
+  const fulfillment = { ...newFulfillment(created), ...expandedChanges(created.changes), trackers }
   return { ...order, updated_at: created.at, fulfillments: [...order.fulfillments, fulfillment] }
 }
 

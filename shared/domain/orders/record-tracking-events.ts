@@ -3,7 +3,14 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
-import { evolveOrderState, type OrderEvent, type OrderState, recordedEventId, type TrackerState } from './state.ts'
+import {
+  evolveOrderState,
+  recordedEvent,
+  type OrderEvent,
+  type OrderState,
+  recordedEventId,
+  type TrackerState,
+} from './state.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
@@ -80,7 +87,8 @@ export function decideTrackingEvents(
   const events: OrderEvent[] = []
   const outcomes: TrackingEventOutcome[] = []
   let order = current
-  const emit = (event: OrderEvent) => {
+  const emit = (decided: OrderEvent) => {
+    const event = recordedEvent(decided)
     events.push(event)
     order = evolveOrderState(order, event)
   }

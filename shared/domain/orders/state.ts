@@ -1,6 +1,13 @@
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { orderEvents } from '../events/order-events.ts'
-import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../events/resources.ts'
+import {
+  expandedChanges,
+  type FulfillmentChanges,
+  type OrderChanges,
+  recordedChanges,
+  storedAddressOf,
+  type TrackerChanges,
+} from '../events/resources.ts'
 import { firstsOf, type ScansSeen, scansSeenAfter, statusOfEvent } from './tracking.ts'
 
 export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
@@ -105,19 +112,49 @@ export const initialTrackerFields: TrackerFields = {
   language_code: null,
 }
 
+/**
+ * An event as it is recorded: each address in it with only its fields that
+ * are set (`storedAddress`). The deciders emit through it; the folds expand
+ * the addresses again.
+ */
+export function recordedEvent(event: OrderEvent): OrderEvent {
+  switch (event.type) {
+    case 'OrderCreated':
+    case 'OrderUpdated':
+    case 'FulfillmentCreated':
+    case 'FulfillmentUpdated':
+      return event.data.changes.shipping_address
+        ? ({ ...event, data: { ...event.data, changes: recordedChanges(event.data.changes) } } as OrderEvent)
+        : event
+    case 'TrackerCreated': {
+      const { fulfillment } = event.data
+      if (!fulfillment?.changes.shipping_address) return event
+      const recorded = { ...fulfillment, changes: recordedChanges(fulfillment.changes) }
+      return { ...event, data: { ...event.data, fulfillment: recorded } }
+    }
+    case 'TrackingEventRecorded': {
+      const { address } = event.data.event
+      if (!address) return event
+      return { ...event, data: { ...event.data, event: { ...event.data.event, address: storedAddressOf(address) } } }
+    }
+    default:
+      return event
+  }
+}
+
 /** Folds one order event into the aggregate's state. Pure: time and ids come from the event. */
 export function evolveOrderState(state: OrderState | undefined, event: OrderEvent): OrderState {
   if (event.type === 'OrderCreated') return createdOrder(event.data)
   if (!state) throw new Error(`${event.type} before OrderCreated`)
   switch (event.type) {
     case 'OrderUpdated':
-      return { ...state, fields: { ...state.fields, ...event.data.changes } }
+      return { ...state, fields: { ...state.fields, ...expandedChanges(event.data.changes) } }
     case 'FulfillmentCreated':
       return { ...state, fulfillments: [...state.fulfillments, createdFulfillment(event.data)] }
     case 'FulfillmentUpdated': {
       const { fulfillment_id, changes } = event.data
       const fulfillments = state.fulfillments.map((f) =>
-        f.id === fulfillment_id ? { ...f, fields: { ...f.fields, ...changes } } : f,
+        f.id === fulfillment_id ? { ...f, fields: { ...f.fields, ...expandedChanges(changes) } } : f,
       )
       return { ...state, fulfillments }
     }
@@ -183,7 +220,7 @@ const nothingSeen: ScansSeen = { origin_at: null, failed_attempt: false, excepti
 const createdFulfillment = (created: Omit<EventData<'FulfillmentCreated'>, 'at'>): FulfillmentState => ({
   id: created.fulfillment_id,
   merchant_id: created.merchant_id,
-  fields: { ...initialFulfillmentFields(created.status_code), ...created.changes },
+  fields: { ...initialFulfillmentFields(created.status_code), ...expandedChanges(created.changes) },
 })
 
 const mapTracker = (state: OrderState, id: number, change: (t: TrackerState) => TrackerState): OrderState => ({
@@ -194,7 +231,7 @@ const mapTracker = (state: OrderState, id: number, change: (t: TrackerState) => 
 const createdOrder = (d: EventData<'OrderCreated'>): OrderState => ({
   id: d.order_id,
   order_number: d.order_number,
-  fields: { ...initialOrderFields, ...d.changes },
+  fields: { ...initialOrderFields, ...expandedChanges(d.changes) },
   fulfillments: [],
   trackers: [],
   notified: [],

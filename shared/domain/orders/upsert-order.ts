@@ -10,6 +10,7 @@ import type { NotificationPreferences } from '../notifications/channels.ts'
 import { changed, sameValue } from '../same-value.ts'
 import {
   evolveOrderState,
+  recordedEvent,
   findTracker,
   type FulfillmentState,
   initialFulfillmentFields,
@@ -208,7 +209,8 @@ class Decision {
     return this.#order!
   }
 
-  emit(event: OrderEvent): OrderState {
+  emit(decided: OrderEvent): OrderState {
+    const event = recordedEvent(decided)
     this.events.push(event)
     this.#order = evolveOrderState(this.#order, event)
     return this.#order

@@ -12,6 +12,7 @@ import { ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
 import { changed } from '../same-value.ts'
 import {
   evolveOrderState,
+  recordedEvent,
   findTracker,
   initialFulfillmentFields,
   initialOrderFields,
@@ -84,7 +85,8 @@ export function decideTrackerUpserts(
   const events: OrderEvent[] = []
   const outcomes: TrackerUpsertOutcome[] = []
   let order = current
-  const emit = (event: OrderEvent) => {
+  const emit = (decided: OrderEvent) => {
+    const event = recordedEvent(decided)
     events.push(event)
     order = evolveOrderState(order, event)
   }
