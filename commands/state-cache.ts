@@ -79,7 +79,9 @@ export function createStateCache<S>(
     return remembered.map((r) => {
       if (r) return r
       const snapshot = found[m++]
-      return snapshot ? { ...snapshot, state: snapshot.state as S, readBack: 0 } : nothing
+      return snapshot
+        ? { state: snapshot.state as S, revision: snapshot.revision, position: snapshot.position, readBack: 0 }
+        : nothing
     })
   }
 
@@ -109,7 +111,7 @@ export function createStateCache<S>(
     appendOf(current: LoadedState<S>, state: S | undefined, append: AppendRequest): AppendRequest {
       if (!snapshots || state === undefined || append.events.length === 0) return append
       if (current.readBack < snapshots.readBack) return append
-      return { ...append, snapshot: { version: snapshots.version, state } }
+      return Object.assign({}, append, { snapshot: { version: snapshots.version, state } })
     },
     /**
      * After a successful append: each appended stream's state is the one its

@@ -114,7 +114,7 @@ export function planTrackerUpserts(
         events,
         outcomes: groupOutcomes,
         order,
-      } = decideTrackerUpserts({ ...command, items: group.items }, current.state)
+      } = decideTrackerUpserts({ items: group.items, ...command }, current.state)
       groupOutcomes.forEach((o, i) => {
         outcomes[group.indexes[i]!] = o
       })

@@ -258,14 +258,13 @@ export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contr
     ended_on,
   }
   if (delivered)
-    return {
-      ...common,
+    return Object.assign(common, {
       shipped_on: dayIn(zone, shipped_at),
       delivered: true,
       on_time: p.promised_date === null ? null : ended_on <= p.promised_date,
       returned: false,
-    }
-  return { ...common, shipped_on: null, delivered: false, on_time: null, returned: true }
+    })
+  return Object.assign(common, { shipped_on: null, delivered: false, on_time: null, returned: true })
 }
 
 export const postcodePrefix = (postcode: string) => postcode.replace(/[\s-]/g, '').slice(0, 2).toUpperCase()
@@ -343,17 +342,10 @@ const laneOf = (c: LaneOf): LaneOf => ({
   destination: c.destination,
 })
 
-export const emptyBucket = (c: Contribution): DeliveryBucket => ({
-  ...laneOf(c),
-  week: weekOf(c.ended_on),
-  days: {},
-  transits: {},
-})
-export const emptyPrefixBucket = (c: Contribution): PrefixBucket => ({
-  ...laneOf(c),
-  week: weekOf(c.ended_on),
-  by_prefix: {},
-})
+export const emptyBucket = (c: Contribution): DeliveryBucket =>
+  Object.assign(laneOf(c), { week: weekOf(c.ended_on), days: {}, transits: {} })
+export const emptyPrefixBucket = (c: Contribution): PrefixBucket =>
+  Object.assign(laneOf(c), { week: weekOf(c.ended_on), by_prefix: {} })
 
 const bump = (counts: Record<string, number>, key: string, by: number) => {
   const n = (counts[key] ?? 0) + by
@@ -553,7 +545,7 @@ function addToLevels(
   count: number,
   levels: 'postcode' | 'lanes',
 ) {
-  for (const [level, key] of levelKeys({ ...lane, postcode: lane.prefix ?? null })) {
+  for (const [level, key] of levelKeys(Object.assign({}, lane, { postcode: lane.prefix ?? null }))) {
     if ((level === 'postcode') !== (levels === 'postcode')) continue
     const distribution = history.get(key) ?? new Map<number, number>()
     const n = (distribution.get(days) ?? 0) + count
@@ -582,7 +574,7 @@ export function transitHistoryOf(
       if (delivered < range.from) continue
       const days = spans(key)
       for (const history of delivered >= range.recentFrom ? [histories.window, histories.recent] : [histories.window])
-        addToLevels(history, { ...lane, prefix }, days, count, prefix === null ? 'lanes' : 'postcode')
+        addToLevels(history, Object.assign({}, lane, { prefix }), days, count, prefix === null ? 'lanes' : 'postcode')
     }
   }
   for (const b of buckets) add(b, b.transits, null)

@@ -27,7 +27,7 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
       const tracker = evolveTracker(undefined, event)
       const { fulfillment } = event.data
       if (fulfillment)
-        return withFulfillment(order, { ...fulfillment, fulfillment_id: tracker.fulfillment_id, at }, [tracker])
+        return withFulfillment(order, { fulfillment_id: tracker.fulfillment_id, ...fulfillment, at }, [tracker])
       return mapFulfillments(order, at, (f) =>
         f.id === tracker.fulfillment_id ? { ...f, trackers: [...f.trackers, tracker] } : f,
       )

@@ -173,7 +173,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       }
       const { fulfillment } = event.data
       const fulfillments = fulfillment
-        ? [...state.fulfillments, createdFulfillment({ ...fulfillment, fulfillment_id })]
+        ? [...state.fulfillments, createdFulfillment({ fulfillment_id, ...fulfillment })]
         : state.fulfillments
       return { ...state, fulfillments, trackers: [...state.trackers, tracker] }
     }

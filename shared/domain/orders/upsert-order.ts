@@ -155,8 +155,10 @@ export function decideOrderUpsert(
       uuid: ids.uuid(),
       order_number: orderNumberOf(input),
       merchant_id: input.merchant_id,
+      changes,
+      at,
     }
-    const order = decision.emit({ type: 'OrderCreated', data: { ...data, changes, at } })
+    const order = decision.emit({ type: 'OrderCreated', data })
     if (!order.fields.canceled && shouldBuildOrderPlaced(order, at, command.notifying)) {
       decision.emit({
         type: 'NotificationBuilt',
@@ -275,14 +277,17 @@ function upsertFulfillment(decision: Decision, f: FulfillmentInput) {
 function upsertTracker(decision: Decision, t: TrackerInput, lineItems: LineItem[], fulfillment: FulfillmentState) {
   const { now: at, ids, carrierServices = [] } = decision.command
   const tracker = findTracker(decision.order, t.tracking_number)
-  const proposed: TrackerChanges = {
-    ...carrierFields(t, !tracker, carrierServices),
-    custom_variables: t.custom_variables,
-    mute_notifications: t.mute_notifications,
-    language_code: t.language_code,
-    line_items: t.line_items === undefined ? undefined : lineItems,
-    ...expectedDelivery(t.expected_delivery_at),
-  }
+  // Assigned onto the carrier's fields, as decideTrackerUpserts does.
+  const proposed: TrackerChanges = Object.assign(
+    carrierFields(t, !tracker, carrierServices),
+    {
+      custom_variables: t.custom_variables,
+      mute_notifications: t.mute_notifications,
+      language_code: t.language_code,
+      line_items: t.line_items === undefined ? undefined : lineItems,
+    },
+    expectedDelivery(t.expected_delivery_at),
+  )
   if (tracker) {
     const changes = changed(tracker.fields, proposed)
     if (changes) decision.emit({ type: 'TrackerUpdated', data: { tracker_id: tracker.id, changes, at } })
@@ -394,7 +399,7 @@ function addressOf(current: Address | null, sent: AddressInput | null | undefine
     sent.country_code === undefined ? undefined : sent.country_code && countryName(sent.country_code.toUpperCase())
   return mergedAddress(
     current,
-    { ...sent, country_code: sent.country_code?.toUpperCase() ?? sent.country_code, country },
+    Object.assign({}, sent, { country_code: sent.country_code?.toUpperCase() ?? sent.country_code, country }),
     ids,
   )
 }

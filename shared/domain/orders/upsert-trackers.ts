@@ -93,9 +93,11 @@ export function decideTrackerUpserts(
   for (const item of command.items) {
     const at = now
     if (!order) {
-      const created = { order_id: ids.next(), uuid: ids.uuid(), order_number: item.order_number, at }
+      const order_id = ids.next()
+      const uuid = ids.uuid()
       const changes = changed(initialOrderFields, proposedOrder(item, undefined, command)) ?? {}
-      emit({ type: 'OrderCreated', data: { ...created, merchant_id: item.order_number, changes } })
+      const { order_number } = item
+      emit({ type: 'OrderCreated', data: { order_id, uuid, order_number, at, merchant_id: order_number, changes } })
       if (shouldBuildOrderPlaced(order!, now, command.notifying)) {
         emit({
           type: 'NotificationBuilt',
@@ -109,13 +111,17 @@ export function decideTrackerUpserts(
 
     let tracker = findTracker(order, item.tracking_number)
     const trackerIsNew = !tracker
-    const proposedTracker: TrackerChanges = {
-      ...carrierFields(item, trackerIsNew, command.carrierServices ?? []),
-      custom_variables: item.custom_variables,
-      mute_notifications: item.mute_notifications,
-      untracked_carrier_name: item.untracked_carrier_name,
-      ...expectedDelivery(item.expected_delivery_at),
-    }
+    // Assigned onto the carrier's fields, not spread after them: on Node 20, V8
+    // gives each `{ ...fields, newKey }` a hidden class of its own, slowly made.
+    const proposedTracker: TrackerChanges = Object.assign(
+      carrierFields(item, trackerIsNew, command.carrierServices ?? []),
+      {
+        custom_variables: item.custom_variables,
+        mute_notifications: item.mute_notifications,
+        untracked_carrier_name: item.untracked_carrier_name,
+      },
+      expectedDelivery(item.expected_delivery_at),
+    )
     if (!tracker) {
       if (order!.trackers.length >= LIMITS.trackersPerOrder) {
         throw validationError(`Order ${item.order_number} would have more than ${LIMITS.trackersPerOrder} trackers`, {

@@ -101,5 +101,8 @@ export function withPending<D>(
 ): StoredDocument<D> {
   if (!pending || !spec.pending) return stored
   const events = pendingEvents(pending)
-  return { ...stored, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
+  const { accountId, id, key, revision } = stored
+  // A literal, not `{ ...stored, pending }`: on Node 20, V8 gives each object
+  // spread and then given a new key a hidden class of its own.
+  return { accountId, id, key, revision, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
 }
