@@ -9,8 +9,11 @@
  * BENCH_WARMUP batches of other orders go first and are not counted.
  * BENCH_ROLES=command,query measures the write path without projecting.
  * BENCH_MINUTES=n keeps posting new batches for n minutes instead, printing
- * the rate and the server's resident memory each minute.
+ * the rate, the server's resident memory and the stores' size each minute; it
+ * stops early, saying so, when the disk would not hold another minute.
  */
+import { readdirSync, statfsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { benchServerProcess, conditions, measureBatches, ms, msUntil, trackerBatch, viewsRendered } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 60)
@@ -44,6 +47,10 @@ await measureBatches(server, '/v1/trackers', warmups, { concurrency: CONCURRENCY
 if (MINUTES > 0) {
   // Sustained ingest: a minute's worth of new batches at a time, numbered on from the last.
   let next = BATCHES + WARMUP
+  const storesBytes = () =>
+    readdirSync(server.dataDir).reduce((sum, name) => sum + statSync(join(server.dataDir, name)).size, 0)
+  const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`
+  let lastStored = storesBytes()
   for (let minute = 1; minute <= MINUTES; minute++) {
     const started = performance.now()
     let rates = 0
@@ -56,9 +63,19 @@ if (MINUTES > 0) {
       runs++
     }
     const memory = server.memoryMb()
+    const stored = storesBytes()
     console.log(
-      `minute ${String(minute).padStart(2)}: ${Math.round(rates / runs)} trackers/s, ${(next - BATCHES) * BATCH_SIZE} trackers stored, server RSS ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB)`,
+      `minute ${String(minute).padStart(2)}: ${Math.round(rates / runs)} trackers/s, ${(next - BATCHES) * BATCH_SIZE} trackers stored, server RSS ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB), stores ${gb(stored)}`,
     )
+    const { bavail, bsize } = statfsSync(server.dataDir)
+    const grown = stored - lastStored
+    lastStored = stored
+    if (minute < MINUTES && bavail * bsize < 2 * grown) {
+      console.log(
+        `stopped after ${minute} minutes: ${gb(bavail * bsize)} left on the disk, and a minute wrote ${gb(grown)}`,
+      )
+      break
+    }
   }
   await server.close()
   process.exit(0)
