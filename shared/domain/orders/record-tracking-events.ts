@@ -3,14 +3,7 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
-import {
-  evolveOrderState,
-  recordedEvent,
-  type OrderEvent,
-  type OrderState,
-  recordedEventId,
-  type TrackerState,
-} from './state.ts'
+import { emitted, type OrderEvent, type OrderState, recordedEventId, type TrackerState } from './state.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
@@ -88,9 +81,7 @@ export function decideTrackingEvents(
   const outcomes: TrackingEventOutcome[] = []
   let order = current
   const emit = (decided: OrderEvent) => {
-    const event = recordedEvent(decided)
-    events.push(event)
-    order = evolveOrderState(order, event)
+    order = emitted(events, order, decided)
   }
   const at = command.now
   command.events.forEach((input, index) => {

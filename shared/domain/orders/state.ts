@@ -113,11 +113,21 @@ export const initialTrackerFields: TrackerFields = {
 }
 
 /**
- * An event as it is recorded: each address in it with only its fields that
- * are set (`storedAddress`). The deciders emit through it; the folds expand
- * the addresses again.
+ * A decided event emitted: recorded (`recordedEvent`), added to the events
+ * to append, and folded into the order as decided so far, which it returns.
+ * Every order decider emits through it.
  */
-export function recordedEvent(event: OrderEvent): OrderEvent {
+export function emitted(events: OrderEvent[], order: OrderState | undefined, decided: OrderEvent): OrderState {
+  const event = recordedEvent(decided)
+  events.push(event)
+  return evolveOrderState(order, event)
+}
+
+/**
+ * An event as it is recorded: each address in it with only its fields that
+ * are set (`storedAddress`). The folds expand the addresses again.
+ */
+function recordedEvent(event: OrderEvent): OrderEvent {
   switch (event.type) {
     case 'OrderCreated':
     case 'OrderUpdated':

@@ -9,8 +9,7 @@ import { buildNotification } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { changed, sameValue } from '../same-value.ts'
 import {
-  evolveOrderState,
-  recordedEvent,
+  emitted,
   findTracker,
   type FulfillmentState,
   initialFulfillmentFields,
@@ -212,9 +211,7 @@ class Decision {
   }
 
   emit(decided: OrderEvent): OrderState {
-    const event = recordedEvent(decided)
-    this.events.push(event)
-    this.#order = evolveOrderState(this.#order, event)
+    this.#order = emitted(this.events, this.#order, decided)
     return this.#order
   }
 }

@@ -11,8 +11,7 @@ import type { NotificationPreferences } from '../notifications/channels.ts'
 import { ORDER_PLACED_MAX_AGE_SECONDS } from '../notifications/types.ts'
 import { changed } from '../same-value.ts'
 import {
-  evolveOrderState,
-  recordedEvent,
+  emitted,
   findTracker,
   initialFulfillmentFields,
   initialOrderFields,
@@ -86,9 +85,7 @@ export function decideTrackerUpserts(
   const outcomes: TrackerUpsertOutcome[] = []
   let order = current
   const emit = (decided: OrderEvent) => {
-    const event = recordedEvent(decided)
-    events.push(event)
-    order = evolveOrderState(order, event)
+    order = emitted(events, order, decided)
   }
   for (const item of command.items) {
     const at = now
