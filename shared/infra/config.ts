@@ -254,24 +254,68 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const sender = result.data.TWILIO_FROM ?? result.data.TWILIO_MESSAGING_SERVICE_SID
     if ((twilio.some(Boolean) || sender) && !(twilio.every(Boolean) && sender)) {
       throw new ConfigError(
-        'Invalid configuration:\n  TWILIO_ACCOUNT_SID: SMS needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, all set',
+        'Invalid configuration: TWILIO_ACCOUNT_SID must be set with TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, all or none, not some of them',
       )
     }
     for (const [a, b] of pairedSettings) {
-      if (Boolean(result.data[a]) !== Boolean(result.data[b]))
-        throw new ConfigError(`Invalid configuration:\n  ${a}: needs ${b} as well; set both or neither`)
+      if (Boolean(result.data[a]) !== Boolean(result.data[b])) {
+        const [unset, set] = result.data[a] ? [b, a] : [a, b]
+        throw new ConfigError(`Invalid configuration: ${unset} must be set with ${set} (both or neither), not unset`)
+      }
     }
     return result.data
   }
-  const lines = result.error.issues.map((i) => {
-    const name = String(i.path[0])
-    const message =
-      i.code === 'invalid_type' && i.expected === 'number'
-        ? `must be a number, not ${JSON.stringify(env[name])}`
-        : i.message
-    return `${name}: ${message}`
-  })
-  throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
+  // One line per setting, however many rules its value broke.
+  const names = [...new Set(result.error.issues.map((i) => String(i.path[0])))]
+  throw new ConfigError(
+    names
+      .map((name) => settingError(name, result.error.issues.find((i) => i.path[0] === name)!, env[name]))
+      .join('\n'),
+  )
+}
+
+/** Variables whose value is never echoed back: a secret mistyped is still mostly a secret. */
+const secretSetting = /KEY|TOKEN|SECRET|PASSWORD|SID/
+
+/** One line: the variable, what it must be, what was given. */
+function settingError(name: string, issue: z.core.$ZodIssue, given: string | undefined) {
+  const shown = secretSetting.test(name) ? `a value of ${given?.length ?? 0} characters` : JSON.stringify(given)
+  return `Invalid configuration: ${name} must be ${expectation(name, issue)}, not ${shown}`
+}
+
+function expectation(name: string, issue: z.core.$ZodIssue): string {
+  const bounds = numberBounds(configSchema.shape[name as keyof typeof configSchema.shape])
+  if (bounds) {
+    const { minimum: min, maximum: max } = bounds
+    const range =
+      min !== undefined && max !== undefined
+        ? ` from ${min} to ${max}`
+        : min !== undefined
+          ? ` of ${min} or more`
+          : max !== undefined
+            ? ` of ${max} or less`
+            : ''
+    return `a whole number${range}`
+  }
+  switch (issue.code) {
+    case 'invalid_value':
+      return `one of ${issue.values.map(String).join(', ')}${issue.path.length > 1 ? ', separated by commas' : ''}`
+    case 'too_small':
+      return `at least ${issue.minimum} characters`
+    case 'custom':
+      return issue.message.replace(/^must be /, '')
+    default:
+      return issue.message
+  }
+}
+
+/** The range a numeric setting's schema allows, read from the schema itself so message and rule agree. */
+function numberBounds(schema: z.ZodType | undefined): { minimum?: number; maximum?: number } | undefined {
+  let inner: unknown = schema
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) inner = inner.unwrap()
+  if (!(inner instanceof z.ZodNumber)) return undefined
+  const finite = (v: number | null) => (v === null || !Number.isFinite(v) || Math.abs(v) >= 2 ** 53 - 1 ? undefined : v)
+  return { minimum: finite(inner.minValue), maximum: finite(inner.maxValue) }
 }
 
 /** Twilio's settings when SMS is on: the account, its token and the sender. */

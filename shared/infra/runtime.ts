@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { isMainThread } from 'node:worker_threads'
 import { pino, type Logger } from 'pino'
@@ -58,7 +58,9 @@ export async function openRuntime(config: Config, overrides: RuntimeOptions = {}
   if (isMainThread) process.umask(0o077)
   if (embedded) usableDataDir(config.DATA_DIR)
   if ((config.EVENTSTORE_URL || config.DATABASE_URL) && !config.SHIPLOG_SECRET_KEY) {
-    throw new StartupError('set SHIPLOG_SECRET_KEY: with a shared event store every process must seal secrets alike')
+    throw new StartupError(
+      'set SHIPLOG_SECRET_KEY to 32 random bytes in base64 (make one with `openssl rand -base64 32`): with a shared event store every process must seal secrets with the same key',
+    )
   }
   // The key is read (or made) when a secret is first sealed or opened, not by commands that need none.
   const secrets = lazySecretBox(() => secretKey(config))
@@ -152,8 +154,12 @@ function usableDataDir(dir: string) {
     const missing: string[] = []
     for (let at = resolve(dir); !existsSync(at); at = dirname(at)) missing.unshift(at)
     for (const folder of missing) mkdirSync(folder)
+    if (!statSync(dir).isDirectory()) {
+      throw new StartupError(`the data directory ${resolve(dir)} is a file, not a directory: set DATA_DIR`)
+    }
     accessSync(dir, constants.W_OK)
   } catch (error) {
+    if (error instanceof StartupError) throw error
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
     throw new StartupError(`the data directory ${resolve(dir)} is not writable (${reason}): set DATA_DIR`)
   }

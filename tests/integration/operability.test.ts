@@ -33,6 +33,11 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
     /^shiplog: the data directory .*a-file\/data is not writable \([A-Z]+\): set DATA_DIR$/,
   )
 
+  // A file where the folder should be: named, not better-sqlite3's SQLITE_CANTOPEN stack.
+  const file = shiplogCli(['serve'], { ...embedded, PORT: '0', DATA_DIR: join(env.DATA_DIR, 'a-file') })
+  t.equal(file.status, 1)
+  t.match(file.stderr, /^shiplog: the data directory .*a-file is a file, not a directory: set DATA_DIR\n$/)
+
   // A folder whose parent says it is missing yet cannot make it: refused at once, not retried for ever.
   const proc = shiplogCli(['serve'], { ...embedded, PORT: '0', DATA_DIR: '/proc/shiplog-data' })
   t.equal(proc.status, 1)
@@ -40,7 +45,10 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
 
   const proxy = shiplogCli(['serve'], { ...env, PORT: '0', TRUST_PROXY: 'maybe' })
   t.equal(proxy.status, 2)
-  t.match(proxy.stderr, /TRUST_PROXY: must be true, false, or addresses/)
+  t.match(proxy.stderr, /^Invalid configuration: TRUST_PROXY must be true, false, or addresses.*, not "maybe"\n$/)
+  const port = shiplogCli(['serve'], { ...env, PORT: '99999' })
+  t.equal(port.status, 2)
+  t.equal(port.stderr, 'Invalid configuration: PORT must be a whole number from 0 to 65535, not "99999"\n')
   t.notMatch(proxy.stderr, /\s+at /, 'no stack trace')
 
   const mongo = shiplogCli(['serve'], { ...env, PORT: '0', MONGODB_URL: 'mongodb://user:secret@127.0.0.1:9/shiplog' })
@@ -67,7 +75,8 @@ t.test('start-up faults are one clear line and a non-zero exit', async (t) => {
   t.equal(postgres.stderr.trim().split('\n').length, 1)
   const keyless = shiplogCli(['serve'], { ...embedded, PORT: '0', DATABASE_URL: 'postgres://127.0.0.1:9/shiplog' })
   t.equal(keyless.status, 1)
-  t.match(keyless.stderr, /set SHIPLOG_SECRET_KEY/)
+  t.match(keyless.stderr, /^shiplog: set SHIPLOG_SECRET_KEY to 32 random bytes .*openssl rand -base64 32/)
+  t.equal(keyless.stderr.trim().split('\n').length, 1)
 })
 
 t.test(
