@@ -24,6 +24,37 @@ export const MAX_EVENTS_PER_REQUEST = 1000
 
 const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish()
 
+/**
+ * Where a scan happened. `postal_code` and `state_code`, the names of the
+ * pickup point CSV and the tracking page, are the same fields as `zip` and
+ * `state`; any other key is refused, since a dropped one would never match
+ * a pickup point.
+ */
+const carrierEventAddress = z
+  .strictObject({
+    address1: optionalText(500),
+    city: optionalText(200),
+    zip: optionalText(50),
+    postal_code: optionalText(50),
+    state: optionalText(100),
+    state_code: optionalText(100),
+    country_code: z.string().trim().pipe(countryCode).nullish(),
+  })
+  .superRefine((a, ctx) => {
+    for (const [alias, field] of [
+      ['postal_code', 'zip'],
+      ['state_code', 'state'],
+    ] as const) {
+      if (a[alias] != null && a[field] != null && a[alias] !== a[field])
+        ctx.addIssue({ code: 'custom', path: [alias], message: `is ${field} by another name: send one of them` })
+    }
+  })
+  .transform(({ postal_code, state_code, ...a }) => ({
+    ...a,
+    zip: a.zip ?? postal_code,
+    state: a.state ?? state_code,
+  }))
+
 /** One carrier event as the push API takes it; carrier polling holds what it fetches to the same rules. */
 export const carrierEventSchema = z.object({
   tracking_number: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
@@ -35,15 +66,7 @@ export const carrierEventSchema = z.object({
   happened_at: dateTime,
   message: optionalText(2000),
   messages: z.record(z.string().min(2).max(10), z.string().max(2000)).nullish(),
-  address: z
-    .object({
-      address1: optionalText(500),
-      city: optionalText(200),
-      zip: optionalText(50),
-      state: optionalText(100),
-      country_code: z.string().trim().pipe(countryCode).nullish(),
-    })
-    .nullish(),
+  address: carrierEventAddress.nullish(),
   raw: optionalText(16_384),
   carrier_event_id: z.string().min(1, 'must not be empty').max(200).nullish(),
   expected_delivery_at: dateTime.nullish(),

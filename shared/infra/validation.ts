@@ -85,7 +85,13 @@ export function describeIssues(error: RequestValidationError): { message: string
   const issues = [...error.issues].sort((a, b) => byPlace(places.get(a)!, places.get(b)!))
   for (const issue of issues) {
     const key = keyOf(issue, error.part)
-    if (isMissing(issue)) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const unknown of issue.keys) {
+        const named = [...issue.path, unknown].join('.')
+        other.push(`${named}: is not a known field`)
+        fields[named] = 'is not a known field'
+      }
+    } else if (isMissing(issue)) {
       missing.push(key)
       fields[key] = 'is required'
     } else if (isWrongType(issue)) {

@@ -235,6 +235,37 @@ t.test('validation names each field and the whole batch writes nothing', async (
   t.equal((await pushEvents(server, [])).status, 400)
 })
 
+t.test('an address takes postal_code and state_code as zip and state; another key is refused', async (t) => {
+  const { server } = await setUp(t)
+  const pushed = await pushEvents(server, [
+    {
+      tracking_number: 'TN-1',
+      event_type_code: 'transit',
+      happened_at: T0,
+      address: { city: 'Lyon', postal_code: '69004', state_code: 'ARA', country_code: 'FR' },
+    },
+  ])
+  t.equal(pushed.status, 201)
+  const order = await readAfter(server, `/v2/orders?order_number=A-1&${EVENTS_EXPANDED}`, pushed.position)
+  const event = order.body.data[0].fulfillments.data[0].trackers.data[0].events.data[0]
+  t.match(event.address, { city: 'Lyon', zip: '69004', state: 'ARA', country_code: 'FR' })
+  t.notOk('postal_code' in event.address, 'one name in the resource')
+
+  const unknown = await pushEvents(server, [
+    { tracking_number: 'TN-1', happened_at: T0, address: { city: 'Lyon', postcode: '69004', street: 'x' } },
+  ])
+  t.equal(unknown.status, 400)
+  t.same(Object.keys(unknown.body.errors).sort(), ['details', 'events.0.address.postcode', 'events.0.address.street'])
+  t.match(unknown.body.errors.details, /events\.0\.address\.postcode: is not a known field/)
+  const both = await pushEvents(server, [
+    { tracking_number: 'TN-1', happened_at: T0, address: { zip: '69001', postal_code: '69004' } },
+  ])
+  t.equal(both.status, 400)
+  t.match(both.body.errors, { 'events.0.address.postal_code': /is zip by another name/ })
+  const tracker = await trackerOf(server, 'TN-1')
+  t.equal(tracker.events.data.length, 1, 'refused batches write nothing')
+})
+
 t.test('tenancy: another account’s tracking number is unknown; the public key is refused', async (t) => {
   const { server } = await setUp(t)
   const other = await server.newAccount()
