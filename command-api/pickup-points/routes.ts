@@ -2,6 +2,7 @@ import { jobResource } from '../../projectors/resources/schemas.ts'
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { ShiplogError, validationError } from '../../shared/domain/errors.ts'
+import { byteSize } from '../../shared/infra/errors.ts'
 import { uploadKey } from '../../shared/domain/jobs/job.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -31,7 +32,7 @@ export function pickupPointWriteRoutes(app: App, rt: Runtime, queue: JobQueue) {
           await rt.blobs.remove(blob)
           throw new ShiplogError(
             'SHIPLOG_ERR_PAYLOAD_TOO_LARGE',
-            `The file is larger than ${rt.config.MAX_UPLOAD_BYTES} bytes`,
+            `The file is larger than ${byteSize(rt.config.MAX_UPLOAD_BYTES)}, the limit`,
             { file: 'is too large' },
           )
         }

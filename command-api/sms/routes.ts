@@ -27,14 +27,17 @@ export function smsWriteRoutes(app: App, rt: Runtime) {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(String(body)))),
     )
-    const signed = (request: { headers: Record<string, unknown>; originalUrl: string; body: unknown }, url: string) => {
+    // The signature is checked before the query and the form are validated: an unsigned call learns nothing of their shape.
+    scope.addHook('preValidation', async (request) => {
       const settings = smsSettings(rt.config)
       if (!settings) throw notFound('SMS is not configured on this service')
       const signature = request.headers['x-twilio-signature']
-      const params = request.body as Record<string, string>
+      const body = request.body
+      const params = body !== null && typeof body === 'object' ? (body as Record<string, string>) : {}
+      const url = `${publicUrlOf(rt, request)}${request.originalUrl}`
       if (!isSignedByTwilio(settings.authToken, typeof signature === 'string' ? signature : undefined, url, params))
         throw new ShiplogError('SHIPLOG_ERR_FORBIDDEN', 'X-Twilio-Signature does not sign this request')
-    }
+    })
 
     scope.post(
       STATUS_CALLBACK_PATH,
@@ -56,7 +59,6 @@ export function smsWriteRoutes(app: App, rt: Runtime) {
         },
       },
       async (request, reply) => {
-        signed(request, `${publicUrlOf(rt, request)}${request.originalUrl}`)
         const { MessageSid, MessageStatus, ErrorCode, To } = request.body
         const delivered = FINAL[MessageStatus]
         if (delivered !== undefined) {
@@ -85,7 +87,6 @@ export function smsWriteRoutes(app: App, rt: Runtime) {
         },
       },
       async (request, reply) => {
-        signed(request, `${publicUrlOf(rt, request)}${request.originalUrl}`)
         await recordSmsReply(rt, request.body.From, request.body.Body, request.id)
         return reply.type('text/xml').send(EMPTY_TWIML)
       },

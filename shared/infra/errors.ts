@@ -6,7 +6,7 @@ const codeForStatus = (status: number): ErrorCode =>
   (status >= 500 ? 'SHIPLOG_ERR_INTERNAL' : 'SHIPLOG_ERR_VALIDATION')
 
 /** Turns whatever was thrown into a ShiplogError; anything unforeseen is a 500 that hides its details. */
-export function toShiplogError(error: unknown): ShiplogError {
+export function toShiplogError(error: unknown, limit?: number): ShiplogError {
   if (isShiplogError(error)) return error
   if (error instanceof RequestValidationError) {
     const { message, fields } = describeIssues(error)
@@ -22,7 +22,7 @@ export function toShiplogError(error: unknown): ShiplogError {
     return new ShiplogError('SHIPLOG_ERR_VALIDATION', 'Body is not valid JSON')
   }
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ShiplogError('SHIPLOG_ERR_PAYLOAD_TOO_LARGE', 'Body is larger than the limit')
+    return new ShiplogError('SHIPLOG_ERR_PAYLOAD_TOO_LARGE', bodyTooLarge(limit))
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new ShiplogError('SHIPLOG_ERR_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json')
@@ -37,9 +37,24 @@ export function toShiplogError(error: unknown): ShiplogError {
   return new ShiplogError('SHIPLOG_ERR_INTERNAL', 'Internal server error')
 }
 
-/** v1 routes answer `{"error": ...}`; every other route `{"errors": {"details": ..., <field>: ...}}`. */
+/** A body refused for its size, naming the route's limit ("larger than 1 MB"). */
+export function bodyTooLarge(limit: number | undefined) {
+  return limit === undefined ? 'Body is larger than the limit' : `Body is larger than ${byteSize(limit)}, the limit`
+}
+
+/** A number of bytes as a person reads it: 64 KB, 1 MB, 10 MB, 1.5 MB. */
+export function byteSize(bytes: number) {
+  const [unit, size] = bytes >= 1024 * 1024 ? ['MB', 1024 * 1024] : bytes >= 1024 ? ['KB', 1024] : ['bytes', 1]
+  return `${Number((bytes / size).toFixed(1))} ${unit}`
+}
+
+/** The specification's v1 routes, whose errors are `{"error": ...}`; shiplog's own v1 routes (SMS callbacks) use v2's form. */
+const specV1Routes = ['/v1/trackers', '/v1/delivery_date_estimation']
+export const hasV1ErrorForm = (path: string) => specV1Routes.includes(path.split('?')[0]!.replace(/\/+$/, ''))
+
+/** The spec's v1 routes answer `{"error": ...}`; every other route `{"errors": {"details": ..., <field>: ...}}`. */
 export function errorBody(url: string, error: ShiplogError, requestId: string) {
   const withRequestId = error.status >= 500 ? { request_id: requestId } : {}
-  if (url.startsWith('/v1/')) return { error: error.message, ...withRequestId }
+  if (hasV1ErrorForm(url)) return { error: error.message, ...withRequestId }
   return { errors: { details: error.message, ...error.fields }, ...withRequestId }
 }

@@ -66,6 +66,10 @@ t.test('each route takes the body it needs; nesting past what any route needs is
   t.equal(estimation.status, 413, 'the estimation, which the public key may ask, takes a few KB')
   const account = await server.request('PATCH', '/v2/account', { body: { language_code: 'fr', x: 'y'.repeat(70_000) } })
   t.equal(account.status, 413, 'a setting takes 64 KB at most')
+  t.same(account.body, { errors: { details: 'Body is larger than 64 KB, the limit' } }, 'in the v2 form, naming it')
+  t.same(estimation.body, { error: 'Body is larger than 16 KB, the limit' }, 'in the v1 form on a v1 route')
+  const order = await server.request('POST', '/v2/orders', { body: { merchant_id: 'x', note: 'y'.repeat(1_100_000) } })
+  t.same(order.body, { errors: { details: 'Body is larger than 1 MB, the limit' } })
   const batch = Array.from({ length: 1000 }, (_, i) => ({
     order_number: `N-${i}`,
     tracking_number: `T-${i}`,

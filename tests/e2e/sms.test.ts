@@ -169,13 +169,18 @@ t.test('callbacks: a forged one is refused; an undelivered report says why', asy
   await smsPayload(server, '9', 'out_for_delivery')
   const forged = await twilio.report(sms!, 'delivered', { signature: 'bm90IGEgc2lnbmF0dXJl' })
   t.equal(forged.status, 403)
-  t.match(await forged.json(), { error: /X-Twilio-Signature/ })
+  t.same(await forged.json(), { errors: { details: 'X-Twilio-Signature does not sign this request' } })
   const unsigned = await fetch(sms!.statusCallback!, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ MessageSid: sms!.sid, MessageStatus: 'delivered' }),
   })
   t.equal(unsigned.status, 403)
+  for (const query of ['', '?account=x', '?account=1&payload=2']) {
+    const bare = await fetch(`${server.url}/v1/sms/status${query}`, { method: 'POST' })
+    t.equal(bare.status, 403, `unsigned, with the query ${query || 'missing'}: the signature is checked first`)
+    t.match(await bare.json(), { errors: { details: /X-Twilio-Signature/ } })
+  }
   t.match(await smsPayload(server, '9', 'out_for_delivery'), { status: 'dispatched' }, 'nothing recorded')
   await twilio.report(sms!, 'undelivered', { errorCode: '30003' })
   t.match(await smsPayload(server, '9', 'out_for_delivery', 'dispatched'), {

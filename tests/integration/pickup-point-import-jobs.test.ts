@@ -305,6 +305,7 @@ t.test('upload errors: no file part, empty file, too large, not multipart, and n
     csvForm(pickupPointCsv(Array.from({ length: 50 }, (_, i) => point(`B-${i}`)))),
   )
   t.equal(big.status, 413)
+  t.match(big.body, { errors: { details: /^The file is larger than [\d.]+ (KB|bytes), the limit$/ } })
   const json = await server.request('POST', '/v2/pickup_points/import', { body: { file: 'x' } })
   t.equal(json.status, 415)
   t.equal((await server.request('GET', '/v2/pickup_points')).body.data.length, 0)

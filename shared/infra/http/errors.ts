@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, toShiplogError } from '../errors.ts'
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const shiplogError = toShiplogError(error)
+  const shiplogError = toShiplogError(error, request.routeOptions.bodyLimit)
   if (shiplogError.status >= 500) request.log.error({ err: error }, 'request failed')
   else request.log.info({ code: shiplogError.code, reason: shiplogError.message }, 'request rejected')
   if (shiplogError.code === 'SHIPLOG_ERR_RATE_LIMITED' && !reply.hasHeader('retry-after'))

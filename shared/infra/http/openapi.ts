@@ -1,4 +1,5 @@
 import { errorCodes, errorMeanings } from '../../domain/errors.ts'
+import { hasV1ErrorForm } from '../errors.ts'
 
 /*
  * What the route schemas cannot say about the API, added to the generated
@@ -177,7 +178,7 @@ export function completeDocument(document: Json, notes: Record<string, Operation
       const key = `${method.toUpperCase()} ${path}`
       const note = notes[key]
       if (!note) throw new Error(`the API reference has no notes for ${key} (server/api-reference.ts)`)
-      const v1 = path.startsWith('/v1/')
+      const v1 = hasV1ErrorForm(path)
       operation.operationId = note.operationId
       operation.tags = [note.tag]
       operation.summary ??= note.summary
