@@ -51,9 +51,59 @@ export const apiNotes: Record<string, OperationNotes> = {
   'POST /v1/sms/status': { operationId: 'reportSmsStatus', tag: 'notifications', noKey: true },
   'POST /v1/sms/inbound': { operationId: 'receiveSms', tag: 'notifications', noKey: true },
   'GET /v2/analytics/delivery_performance': { operationId: 'getDeliveryPerformance', tag: 'estimation' },
-  'GET /v2/analytics/delivery_performance.csv': { operationId: 'getDeliveryPerformanceCsv', tag: 'estimation' },
+  'GET /v2/analytics/delivery_performance.csv': {
+    operationId: 'getDeliveryPerformanceCsv',
+    tag: 'estimation',
+    responses: { 200: { description: 'The same rows as CSV, a header line first', contentType: 'text/csv' } },
+  },
   'GET /v2/carrier_apis': { operationId: 'listCarrierApis', tag: 'trackers' },
   'GET /track/{token}.json': { operationId: 'getTrackingPageData', tag: 'tracking page', noKey: true },
+  'GET /track': {
+    operationId: 'showTrackingLookup',
+    tag: 'tracking page',
+    noKey: true,
+    page: true,
+    summary: 'The page where a customer finds their order: its number and their e-mail or delivery postcode',
+    responses: {
+      200: { description: 'The lookup form, in the shop’s brand when `account` names it', contentType: 'text/html' },
+    },
+  },
+  'GET /track/lookup': {
+    operationId: 'lookUpTrackingPage',
+    tag: 'tracking page',
+    noKey: true,
+    page: true,
+    summary: 'The lookup form sent: to the order’s tracking page when the number and the e-mail or postcode match',
+    responses: {
+      303: {
+        description: 'Found: to the order’s tracking page',
+        headers: { Location: { schema: { type: 'string' }, description: '/track/{token}' } },
+      },
+      400: { description: 'The form again: a field was left empty', contentType: 'text/html' },
+      404: {
+        description: 'The form again, saying no order matches (never which half was wrong)',
+        contentType: 'text/html',
+      },
+      429: {
+        description: 'Too many lookups from this address, or misses on this order number',
+        contentType: 'application/json',
+      },
+    },
+  },
+  'GET /track/{token}': {
+    operationId: 'showTrackingPage',
+    tag: 'tracking page',
+    noKey: true,
+    page: true,
+    summary: 'An order’s tracking page, for its customer (the token is the key)',
+    responses: {
+      200: {
+        description: 'The page, in the customer’s language (`lang`, the order’s, the shop’s, the browser’s)',
+        contentType: 'text/html',
+      },
+      404: { description: 'A page saying no order has this link (rotated, or never made)', contentType: 'text/html' },
+    },
+  },
   'GET /v2/notification_types': { operationId: 'listNotificationTypes', tag: 'notifications' },
   'PATCH /v2/notification_types/{slug}': { operationId: 'updateNotificationType', tag: 'notifications' },
   'GET /v2/notifications/{id}/preview': { operationId: 'previewNotification', tag: 'notifications' },

@@ -32,7 +32,11 @@ const query = z
         (v) => (v === undefined ? [] : Array.isArray(v) ? v : String(v).split(',')),
         z.array(z.enum(performanceGroups, { error: `must be among ${performanceGroups.join(', ')}` })).max(4),
       )
-      .refine((list) => new Set(list).size === list.length, 'must name each group once'),
+      .refine((list) => new Set(list).size === list.length, 'must name each group once')
+      .default([])
+      .describe(
+        'Groups of the rows, comma-separated or repeated: carrier, service, destination_country, week; none, one row',
+      ),
     limit: z.coerce.number().int().min(1, 'must be from 1 to 1000').max(1000, 'must be from 1 to 1000').default(100),
     starting_after: z.string().max(500).optional().describe('The `key` of the last row of the page before'),
   })

@@ -16,9 +16,10 @@ import { foldOrder } from '../../shared/domain/orders/evolve-document.ts'
 import type { OrderEvent } from '../../shared/domain/orders/state.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
 import { sendViewList } from '../shared/send-views.ts'
+import { expandQuery } from '../shared/expand.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
 
-const expand = z.union([z.string(), z.array(z.string())]).optional()
+const expand = expandQuery(orderExpandPaths)
 
 const listOrdersQuery = z.object({
   email: z.string().optional(),

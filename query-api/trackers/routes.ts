@@ -1,5 +1,6 @@
 import { listOf, trackerResource } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
+import { expandQuery } from '../shared/expand.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -13,7 +14,7 @@ import { renderTracker } from '../../projectors/resources/render.ts'
 const listTrackersQuery = z.object({
   tracking_number: z.string().optional(),
   delivery_status_code: z.string().optional(),
-  expand: z.union([z.string(), z.array(z.string())]).optional(),
+  expand: expandQuery(trackerExpandPaths),
   ...paginationQuery,
 })
 

@@ -121,7 +121,7 @@ export function trackingPageReadRoutes(app: App, rt: Runtime) {
 
   app.get(
     '/track/:token',
-    { config: PUBLIC, schema: { hide: true, params: z.object({ token: z.string() }), querystring: pageQuery } },
+    { config: PUBLIC, schema: { params: z.object({ token: z.string() }), querystring: pageQuery } },
     async (request, reply) => {
       const found = await pageOf(request.params.token)
       const path = `/track/${encodeURIComponent(request.params.token)}`
@@ -165,7 +165,7 @@ export function trackingPageReadRoutes(app: App, rt: Runtime) {
     '/track',
     {
       config: PUBLIC,
-      schema: { hide: true, querystring: pageQuery.extend({ account: z.coerce.number().int().positive().optional() }) },
+      schema: { querystring: pageQuery.extend({ account: z.coerce.number().int().positive().optional() }) },
     },
     async (request, reply) => {
       const { account: accountId, lang } = request.query
@@ -179,7 +179,7 @@ export function trackingPageReadRoutes(app: App, rt: Runtime) {
     '/track/lookup',
     {
       config: PUBLIC,
-      schema: { hide: true, querystring: lookupQuery },
+      schema: { querystring: lookupQuery },
     },
     async (request, reply) => {
       const counted = lookupsBy.get(request.ip) ?? { count: 0, since: Date.now() }

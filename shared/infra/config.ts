@@ -268,9 +268,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // One line per setting, however many rules its value broke.
   const names = [...new Set(result.error.issues.map((i) => String(i.path[0])))]
   throw new ConfigError(
-    names
-      .map((name) => settingError(name, result.error.issues.find((i) => i.path[0] === name)!, env[name]))
-      .join('\n'),
+    names.map((name) => settingError(name, result.error.issues.find((i) => i.path[0] === name)!, env[name])).join('\n'),
   )
 }
 

@@ -43,6 +43,15 @@ t.test('/metrics: events appended by type, projection lag, jobs by state, reques
   t.match(text, /shiplog_projection_lag_events\{projection="orders"\} \d+/)
   t.match(text, /shiplog_jobs\{queue="[^"]+",state="waiting"\} 0/)
   t.match(text, /shiplog_http_request_duration_seconds_count\{method="POST",route="\/v1\/trackers",status="201"\} 1/)
+  // promtool check metrics: only a counter's name ends in _total, and a counter's always does.
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }))
+  t.ok(types.length > 20)
+  t.same(
+    types.filter(({ name, type }) => (type === 'counter') !== name.endsWith('_total')),
+    [],
+    'no gauge named like a counter, no counter without _total',
+  )
+  t.match(text, /^nodejs_active_handles\{type="\w+"\} \d+$/m, 'active handles are still counted, by type')
 })
 
 t.test('/metrics asks for SHIPLOG_METRICS_TOKEN when one is set', async (t) => {

@@ -34,6 +34,10 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
   const { projections, queues, carrierPolling, carrierRequests } = sources
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // prom-client's totals of active handles, requests and resources are gauges named like counters, which
+  // Prometheus's own checks refuse; the same figures stay, by type, in nodejs_active_handles and its twins.
+  for (const total of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(total)
   const durations = new Histogram({
     name: 'shiplog_http_request_duration_seconds',
     help: 'HTTP request durations',

@@ -56,6 +56,40 @@ const positionHeader = {
   },
 }
 
+/** The meta key under which a route's `expand[]` schema lists the values it takes (query-api/shared/expand.ts). */
+export const EXPAND_VALUES = 'x-expand-values'
+
+/**
+ * A query parameter as the document gives it to clients: `expand[]` repeated,
+ * with its values; a time filter (`created_at`) as a deepObject, which a
+ * client sends as `created_at[gt]=…`.
+ */
+function documentedParameter(p: Json): Json {
+  if (p.in !== 'query') return p
+  if (p.name === 'expand') {
+    const { [EXPAND_VALUES]: values, ...schema } = p.schema ?? {}
+    return {
+      ...p,
+      name: 'expand[]',
+      style: 'form',
+      explode: true,
+      description: schema.description ?? 'Parts of the resource to expand; a path expands the levels above it too',
+      schema: { type: 'array', items: values ? { type: 'string', enum: values } : { type: 'string' } },
+    }
+  }
+  const bounds = (p.schema?.anyOf as Json[] | undefined)?.find((s) => s.type === 'object')
+  if (bounds) {
+    return {
+      ...p,
+      style: 'deepObject',
+      explode: true,
+      description: `\`${p.name}[gt]\`, \`[gte]\`, \`[lt]\`, \`[lte]\`: Unix seconds or ISO 8601, in any combination (\`${p.name}=<time>\` alone is that second)`,
+      schema: { ...bounds, minProperties: 1 },
+    }
+  }
+  return p
+}
+
 const unauthenticated = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/', '/docs'])
 
 /** What the reference says of an operation beyond its route's schema, by `METHOD path`. */
@@ -68,10 +102,12 @@ export interface OperationNotes {
   publicKey?: boolean
   /** Called without a key (a customer's page, whose token is in its path): no 401 or 403. */
   noKey?: boolean
+  /** A page for people (HTML): its answers, refusals included, are the ones `responses` gives. */
+  page?: boolean
   /** A summary, for routes whose schema gives none. */
   summary?: string
-  /** What the route's response schemas cannot say: a description, an example, headers. */
-  responses?: Record<number, { description: string; example?: unknown; headers?: Json }>
+  /** What the route's response schemas cannot say: a description, an example, headers, a type other than JSON. */
+  responses?: Record<number, { description: string; example?: unknown; headers?: Json; contentType?: string }>
   requestExample?: unknown
   multipartFile?: boolean
 }
@@ -126,6 +162,7 @@ function usedSchemas(document: Json): Json {
  */
 function errorStatusesOf(method: string, path: string, note: OperationNotes): ErrorStatus[] {
   if (unauthenticated.has(path)) return [503]
+  if (note.page) return [429, 503]
   if (note.noKey) return [400, 404, 429, 503]
   const change = method !== 'get'
   const body = method === 'post' || method === 'put' || method === 'patch'
@@ -170,7 +207,10 @@ const successDescription: Record<number, string> = {
 
 /** Completes the generated document (fastify-swagger's transformObject). */
 export function completeDocument(document: Json, notes: Record<string, OperationNotes>): Json {
-  document.servers = [{ url: '/', description: 'The service answering this document' }]
+  document.servers = [
+    { url: '/', description: 'The service answering this document' },
+    { url: '/api', description: 'The same service under /api (`/api/v2/orders` is `/v2/orders`)' },
+  ]
   document.tags = Object.entries(apiTags).map(([name, description]) => ({ name, description }))
   const refusals = new Set<string>()
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
@@ -183,12 +223,25 @@ export function completeDocument(document: Json, notes: Record<string, Operation
       operation.tags = [note.tag]
       operation.summary ??= note.summary
       operation.responses ??= {}
+      if (note.page) {
+        operation.responses = {}
+        for (const [status, said] of Object.entries(note.responses ?? {})) {
+          operation.responses[status] = {
+            description: said.description,
+            ...(said.headers ? { headers: said.headers } : {}),
+            ...(said.contentType ? { content: { [said.contentType]: { schema: { type: 'string' } } } } : {}),
+          }
+        }
+      }
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         if (!status.startsWith('2')) continue
         const said = note.responses?.[Number(status)]
         response.description = said?.description ?? successDescription[Number(status)] ?? 'Done'
         response.headers = { ...(method === 'get' ? {} : positionHeader), ...said?.headers }
-        const json = response.content?.['application/json']
+        if (said?.contentType && response.content?.['application/json']) {
+          response.content = { [said.contentType]: response.content['application/json'] }
+        }
+        const json = response.content?.[said?.contentType ?? 'application/json']
         if (json && said?.example !== undefined) json.example = said.example
       }
       if (unauthenticated.has(path) || note.noKey) operation.security = []
@@ -214,17 +267,7 @@ export function completeDocument(document: Json, notes: Record<string, Operation
           },
         }
       }
-      operation.parameters = (operation.parameters ?? []).map((p: Json) =>
-        p.in === 'query' && p.name === 'expand'
-          ? {
-              ...p,
-              name: 'expand[]',
-              style: 'form',
-              explode: true,
-              schema: { type: 'array', items: { type: 'string' } },
-            }
-          : p,
-      )
+      operation.parameters = (operation.parameters ?? []).map(documentedParameter)
       if (method !== 'get') {
         operation.parameters.push({
           in: 'header',

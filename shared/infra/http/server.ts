@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { completeDocument, type OperationNotes } from './openapi.ts'
 import { jsonSchemaTransform, jsonSchemaTransformObject, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import qs from 'qs'
+import { refuseUnknownQueryParameters } from './query-parameters.ts'
 import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import type { Runtime } from '../runtime.ts'
@@ -48,8 +49,8 @@ export async function createHttpServer(
     },
     // Behind a gateway, the client's address comes from X-Forwarded-For (rate limits are per client).
     trustProxy: rt.config.TRUST_PROXY,
-    // `{app_url}/api/v2/...` is the same API as `/v2/...`.
-    rewriteUrl: (req) => (req.url?.startsWith('/api/v2/') ? req.url.slice(4) : (req.url ?? '/')),
+    // `{app_url}/api/...` is the same API as `/...` (the document's second server).
+    rewriteUrl: (req) => (req.url?.startsWith('/api/') ? req.url.slice(4) : (req.url ?? '/')),
   }).withTypeProvider<ZodTypeProvider>()
 
   // JSON only (multipart where a route registers it): anything else is a 415.
@@ -59,6 +60,11 @@ export async function createHttpServer(
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer
+    // Clients send the JSON Content-Type on a POST without a body (a test message, a refresh): no body, not bad JSON.
+    if (bytes.length === 0) {
+      done(null, undefined)
+      return
+    }
     if (jsonDepthExceeds(bytes, MAX_JSON_DEPTH)) {
       done(new ShiplogError('SHIPLOG_ERR_VALIDATION', `Body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined)
       return
@@ -68,6 +74,7 @@ export async function createHttpServer(
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(({ schema }) => serializerOf(schema as z.ZodType))
   app.setErrorHandler(handleError)
+  app.addHook('preValidation', refuseUnknownQueryParameters)
   await apiReference(app, apiNotes)
   app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({
     service: 'shiplog',
