@@ -217,6 +217,25 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     t.equal(await store.fillViews(C, [{ key: one!.key, revision: 0, views: { card: '"old"' } }]), 0)
   })
 
+  t.test('a document reads back with its keys in the order written, on every store', async (t) => {
+    // An order's fields as the renderer spreads them: not sorted, and keys of every length.
+    const doc = {
+      object: 'order',
+      id: 7,
+      uuid: 'u',
+      created_at: 1,
+      updated_at: 2,
+      merchant_id: 'M',
+      email: 'e',
+      a: { z: 1, b: 2 },
+    }
+    await store.commit(['contract'], [{ ...write(1, 7), doc }], 1n)
+    const read = await store.get(contractCollection.name, 1, 7)
+    t.equal(JSON.stringify(read?.doc), JSON.stringify(doc))
+    const page = await store.find(contractCollection.name, { accountId: 1, limit: 1 })
+    t.equal(JSON.stringify(page.docs[0]?.doc), JSON.stringify(doc))
+  })
+
   t.test('a compressed collection gives back its documents and views as written', async (t) => {
     const events = Array.from({ length: 50 }, (_, i) => ({ message: `Arrivé au centre n°${i}`, at: 1_700_000_000 + i }))
     const writes = [1, 2].map((id) => ({

@@ -232,3 +232,29 @@ t.test(
     )
   },
 )
+
+t.test(
+  'postgres: a table made with jsonb documents takes json, its documents read as before',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const schema = testSchema()
+    const table = contractCollection.name
+    const client = new pg.Client({ connectionString: postgresUrl })
+    await client.connect()
+    t.teardown(() => client.end())
+    const first = await createPostgresReadStore(postgresUrl, [contractCollection], schema)
+    await first.close()
+    await client.query(`ALTER TABLE ${schema}.${table} ALTER COLUMN doc TYPE jsonb USING doc::jsonb`)
+    await client.query(
+      `INSERT INTO ${schema}.${table} (account_id, id, key, revision, doc) VALUES (1, 1, 'k', 0, '{"id":1,"email":"e"}')`,
+    )
+    const store = await createPostgresReadStore(postgresUrl, [contractCollection], schema)
+    t.teardown(() => store.close())
+    const { rows } = await client.query(
+      `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = 'doc'`,
+      [schema, table],
+    )
+    t.equal(rows[0].data_type, 'json')
+    t.same((await store.get(table, 1, 1))?.doc, { id: 1, email: 'e' })
+  },
+)

@@ -25,8 +25,10 @@ import {
 
 /*
  * The read store on PostgreSQL: a table per collection, each document in a
- * `jsonb` column beside its indexed fields (`f_<field>`) and its views as
- * JSON text (`v_<view>`, sent as stored, byte for byte). Every query index
+ * `json` column (its text as written: its keys keep the order every store
+ * serves them in, which `jsonb` would sort) beside its indexed fields
+ * (`f_<field>`) and its views as JSON text (`v_<view>`, sent as stored, byte
+ * for byte). Every query index
  * starts with the account id and ends with the id, so a filtered page is one
  * index range scan in id order, as on SQLite. PostgreSQL compresses large
  * values itself (TOAST), so `compressed` collections need nothing more. A
@@ -229,7 +231,7 @@ export async function createPostgresReadStore(
         const { rowCount } = await client.query(
           `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}${folded}
              FROM json_to_recordset($1::json)
-               AS v(key text, revision int, folded jsonb, ${columns.map((c) => `${c} text`).join(', ')})
+               AS v(key text, revision int, folded json, ${columns.map((c) => `${c} text`).join(', ')})
             WHERE t.key = v.key AND t.revision = v.revision`,
           [JSON.stringify(rows)],
         )
@@ -312,8 +314,15 @@ function tableStatements(spec: CollectionSpec): string[] {
       id         bigint  NOT NULL,
       key        text    NOT NULL UNIQUE,
       revision   integer NOT NULL,
-      doc        jsonb   NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${fields.join('')}
+      doc        json    NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${fields.join('')}
     )`,
+    // A table made with a jsonb document (which sorts keys) takes json; its documents keep the sorted order until rewritten.
+    `DO $$ BEGIN
+       IF (SELECT data_type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = '${spec.name}' AND column_name = 'doc') = 'jsonb'
+       THEN ALTER TABLE ${spec.name} ALTER COLUMN doc TYPE json USING doc::json;
+       END IF;
+     END $$`,
     // A field or view added after the table was made becomes a new column, filled as documents are next written.
     ...fieldColumnsOf(spec).map(
       ([column, type]) => `ALTER TABLE ${spec.name} ADD COLUMN IF NOT EXISTS ${column} ${type}`,
@@ -398,7 +407,7 @@ async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: reado
     ['id', 'bigint'],
     ['key', 'text'],
     ['revision', 'int'],
-    ['doc', 'jsonb'],
+    ['doc', 'json'],
     ...fieldColumnsOf(spec),
     ...viewColumns(spec).map((v): [string, string] => [v, 'text']),
   ]
@@ -465,7 +474,7 @@ async function appendPending(client: pg.ClientBase, spec: CollectionSpec, append
     const names = columns.map(([name]) => name)
     await client.query(
       `INSERT INTO ${spec.name} AS t (doc, ${names.join(', ')})
-       SELECT 'null'::jsonb, * FROM json_to_recordset($1::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})
+       SELECT 'null'::json, * FROM json_to_recordset($1::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})
        ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, ${[
          ...names.filter((n) => n !== 'key').map((n) => `${n} = excluded.${n}`),
          ...views.map((v) => `${v} = NULL`),
