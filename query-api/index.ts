@@ -6,6 +6,7 @@ import { notificationTypes } from '../shared/domain/notifications/types.ts'
 import { callerOf } from '../shared/infra/http/auth.ts'
 import type { App } from '../shared/infra/http/server.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import type { AttemptLimits } from '../shared/infra/attempt-limits.ts'
 import { deliveryEstimationReadRoutes } from './delivery-estimation/routes.ts'
 import { jobReadRoutes } from './jobs/routes.ts'
 import { orderReadRoutes } from './orders/routes.ts'
@@ -17,7 +18,7 @@ import { trackingPageReadRoutes } from './tracking-page/routes.ts'
 import { analyticsReadRoutes } from './analytics/routes.ts'
 
 /** The query role: every read route. */
-export function queryApi(app: App, rt: Runtime) {
+export function queryApi(app: App, rt: Runtime, limits: AttemptLimits) {
   app.get(
     '/v2/account',
     { schema: { response: { 200: accountResource }, summary: 'The account of the key: its id, name and settings' } },
@@ -46,6 +47,6 @@ export function queryApi(app: App, rt: Runtime) {
   deliveryEstimationReadRoutes(app, rt)
   webhookEndpointReadRoutes(app, rt)
   notificationReadRoutes(app, rt)
-  trackingPageReadRoutes(app, rt)
+  trackingPageReadRoutes(app, rt, limits)
   analyticsReadRoutes(app, rt)
 }

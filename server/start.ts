@@ -3,6 +3,7 @@ import { projections } from '../projectors/projections.ts'
 import { startProjectorThread } from '../projectors/projector-thread.ts'
 import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
+import { createAttemptLimits } from '../shared/infra/attempt-limits.ts'
 import type { Clock } from '../shared/infra/clock.ts'
 import { type Config, type Role, smsSettings } from '../shared/infra/config.ts'
 import { healthRoutes } from '../shared/infra/http/health.ts'
@@ -93,7 +94,15 @@ export async function startServer(
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
     if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
     if (queues) carrierApiRoutes(app, carrierSettings, queues.carrierLedger)
-    if (roles.has('query')) queryApi(app, rt)
+    if (roles.has('query')) {
+      const limitsRedis = connectRedis(config.REDIS_URL, rt.logger, 'limits', { failFast: true })
+      parts.push(() => limitsRedis.disconnect())
+      queryApi(
+        app,
+        rt,
+        createAttemptLimits(limitsRedis, config.QUEUE_NAME, () => rt.clock.nowMs()),
+      )
+    }
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()
       const projector = await startProjectorThread(config, walCheckpoints, rt.logger, rt.projections)

@@ -3,7 +3,6 @@ import { z } from 'zod'
 import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { trackingLinkResource, trackingPageSettingsResource } from '../../projectors/resources/schemas.ts'
-import { LRUCache } from 'lru-cache'
 import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
 import {
   type NotificationLanguage,
@@ -13,6 +12,7 @@ import {
 import { FIRST_TRACKING_LINK } from '../../shared/domain/orders/tracking-link.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
+import { type AttemptLimits, clientOf } from '../../shared/infra/attempt-limits.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import { publicUrlOf } from '../../shared/infra/http/public-url.ts'
@@ -32,8 +32,10 @@ import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
 
 const ORDERS = collections.orders.name
 const PUBLIC = { auth: 'none' } as const
-/** Lookups one address may make per minute: enough for a customer's typing mistakes, not for guessing. */
+/** Lookups one client (an address, an IPv6 /64) may make a minute: enough for a customer's typing mistakes, not for guessing. */
 const LOOKUPS_PER_MINUTE = 10
+/** Misses on one order number an hour, from any address: a guess spread over many addresses is still stopped. */
+const MISSES_PER_ORDER_NUMBER_PER_HOUR = 20
 
 const pageQuery = z.object({ lang: z.string().max(20).optional() })
 const lookupQuery = pageQuery.extend({
@@ -79,14 +81,12 @@ function sendPage(reply: FastifyReply, status: number, page: RenderedPage) {
     .send(page.html)
 }
 
-export function trackingPageReadRoutes(app: App, rt: Runtime) {
+export function trackingPageReadRoutes(app: App, rt: Runtime, limits: AttemptLimits) {
   const tokens = trackingTokens(rt.secrets)
-  // Lookups per client address in the current minute (per process, as the service's other limits).
-  const lookupsBy = new LRUCache<string, { count: number; since: number }>({
-    max: 100_000,
-    ttl: 60_000,
-    noUpdateTTL: true,
-  })
+  const tooMany = (reply: FastifyReply, retryAfter: number, message: string) => {
+    reply.header('retry-after', String(retryAfter))
+    return new ShiplogError('SHIPLOG_ERR_RATE_LIMITED', message)
+  }
 
   /** The order a token names, as long as it is the order's current link and its account is there. */
   const pageOf = async (token: string) => {
@@ -182,14 +182,19 @@ export function trackingPageReadRoutes(app: App, rt: Runtime) {
       schema: { querystring: lookupQuery },
     },
     async (request, reply) => {
-      const counted = lookupsBy.get(request.ip) ?? { count: 0, since: Date.now() }
-      lookupsBy.set(request.ip, { ...counted, count: counted.count + 1 })
-      if (counted.count >= LOOKUPS_PER_MINUTE) {
-        reply.header('retry-after', String(Math.max(1, Math.ceil((counted.since + 60_000 - Date.now()) / 1000))))
-        throw new ShiplogError('SHIPLOG_ERR_RATE_LIMITED', 'Too many lookups from this address; retry in a minute')
-      }
+      const client = await limits.add(`lookup-client:${clientOf(request.ip)}`, 60)
+      if (client.count > LOOKUPS_PER_MINUTE)
+        throw tooMany(reply, client.retryAfter, 'Too many lookups from this address; retry in a minute')
       const { account: accountId, order_number = '', contact = '', lang } = request.query
-      const found = order_number && contact ? await lookUp(accountId, order_number, contact) : undefined
+      const asked = order_number && contact
+      // Misses are counted per order number within the shop the link names, else across shops.
+      const missKey = `lookup-misses:${accountId ?? '*'}:${order_number}`
+      if (asked) {
+        const misses = await limits.peek(missKey, 3600)
+        if (misses.count >= MISSES_PER_ORDER_NUMBER_PER_HOUR)
+          throw tooMany(reply, misses.retryAfter, 'Too many failed lookups of this order number; retry later')
+      }
+      const found = asked ? await lookUp(accountId, order_number, contact) : undefined
       if (found) {
         const token = tokens.tokenOf({
           accountId: found.accountId,
@@ -199,9 +204,10 @@ export function trackingPageReadRoutes(app: App, rt: Runtime) {
         const language = lang ? `?lang=${encodeURIComponent(pageLanguage(lang))}` : ''
         return reply.status(303).header('location', `/track/${token}${language}`).send()
       }
+      if (asked) await limits.add(missKey, 3600)
       const chrome = await lookupChrome(accountId, lang, request, '/track')
       const form = { account: accountId, orderNumber: order_number, contact, notFound: true }
-      return sendPage(reply, order_number && contact ? 404 : 400, renderLookupPage(chrome, form))
+      return sendPage(reply, asked ? 404 : 400, renderLookupPage(chrome, form))
     },
   )
 

@@ -288,6 +288,36 @@ t.test('lookup: order number and e-mail or postcode, never saying which half was
   t.equal((await page(server, `/track/${token}`)).status, 200, 'the pages themselves still answer')
 })
 
+t.test('lookup guesses spread over addresses and processes: 20 misses an hour per order number', async (t) => {
+  // Two processes of one layout: the same Redis and queue name, each its own stores.
+  const env = { TRUST_PROXY: 'true', QUEUE_NAME: `test-lookups-${Date.now()}` }
+  const [a, b] = [await startTestServer(t, { env }), await startTestServer(t, { env })]
+  await createOrder(a)
+  const lookup = (server: typeof a, from: string, query: string) =>
+    fetch(`${server.url}/track/lookup?${query}`, { redirect: 'manual', headers: { 'x-forwarded-for': from } })
+  const statuses: number[] = []
+  for (let i = 0; i < 21; i++) {
+    const server = i % 2 ? b : a
+    statuses.push((await lookup(server, `198.51.100.${i + 1}`, `order_number=W-2001&contact=guess${i}`)).status)
+  }
+  t.same(statuses.slice(0, 20), Array(20).fill(404), 'twenty misses, each from its own address, on either process')
+  t.equal(statuses[20], 429, 'the twenty-first guess at the order number is refused, whichever the address')
+  const refused = await lookup(a, '203.0.113.5', 'order_number=W-2001&contact=camille.durand%40example.org')
+  t.equal(refused.status, 429, 'even the right answer, until the hour is over')
+  t.ok(Number(refused.headers.get('retry-after')) > 60)
+  t.equal((await lookup(a, '203.0.113.5', 'order_number=W-7777&contact=x')).status, 404, 'other numbers go on')
+
+  // One IPv6 /64 is one client, whatever address of it a guess comes from.
+  const fromSlash64: number[] = []
+  for (let i = 0; i < 11; i++)
+    fromSlash64.push(
+      (await lookup(i % 2 ? b : a, `2001:db8:1:2::${(i + 1).toString(16)}`, `order_number=V-${i}&contact=x`)).status,
+    )
+  t.same(fromSlash64.slice(0, 10), Array(10).fill(404))
+  t.equal(fromSlash64[10], 429, 'the /64 made its ten tries a minute, across both processes')
+  t.equal((await lookup(a, '2001:db8:1:3::1', 'order_number=V-99&contact=x')).status, 404, 'another /64 goes on')
+})
+
 t.test('a parcel waiting at a pickup point shows the imported point with its opening hours', async (t) => {
   const server = await startTestServer(t)
   const csv = pickupPointCsv([

@@ -3,11 +3,17 @@ import type { Logger } from 'pino'
 
 /**
  * A Redis connection as BullMQ needs it: commands wait for a reconnect
- * instead of failing, and ioredis reconnects by itself. That Redis went away,
+ * instead of failing (or, `failFast`, fail at once), and ioredis reconnects by itself. That Redis went away,
  * and that it came back, is logged once each, not at every retry.
  */
-export function connectRedis(url: string, logger: Logger, name = 'queue'): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false, enableOfflineQueue: true })
+export function connectRedis(url: string, logger: Logger, name = 'queue', options: { failFast?: boolean } = {}): Redis {
+  const redis = new Redis(
+    url,
+    options.failFast
+      ? // A command that cannot be answered now fails at once: its caller has a fallback and must not wait.
+        { maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: 500 }
+      : { maxRetriesPerRequest: null, lazyConnect: false, enableOfflineQueue: true },
+  )
   let down = false
   const where = url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@')
   redis.on('error', (error: Error) => {
@@ -15,7 +21,9 @@ export function connectRedis(url: string, logger: Logger, name = 'queue'): Redis
     down = true
     logger.warn(
       { redis: where, connection: name, reason: error.message },
-      'Redis is unreachable; jobs wait until it is back',
+      options.failFast
+        ? 'Redis is unreachable; each process counts attempts alone until it is back'
+        : 'Redis is unreachable; jobs wait until it is back',
     )
   })
   redis.on('ready', () => {
