@@ -52,7 +52,7 @@ export function createAttemptLimits(redis: Redis | undefined, prefix: string, no
     return { count: entry.count, retryAfter: Math.max(1, Math.ceil((entry.endsAt - now) / 1000)) }
   }
   const shared = async <T>(command: (redis: Redis) => Promise<T>): Promise<T | undefined> => {
-    if (!redis || redis.status !== 'ready') return undefined
+    if (redis?.status !== 'ready') return undefined
     try {
       return await command(redis)
     } catch {
