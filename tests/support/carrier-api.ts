@@ -84,6 +84,10 @@ export const detectionCases: readonly [number: string, carrier: string | null][]
   ['CB123456785FR', 'colissimo'],
   ['EE123456785FR', 'chronopost'],
   ['RR123456785GB', 'royal_mail'],
+  // Royal Mail's own format: any two letters, nine digits with the S10 check digit, GB.
+  ['AB123456785GB', 'royal_mail'],
+  ['ab 1234 5678 5gb', 'royal_mail'],
+  ['ZQ000000005GB', 'royal_mail'],
   ['LX123456785NL', 'postnl'],
   ['3SABCD1234567', 'postnl'],
   ['JVGL12345678901234567', 'dhl_parcel'],
@@ -93,11 +97,66 @@ export const detectionCases: readonly [number: string, carrier: string | null][]
   ['00340434123456789012', null],
   // An S10 number whose check digit is wrong.
   ['RR123456789GB', null],
+  ['AB123456789GB', null],
   ['hello', null],
 ]
 
 export const CREDENTIALS = { id: 'client-id', secret: 'client-secret' }
 export const POSTNL_KEY = 'postnl-key'
+
+const uspsAnswer = (n: string, delivered: boolean) => ({
+  trackingNumber: n,
+  expectedDeliveryTimeStamp: '2026-11-25T20:00:00Z',
+  trackingEvents: [
+    ...(delivered
+      ? [
+          {
+            eventType: 'Delivered, In/At Mailbox',
+            eventCode: '01',
+            name: 'J SMITH',
+            eventTimestamp: '2026-11-24T14:30:00',
+            GMTTimestamp: '2026-11-24T19:30:00Z',
+            GMTOffset: '-05:00',
+            eventCity: 'NEW YORK',
+            eventState: 'NY',
+            eventZIPCode: '10001',
+            eventCountry: '',
+          },
+        ]
+      : []),
+    {
+      eventType: 'Arrived at USPS Regional Facility',
+      eventCode: '10',
+      eventTimestamp: '2026-11-23T09:30:00',
+      GMTTimestamp: '2026-11-23T14:30:00Z',
+      GMTOffset: '-05:00',
+      eventCity: 'JERSEY CITY',
+      eventState: 'NJ',
+      eventZIPCode: '07097',
+      eventCountry: '',
+    },
+    {
+      eventType: 'Shipping Label Created, USPS Awaiting Item',
+      eventCode: 'MA',
+      eventTimestamp: '2026-11-22T16:00:00',
+      GMTTimestamp: '2026-11-22T21:00:00Z',
+      GMTOffset: '-05:00',
+      eventCity: 'BOSTON',
+      eventState: 'MA',
+      eventZIPCode: '02101',
+      eventCountry: '',
+    },
+  ],
+})
+
+/** USPS events that say their zone in eventTimestamp itself, without GMTTimestamp: as some answers carry them. */
+const uspsLocalTimesZoned = (n: string) => ({
+  trackingNumber: n,
+  trackingEvents: [
+    { eventType: 'Delivered', eventCode: '01', eventTimestamp: '2026-11-24T14:30:00-05:00', eventCity: 'NEW YORK' },
+    { eventType: 'Arrived at USPS Regional Facility', eventCode: '10', eventTimestamp: '2026-11-23T14:30:00Z' },
+  ],
+})
 
 const ISO = (day: number, hour: number) => new Date(Date.UTC(2026, 10, day, hour)).toISOString()
 /** Each API's answer for a parcel at a stage, in that API's documented shape (events newest first). */
@@ -180,50 +239,7 @@ const answers = {
       },
     ],
   }),
-  usps: (n: string, delivered: boolean) => ({
-    trackingNumber: n,
-    expectedDeliveryTimeStamp: '2026-11-25T20:00:00Z',
-    trackingEvents: [
-      ...(delivered
-        ? [
-            {
-              eventType: 'Delivered, In/At Mailbox',
-              eventCode: '01',
-              name: 'J SMITH',
-              eventTimestamp: '2026-11-24T14:30:00',
-              GMTTimestamp: '2026-11-24T19:30:00Z',
-              GMTOffset: '-05:00',
-              eventCity: 'NEW YORK',
-              eventState: 'NY',
-              eventZIPCode: '10001',
-              eventCountry: '',
-            },
-          ]
-        : []),
-      {
-        eventType: 'Arrived at USPS Regional Facility',
-        eventCode: '10',
-        eventTimestamp: '2026-11-23T09:30:00',
-        GMTTimestamp: '2026-11-23T14:30:00Z',
-        GMTOffset: '-05:00',
-        eventCity: 'JERSEY CITY',
-        eventState: 'NJ',
-        eventZIPCode: '07097',
-        eventCountry: '',
-      },
-      {
-        eventType: 'Shipping Label Created, USPS Awaiting Item',
-        eventCode: 'MA',
-        eventTimestamp: '2026-11-22T16:00:00',
-        GMTTimestamp: '2026-11-22T21:00:00Z',
-        GMTOffset: '-05:00',
-        eventCity: 'BOSTON',
-        eventState: 'MA',
-        eventZIPCode: '02101',
-        eventCountry: '',
-      },
-    ],
-  }),
+  usps: (n: string, delivered: boolean) => (n.includes('ZONED') ? uspsLocalTimesZoned(n) : uspsAnswer(n, delivered)),
   postnl: (n: string, delivered: boolean) => {
     const statuses = [
       ...(delivered

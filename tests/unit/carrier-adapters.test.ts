@@ -120,6 +120,16 @@ t.test('FedEx carries up to 30 numbers a call and GLS 10; each number gets its o
   t.same(carrier.batches.get('gls'), [['G1-OK', 'G2-OK', 'G3-404']])
 })
 
+t.test('USPS: an eventTimestamp that says its zone is read with it, not made another date', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const found = await asked(adapters.usps!(carrier.url)).track('U-ZONED', 'usps')
+  if (found.kind !== 'found') throw new Error(JSON.stringify(found))
+  t.same(
+    found.events.map((e) => e.happened_at),
+    [at('2026-11-24T19:30:00Z'), at('2026-11-23T14:30:00Z')],
+  )
+})
+
 t.test("past the day's budget a call is not sent: it waits for the next day", async (t) => {
   const carrier = await startCarrierServer(t)
   const postnl = asked(adapters.postnl!(carrier.url), 2)

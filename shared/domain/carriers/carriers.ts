@@ -45,8 +45,22 @@ export function carrierByCode(code: string, trackingNumber: string): CarrierMatc
 /** Guesses the carrier from the tracking number's format; undefined when no pattern matches. */
 export const detectCarrier = memoize(detect)
 
+/**
+ * An S10 (UPU) number's check digit, its ninth digit: the first eight
+ * weighted 8 6 4 2 3 5 9 7, eleven less the sum modulo 11 (10 is 0, 11 is 5).
+ */
+export function hasS10CheckDigit(number: string): boolean {
+  const digits = number.slice(2, 11)
+  if (!/^\d{9}$/.test(digits)) return false
+  const sum = [8, 6, 4, 2, 3, 5, 9, 7].reduce((total, weight, i) => total + weight * Number(digits[i]), 0)
+  const check = 11 - (sum % 11)
+  return (check === 10 ? 0 : check === 11 ? 5 : check) === Number(digits[8])
+}
+
 /** Formats the library does not know, each one carrier's alone. */
-const europeanFormats: readonly { code: string; format: RegExp }[] = [
+const europeanFormats: readonly { code: string; format: RegExp; valid?: (number: string) => boolean }[] = [
+  // Royal Mail's S10 numbers with any two service letters (the library knows only the UPU service prefixes).
+  { code: 'royal_mail', format: /^[A-Z]{2}\d{9}GB$/, valid: hasS10CheckDigit },
   // Colissimo's domestic numbers: a digit, a letter, eleven digits (6A12345678901).
   { code: 'colissimo', format: /^\d[A-Z]\d{11}$/ },
   // PostNL's domestic barcodes: 3S, the customer code's four letters, then digits.
@@ -79,7 +93,7 @@ function detect(trackingNumber: string): CarrierMatch | undefined {
   const libraryCode = match && (match.courier.code === 's10' ? (s10Carrier(number) ?? 's10') : match.courier.code)
   const codes = new Set([
     ...(libraryCode ? [libraryCode] : []),
-    ...europeanFormats.filter((f) => f.format.test(number)).map((f) => f.code),
+    ...europeanFormats.filter((f) => f.format.test(number) && (f.valid?.(number) ?? true)).map((f) => f.code),
   ])
   if (codes.size !== 1) return undefined
   const [code] = codes as Set<string>

@@ -24,11 +24,14 @@ const answer = z.object({
   ),
 })
 
+/** A timestamp that says its zone (`Z`, `+hh:mm`, `-hhmm`) as it is; one that does not, at the offset given. */
+const zoned = (timestamp: string, offset: string) =>
+  /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(timestamp) ? timestamp : `${timestamp}${offset}`
+
 /** An event's time: its GMT timestamp, else its local one with its offset. */
 function instantOf(e: z.infer<typeof answer>['trackingEvents'][number]): number {
-  if (e.GMTTimestamp)
-    return unixSeconds(/[zZ]|[+-]\d{2}:\d{2}$/.test(e.GMTTimestamp) ? e.GMTTimestamp : `${e.GMTTimestamp}Z`)
-  if (e.eventTimestamp) return unixSeconds(`${e.eventTimestamp}${e.GMTOffset ?? 'Z'}`)
+  if (e.GMTTimestamp) return unixSeconds(zoned(e.GMTTimestamp, 'Z'))
+  if (e.eventTimestamp) return unixSeconds(zoned(e.eventTimestamp, e.GMTOffset ?? 'Z'))
   throw new Error('an event without a time')
 }
 
