@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { browserSkip, startBrowser } from '../support/browser.ts'
-import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
+import { csvForm } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { startTestServer } from '../support/server.ts'
 import { createOrder, linkOf, pushEvents, trackedOrder } from '../support/tracking-page.ts'
@@ -29,22 +29,8 @@ async function shop(t: Test) {
       support_url: 'https://atelier.example/help',
     },
   })
-  const csv = pickupPointCsv([
-    point('PP-LYON-01', {
-      name: 'Tabac de la Croix-Rousse',
-      address1: '12 boulevard de la Croix-Rousse',
-      city: 'Lyon',
-      postal_code: '69004',
-      ...Object.fromEntries(
-        ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'].flatMap((d) => [
-          [`${d}_am_opening`, '08:30'],
-          [`${d}_am_closing`, '12:30'],
-          [`${d}_pm_opening`, '14:00'],
-          [`${d}_pm_closing`, '19:00'],
-        ]),
-      ),
-    }),
-  ])
+  // The README's example file, so the picture the README shows is what that file imports.
+  const csv = readFileSync('examples/pickup-points.csv', 'utf8')
   await waitForJob(server, (await server.upload('/v2/pickup_points/import', csvForm(csv))).body.id)
   // No thumbnails: the page would load them from the shop's CDN, which a test machine cannot reach.
   const order = await createOrder(
@@ -125,7 +111,9 @@ t.test('reads as a customer sees it: status, date, pickup point and timeline', {
     (await textOf(page, '.pickup-point address'))[0],
     /Tabac de la Croix-Rousse\s+12 boulevard de la Croix-Rousse\s+69004 Lyon/,
   )
-  t.match((await textOf(page, '.opening-hours tr'))[0], /Monday\s+08:30–12:30, 14:00–19:00/)
+  const hours = await textOf(page, '.opening-hours tr')
+  t.match(hours[0], /Monday\s+08:30–12:30, 14:00–19:00/)
+  t.match(hours[5], /Saturday\s+09:00–12:30/, "Saturday as examples/pickup-points.csv opens it")
   const timeline = await textOf(page, '.parcel:first-of-type .event .message')
   t.same(timeline, ['Out for delivery', 'Parcel handed to Colissimo', 'Label created'], 'newest first')
   t.match((await textOf(page, '.parcel:first-of-type .event time'))[1], 'Nov 18, 2026, 12:06 PM')

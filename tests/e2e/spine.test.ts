@@ -126,7 +126,7 @@ t.test('shiplog accounts create prints keys that work at once on a running serve
     encoding: 'utf8',
   })
   t.equal(badConfig.status, 2)
-  t.match(badConfig.stderr, /PORT:/)
+  t.equal(badConfig.stderr, 'Invalid configuration: PORT must be a whole number from 0 to 65535, not "abc"\n')
 })
 
 t.test('operations: OpenAPI document, Prometheus metrics, rate limit with Retry-After', async (t) => {
