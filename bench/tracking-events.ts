@@ -20,7 +20,7 @@ import {
   timeGets,
   viewsRendered,
 } from './support.ts'
-import { type EventTypeCode, statusOfEvent } from '../shared/domain/orders/tracking.ts'
+import { type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 
 const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 20_000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4)

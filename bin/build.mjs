@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { BUILT_STAMP, distIsFresh } from './dist.mjs'
+import { BUILT_STAMP, distIsFresh } from '../shared/infra/compiled.mjs'
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)))
 if (process.argv.includes('--if-stale') && distIsFresh('.')) process.exit(0)

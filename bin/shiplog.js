@@ -4,8 +4,9 @@
 // the TypeScript sources or they are absent (the container image); otherwise
 // the sources through tsx's loader, which costs every process and thread a
 // second or more to start. SHIPLOG_RUN_COMPILED=1 or 0 chooses either way.
-import { fileURLToPath } from 'node:url'
-import { importCompiledOrSource } from './dist.mjs'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 
 /**
@@ -43,4 +44,9 @@ defaultFlag('--initial-old-space-size', 32)
 // holds from V8's start; here it covers the other ways of running shiplog.
 defaultFlag('--allocation-site-pretenuring', false)
 
-await importCompiledOrSource(fileURLToPath(new URL('..', import.meta.url)), 'cli/shiplog')
+// Whether to run dist/ is decided by shared/infra/compiled.mjs: the sources' copy in a checkout, dist/'s in
+// the container image, which holds no sources.
+const root = fileURLToPath(new URL('..', import.meta.url))
+const compiled = ['shared/infra/compiled.mjs', 'dist/shared/infra/compiled.mjs'].find((p) => existsSync(join(root, p)))
+const { importCompiledOrSource } = await import(pathToFileURL(join(root, compiled)).href)
+await importCompiledOrSource(root, 'cli/shiplog')

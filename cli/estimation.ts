@@ -6,7 +6,7 @@ import {
   type OrderDeliveryFacts,
 } from '../shared/domain/delivery/history.ts'
 import { orderEventTypes } from '../shared/domain/events/index.ts'
-import type { OrderEvent } from '../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { asDomainEvents } from '../shared/infra/event-store/recorded.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { configuredServices } from '../projectors/carrier-services/configured.ts'

@@ -29,7 +29,7 @@ import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './no
 import { isPayloadEvent, type PayloadEvent } from '../shared/domain/notifications/payloads.ts'
 import { evolveNotification, type NotificationDoc } from './notifications/notification.ts'
 import { evolveTrackerIndex, movesTrackerIndex, type TrackerIndexDoc } from './orders/tracker-index.ts'
-import type { OrderEvent } from '../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { evolveOrder } from '../shared/domain/orders/evolve-document.ts'
 import { collections, ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'

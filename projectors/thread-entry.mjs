@@ -10,6 +10,6 @@ import { workerData } from 'node:worker_threads'
 if (!existsSync(new URL(`./${workerData.main}.ts`, import.meta.url))) {
   await import(`./${workerData.main}.js`)
 } else {
-  const { importCompiledOrSource } = await import('../bin/dist.mjs')
+  const { importCompiledOrSource } = await import('../shared/infra/compiled.mjs')
   await importCompiledOrSource(fileURLToPath(new URL('..', import.meta.url)), `projectors/${workerData.main}`)
 }

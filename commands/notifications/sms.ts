@@ -6,7 +6,7 @@ import {
   type SmsRecipientEvent,
   smsRecipientStream,
 } from '../../shared/domain/notifications/sms-recipients.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'

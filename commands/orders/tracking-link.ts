@@ -1,6 +1,7 @@
 import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { notFound } from '../../shared/domain/errors.ts'
-import { foldOrderState, type OrderEvent, orderStream } from '../../shared/domain/orders/state.ts'
+import { foldOrderState, orderStream } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { decideTrackingLinkRotation } from '../../shared/domain/orders/tracking-link.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'

@@ -5,7 +5,7 @@ import {
   type CarrierEventInput,
   type TrackingEventOutcome,
 } from '../../shared/domain/orders/record-tracking-events.ts'
-import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
+import { eventTypeCodes } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'

@@ -3,9 +3,9 @@ import {
   evolveOrderState,
   ORDER_STATE_VERSION,
   orderStream,
-  type OrderEvent,
   type OrderState,
 } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { notificationPreferencesOf } from '../notifications/preferences.ts'
 import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 import { createStateCache } from '../state-cache.ts'

@@ -16,7 +16,7 @@ import {
   weekOf,
 } from '../../shared/domain/delivery/history.ts'
 import { sameValue } from '../../shared/domain/same-value.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'

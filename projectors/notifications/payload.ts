@@ -1,5 +1,5 @@
 import { isPayloadEvent, type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
-import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
+import type { NotificationChannel } from '../../shared/domain/vocabulary/channels.ts'
 
 /**
  * A payload to a customer (an SMS; an e-mail's state is kept on its

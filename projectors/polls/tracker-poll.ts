@@ -1,6 +1,6 @@
 import { type TrackingApi, trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
 import { evolvePollState, type PollState } from '../../shared/domain/orders/polling.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 
 /**
  * What the poller knows of a tracker whose carrier has a tracking API: part

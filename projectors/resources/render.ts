@@ -14,7 +14,7 @@ import type {
   TrackerDoc,
 } from '../../shared/domain/orders/document.ts'
 import type { Expansion } from './expansion.ts'
-import type { NotificationChannel } from '../../shared/domain/notifications/channels.ts'
+import type { NotificationChannel } from '../../shared/domain/vocabulary/channels.ts'
 import { notificationTypeOf } from '../../shared/domain/notifications/types.ts'
 import type * as schemas from './schemas.ts'
 

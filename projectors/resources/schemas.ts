@@ -1,5 +1,5 @@
-import { notificationChannels } from '../../shared/domain/notifications/channels.ts'
-import { quietHours } from '../../shared/domain/notifications/quiet-hours.ts'
+import { notificationChannels } from '../../shared/domain/vocabulary/channels.ts'
+import { quietHours } from '../../shared/domain/events/account-events.ts'
 import { trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'

@@ -9,7 +9,7 @@ import { timeZoneAt } from '../../shared/domain/contacts/time-zones.ts'
 import { type NotificationLanguage, notificationLanguages } from '../../shared/domain/notifications/languages.ts'
 import { pickupPlace, sameStreet } from '../../shared/domain/pickup-points/pickup-point.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
-import type { DeliveryStatusCode } from '../../shared/domain/orders/tracking.ts'
+import type { DeliveryStatusCode } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 
 /*

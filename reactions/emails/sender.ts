@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'

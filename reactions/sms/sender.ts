@@ -10,7 +10,7 @@ import {
   type SmsRecipientEvent,
   smsRecipientStream,
 } from '../../shared/domain/notifications/sms-recipients.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { SmsSettings } from '../../shared/infra/config.ts'

@@ -113,7 +113,7 @@ t.test('reads as a customer sees it: status, date, pickup point and timeline', {
   )
   const hours = await textOf(page, '.opening-hours tr')
   t.match(hours[0], /Monday\s+08:30–12:30, 14:00–19:00/)
-  t.match(hours[5], /Saturday\s+09:00–12:30/, "Saturday as examples/pickup-points.csv opens it")
+  t.match(hours[5], /Saturday\s+09:00–12:30/, 'Saturday as examples/pickup-points.csv opens it')
   const timeline = await textOf(page, '.parcel:first-of-type .event .message')
   t.same(timeline, ['Out for delivery', 'Parcel handed to Colissimo', 'Label created'], 'newest first')
   t.match((await textOf(page, '.parcel:first-of-type .event time'))[1], 'Nov 18, 2026, 12:06 PM')

@@ -1,7 +1,7 @@
 import type { FulfillmentChanges, OrderChanges, TrackerChanges } from '../../shared/domain/events/resources.ts'
 import type { EventData } from '../../shared/domain/events/index.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
-import type { EventTypeCode } from '../../shared/domain/orders/tracking.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
+import type { EventTypeCode } from '../../shared/domain/vocabulary/tracking-codes.ts'
 
 /** An order `R-1` created at `at`: the first event of every order history the tests fold. */
 export const orderCreated = (at: number, changes: OrderChanges = {}, orderId = 1): OrderEvent => ({

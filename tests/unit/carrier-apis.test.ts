@@ -11,7 +11,7 @@ import {
   MAX_POLL_INTERVAL_SECONDS,
   nextPollInterval,
 } from '../../shared/domain/orders/polling.ts'
-import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
+import { eventTypeCodes } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { dhlApi as dhlAdapter } from '../../shared/infra/carriers/dhl.ts'
 import { laposteApi as laposteAdapter } from '../../shared/infra/carriers/laposte.ts'
 import { asked, DHL_KEY, LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'

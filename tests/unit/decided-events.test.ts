@@ -14,7 +14,7 @@ import { assertValidEvent } from '../../shared/domain/events/index.ts'
 import { decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderState } from '../../shared/domain/orders/state.ts'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
-import { eventTypeCodes } from '../../shared/domain/orders/tracking.ts'
+import { eventTypeCodes } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { countingIds } from '../support/decider.ts'
 
 const NOW = 1_800_000_000

@@ -16,7 +16,7 @@ import {
   WORKING_WEEK,
 } from '../../shared/domain/delivery/history.ts'
 import { isoWeek, performanceRows } from '../../shared/domain/delivery/performance.ts'
-import type { OrderEvent } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { OrderChanges } from '../../shared/domain/events/resources.ts'
 
 /* The delivery history, pure: an order's events folded to its parcels' facts, their sums, what they teach. */

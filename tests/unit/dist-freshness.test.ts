@@ -1,7 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { BUILT_STAMP, distIsFresh, runsCompiled } from '../../bin/dist.mjs'
+import { BUILT_STAMP, distIsFresh, runsCompiled } from '../../shared/infra/compiled.mjs'
 import { tempDir } from '../support/temp.ts'
 
 /** A project's build inputs, each last changed at `at`. */

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { decideTrackingEvents, type CarrierEventInput } from '../../shared/domain/orders/record-tracking-events.ts'
-import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { evolveOrderState } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { notificationOfStatus } from '../../shared/domain/notifications/types.ts'
 import { countingIds, specOf } from '../support/decider.ts'
 import { orderHistory, TRACKER } from '../support/orders.ts'

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { foldOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { foldOrderState } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 
 /*

@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { LineItem } from '../../shared/domain/events/resources.ts'
-import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { evolveOrderState } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import {
   decideOrderUpsert,
   fulfillmentStatus,

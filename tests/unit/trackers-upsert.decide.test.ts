@@ -1,5 +1,6 @@
 import t from 'tap'
-import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
+import { evolveOrderState } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { decideTrackerUpserts, type TrackerUpsert } from '../../shared/domain/orders/upsert-trackers.ts'
 import { countingIds, specOf } from '../support/decider.ts'
 

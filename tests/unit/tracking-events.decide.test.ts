@@ -1,13 +1,10 @@
 import t from 'tap'
 import { emptyAddress, type FulfillmentChanges, type TrackerChanges } from '../../shared/domain/events/resources.ts'
 import { type CarrierEventInput, decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
-import { evolveOrderState, type OrderEvent } from '../../shared/domain/orders/state.ts'
-import {
-  type EventTypeCode,
-  eventTypeCodes,
-  statusOfEvent,
-  trackingEventKey,
-} from '../../shared/domain/orders/tracking.ts'
+import { evolveOrderState } from '../../shared/domain/orders/state.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
+import { trackingEventKey } from '../../shared/domain/orders/tracking.ts'
+import { type EventTypeCode, eventTypeCodes, statusOfEvent } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { countingIds, specOf } from '../support/decider.ts'
 import { orderHistory, recordedCarrierEvent, TRACKER } from '../support/orders.ts'
 

@@ -5,7 +5,7 @@ import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 import { buildTrackingPage } from '../../query-api/tracking-page/page.ts'
 import { pageLanguage } from '../../query-api/tracking-page/routes.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
-import { deliveryStatusCodes } from '../../shared/domain/orders/tracking.ts'
+import { deliveryStatusCodes } from '../../shared/domain/vocabulary/tracking-codes.ts'
 import { pickupPlace, sameStreet } from '../../shared/domain/pickup-points/pickup-point.ts'
 
 /* The tracking page's data, from an order document: the pure part of the page. */

@@ -1,4 +1,4 @@
-import type { EventTypeCode } from '../orders/tracking.ts'
+import type { EventTypeCode } from '../vocabulary/tracking-codes.ts'
 
 /*
  * The carriers shiplog polls, how each one's statuses read in the event

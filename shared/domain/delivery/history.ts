@@ -1,5 +1,5 @@
-import type { OrderEvent } from '../orders/state.ts'
-import { firstsOf, scansSeenAfter } from '../orders/tracking.ts'
+import type { OrderEvent } from '../events/index.ts'
+import { firstsOf, scansSeenAfter } from './firsts.ts'
 import type { StoredAddress } from '../events/resources.ts'
 import { timeZoneAt } from '../contacts/time-zones.ts'
 import { addDays, type CalendarDate, isPublicHoliday, localDateTime, weekdayOf } from './calendar.ts'

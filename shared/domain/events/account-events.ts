@@ -1,7 +1,14 @@
 import { z } from 'zod'
-import { notificationChannels } from '../notifications/channels.ts'
-import { quietHours } from '../notifications/quiet-hours.ts'
+import { timeOfDay } from '../fields.ts'
 import { trackingPageSettings } from '../tracking-page/settings.ts'
+import { notificationChannels } from '../vocabulary/channels.ts'
+
+/**
+ * When an account's customers get no SMS, in their time zone: a window that
+ * may run over midnight (21:00 to 08:00) or not; `from` equal to `until` is none.
+ */
+export const quietHours = z.strictObject({ from: timeOfDay, until: timeOfDay })
+export type QuietHours = z.infer<typeof quietHours>
 
 /** Events of an account stream (`account-<accountId>`). Keys are only ever stored hashed. */
 export const accountEvents = {

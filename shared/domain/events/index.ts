@@ -27,6 +27,9 @@ export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>
 /** A discriminated union over `type`, so a switch over it is checked for exhaustiveness. */
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType]
 
+/** An event of an order stream (`order-<accountId>_<key>`). */
+export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
+
 export const orderEventTypes = Object.keys(orderEvents) as (keyof typeof orderEvents)[]
 export const accountEventTypes = Object.keys(accountEvents) as (keyof typeof accountEvents)[]
 export const carrierServiceEventTypes = Object.keys(carrierServiceEvents) as (keyof typeof carrierServiceEvents)[]

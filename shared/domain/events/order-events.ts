@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { deliveryStatusCodes, scanFirsts } from '../orders/tracking.ts'
+import { deliveryStatusCodes, scanFirsts } from '../vocabulary/tracking-codes.ts'
 import {
   fulfillmentChanges as fulfillmentFieldChanges,
   notification,

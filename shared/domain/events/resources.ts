@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { eventTypeCodes } from '../orders/tracking.ts'
+import { eventTypeCodes } from '../vocabulary/tracking-codes.ts'
 
 /*
  * Shapes of the resources as events record them and the read models keep them:

@@ -1,7 +1,8 @@
 import type { Notification, NotificationPayload } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { isDialable } from '../contacts/phones.ts'
-import { channelsFor, type NotificationChannel, type NotificationPreferences } from './channels.ts'
+import { channelsFor, type NotificationPreferences } from './channels.ts'
+import type { NotificationChannel } from '../vocabulary/channels.ts'
 import { type NotificationSlug, notificationTypes } from './types.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { OrderEvent } from '../orders/state.ts'
+import type { OrderEvent } from '../events/index.ts'
 
 /*
  * A notification's payloads as their sender decides on them: each is built

@@ -1,14 +1,11 @@
-import { z } from 'zod'
 import { localDateTime } from '../delivery/calendar.ts'
-import { timeOfDay } from '../fields.ts'
+import type { QuietHours } from '../events/account-events.ts'
 
 /*
  * No SMS at night: between `from` and `until` in the customer's time zone a
  * text waits until `until`. A window may run over midnight (21:00 to 08:00,
  * the default) or not (12:00 to 14:00); `from` equal to `until` is none.
  */
-export const quietHours = z.strictObject({ from: timeOfDay, until: timeOfDay })
-export type QuietHours = z.infer<typeof quietHours>
 
 export const DEFAULT_QUIET_HOURS: QuietHours = { from: '21:00', until: '08:00' }
 

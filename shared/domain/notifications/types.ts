@@ -1,5 +1,5 @@
 import type { NotificationType, NotificationTypeRef } from '../events/resources.ts'
-import type { DeliveryStatusCode } from '../orders/tracking.ts'
+import type { DeliveryStatusCode } from '../vocabulary/tracking-codes.ts'
 
 const type = (id: number, slug: string, name: string, category: string, description: string): NotificationType => ({
   id,

@@ -1,5 +1,6 @@
 import { assertNever, type EventData } from '../events/index.ts'
-import { initialFulfillmentFields, initialOrderFields, initialTrackerFields, type OrderEvent } from './state.ts'
+import { initialFulfillmentFields, initialOrderFields, initialTrackerFields } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 
 import { expandAddress, expandedChanges, type Notification } from '../events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'

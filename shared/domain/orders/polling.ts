@@ -1,5 +1,5 @@
 import { nextUtcDay, utcDayOf } from '../time.ts'
-import type { OrderEvent } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 
 /*
  * When shiplog asks a carrier about a tracker again: soon after a change,

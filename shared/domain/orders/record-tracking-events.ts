@@ -3,19 +3,20 @@ import { type ConfiguredService, estimateService } from '../delivery/estimate.ts
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
-import { emitted, type OrderEvent, type OrderState, recordedEventId, type TrackerState } from './state.ts'
+import { emitted, type OrderState, recordedEventId, type TrackerState } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
+import { trackingEventKey } from './tracking.ts'
+import { firstsOf } from '../delivery/firsts.ts'
 import {
   carrierMovements,
   type DeliveryStatusCode,
   deliveryAttempts,
   type EventTypeCode,
-  firstsOf,
   statusOfEvent,
-  trackingEventKey,
-} from './tracking.ts'
+} from '../vocabulary/tracking-codes.ts'
 
 /** One carrier event as the push API (or a carrier adapter) gives it. */
 export interface CarrierEventInput {

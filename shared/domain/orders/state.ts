@@ -1,5 +1,4 @@
-import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
-import type { orderEvents } from '../events/order-events.ts'
+import { assertNever, type EventData, type OrderEvent } from '../events/index.ts'
 import {
   expandedChanges,
   type FulfillmentChanges,
@@ -8,9 +7,8 @@ import {
   storedAddressOf,
   type TrackerChanges,
 } from '../events/resources.ts'
-import { firstsOf, type ScansSeen, scansSeenAfter, statusOfEvent } from './tracking.ts'
-
-export type OrderEvent = Extract<DomainEvent, { type: keyof typeof orderEvents }>
+import { firstsOf, type ScansSeen, scansSeenAfter } from '../delivery/firsts.ts'
+import { statusOfEvent } from '../vocabulary/tracking-codes.ts'
 
 /*
  * The order aggregate as the write side needs it to decide: the current value

@@ -1,5 +1,6 @@
 import { notFound } from '../errors.ts'
-import type { OrderEvent, OrderState } from './state.ts'
+import type { OrderState } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 
 /** An order's tracking page before any rotation answers to link 0. */
 export const FIRST_TRACKING_LINK = 0

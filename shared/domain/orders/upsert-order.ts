@@ -15,9 +15,9 @@ import {
   initialFulfillmentFields,
   initialOrderFields,
   initialTrackerFields,
-  type OrderEvent,
   type OrderState,
 } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 import { carrierFields, expectedDelivery, mergedAddress, shouldBuildOrderPlaced } from './upsert-trackers.ts'
 
 /*

@@ -16,9 +16,9 @@ import {
   initialFulfillmentFields,
   initialOrderFields,
   initialTrackerFields,
-  type OrderEvent,
   type OrderState,
 } from './state.ts'
+import type { OrderEvent } from '../events/index.ts'
 
 /** One item of POST /v1/trackers: order data and tracker data; absent keys are left as they are. */
 export interface TrackerUpsert {

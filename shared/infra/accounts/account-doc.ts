@@ -1,5 +1,5 @@
-import type { ChannelSettings } from '../../domain/notifications/channels.ts'
-import type { QuietHours } from '../../domain/notifications/quiet-hours.ts'
+import type { ChannelSettings } from '../../domain/vocabulary/channels.ts'
+import type { QuietHours } from '../../domain/events/account-events.ts'
 import type { TrackingPageSettings } from '../../domain/tracking-page/settings.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { OrderDoc } from '../../domain/orders/document.ts'
 import { foldOrder } from '../../domain/orders/evolve-document.ts'
-import type { OrderEvent } from '../../domain/orders/state.ts'
+import type { OrderEvent } from '../../domain/events/index.ts'
 import type { CollectionSpec } from './port.ts'
 
 /**
