@@ -38,8 +38,8 @@ export interface OrderDeliveryFacts {
   destination: Place | null
   /**
    * Each fulfillment's own address, where it has one, as (fulfillment id,
-   * place) pairs: an object keyed by the ids, which differ from order to
-   * order, made V8 build hidden classes for each one it parsed or copied.
+   * place) pairs, not an object keyed by the ids (docs/contributing.md,
+   * objects on hot paths).
    */
   fulfillment_destinations: readonly FulfillmentDestination[]
   parcels: ParcelFacts[]

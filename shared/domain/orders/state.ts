@@ -35,10 +35,8 @@ export interface TrackerState extends ScansSeen {
   status_at: number | null
   /**
    * Each carrier event recorded, as its identity and id, oldest first: a
-   * repeat is a duplicate. Pairs, not an object keyed by identity: every
-   * tracker's identities differ, and V8 gives an object a hidden class of its
-   * own for each new set of keys, which parsing a snapshot and folding an
-   * event paid for at every scan.
+   * repeat is a duplicate. Pairs, not an object keyed by identity
+   * (docs/contributing.md, objects on hot paths).
    */
   event_ids: readonly (readonly [key: string, id: number])[]
   /** Slugs of the notification types already built for the tracker. */

@@ -108,8 +108,7 @@ export function decideTrackerUpserts(
 
     let tracker = findTracker(order, item.tracking_number)
     const trackerIsNew = !tracker
-    // Assigned onto the carrier's fields, not spread after them: on Node 20, V8
-    // gives each `{ ...fields, newKey }` a hidden class of its own, slowly made.
+    // Assigned onto the carrier's fields, not spread after them (docs/contributing.md, objects on hot paths).
     const proposedTracker: TrackerChanges = Object.assign(
       carrierFields(item, trackerIsNew, command.carrierServices ?? []),
       {

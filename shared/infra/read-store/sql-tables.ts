@@ -102,7 +102,6 @@ export function withPending<D>(
   if (!pending || !spec.pending) return stored
   const events = pendingEvents(pending)
   const { accountId, id, key, revision } = stored
-  // A literal, not `{ ...stored, pending }`: on Node 20, V8 gives each object
-  // spread and then given a new key a hidden class of its own.
+  // A literal, not `{ ...stored, pending }` (docs/contributing.md, objects on hot paths).
   return { accountId, id, key, revision, doc: spec.pending.fold(stored.doc, events) as D, pending: events.length }
 }
