@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '../support/carrier-api.ts'
 import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
 import { pollTicksPassed, until } from '../support/progress.ts'
-import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
+import { postTrackers, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
 
 /*
  * Carrier polling end to end: the real service polling a local HTTP server
@@ -22,11 +22,6 @@ const start = (t: Test, carrier: CarrierServer, env: Record<string, string> = {}
       ...env,
     },
   })
-
-async function trackerOf(server: TestServer, trackingNumber: string) {
-  const list = await server.request('GET', `/v2/trackers?tracking_number=${trackingNumber}&expand[]=events`)
-  return list.body.data[0]
-}
 
 /** The order's recorded polls, newest first. */
 async function polls(server: TestServer, orderId: string): Promise<{ data: { interval: number } }[]> {

@@ -1,3 +1,4 @@
+import { until } from '../support/progress.ts'
 import t from 'tap'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { fixedClock } from '../../shared/infra/clock.ts'
@@ -235,8 +236,10 @@ t.test('fully expanded pages, served pre-rendered, equal each order rendered on 
   // the page is then rendered from the documents, and must read the same as the pre-rendered one.
   const { readStore } = server.runtime
   const early = await get(`/v2/orders?limit=7&${all}`)
-  while ((await readStore.missingViews(collections.orders.name, 1)).length > 0)
-    await new Promise((r) => setTimeout(r, 20))
+  await until(
+    () => readStore.missingViews(collections.orders.name, 1),
+    (missing) => missing.length === 0,
+  )
   const page = await get(`/v2/orders?limit=7&${all}`)
   t.same(page.body, early.body, 'the pre-rendered page is the page rendered from the documents')
   t.equal(page.body.data.length, 7)

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { freePort } from '../support/process.ts'
+import { queueHolds } from '../support/progress.ts'
 import { readAfter, startTestServer, type TestServer } from '../support/server.ts'
 import { startTwilioLoopback, type TwilioLoopback } from '../support/twilio.ts'
 
@@ -231,8 +232,8 @@ t.test('quiet hours: a text due at night waits; the setting is checked', async (
   t.same(set.body.sms_quiet_hours, window)
   await tracker(server, '12')
   const position = await push(server, '12', 'out_for_delivery')
-  await new Promise((r) => setTimeout(r, 1500))
-  t.equal(twilio.requests, 0, 'nothing sent in the quiet hours')
+  await queueHolds(server, 'sms', 1)
+  t.equal(twilio.requests, 0, 'nothing sent in the quiet hours: the text is held until they end')
   t.match(await smsPayloadsOf(server, '12', position), [{ status: 'built' }], 'held, not lost')
   for (const body of [{ sms_quiet_hours: { from: '25:00', until: '08:00' } }, { sms_quiet_hours: { from: '21:00' } }]) {
     const refused = await server.request('PATCH', '/v2/account', { body })

@@ -1,20 +1,17 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { ORDER_STATE_VERSION, orderStream } from '../../shared/domain/orders/state.ts'
-import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
+import {
+  postTrackers,
+  readAfter,
+  recordTrackingEvents,
+  startTestServer,
+  type TestServer,
+  trackerOf,
+} from '../support/server.ts'
 
 const T0 = 1_795_000_000
 const EVENTS_EXPANDED = 'expand[]=fulfillments.trackers.events.address'
-
-async function pushEvents(server: TestServer, events: unknown[], key?: string) {
-  const response = await server.request('POST', '/v2/trackers/events', { body: { events }, key })
-  return { ...response, position: response.headers.get('x-shiplog-position') ?? undefined }
-}
-
-async function trackerOf(server: TestServer, trackingNumber: string, position?: string) {
-  const list = await readAfter(server, `/v2/trackers?tracking_number=${trackingNumber}&expand[]=events`, position)
-  return list.body.data[0]
-}
 
 /** Counts, from now on, the events the write side reads back from the store to fold its orders. */
 function countEventsReadBack(server: TestServer) {
@@ -40,7 +37,7 @@ async function setUp(t: Test) {
 
 t.test('events move a tracker along its way, and render newest first with their address', async (t) => {
   const { server, trackerId } = await setUp(t)
-  const pushed = await pushEvents(server, [
+  const pushed = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', event_type_code: 'label_created', happened_at: T0, message: 'Label' },
     {
       tracking_number: 'TN-1',
@@ -94,11 +91,13 @@ t.test('events move a tracker along its way, and render newest first with their 
 
 t.test('a late older scan never moves a delivered parcel back; the first attempt and delivery are dated', async (t) => {
   const { server } = await setUp(t)
-  await pushEvents(server, [{ tracking_number: 'TN-1', event_type_code: 'failed_attempt', happened_at: T0 + 100 }])
-  const delivered = await pushEvents(server, [
+  await recordTrackingEvents(server, [
+    { tracking_number: 'TN-1', event_type_code: 'failed_attempt', happened_at: T0 + 100 },
+  ])
+  const delivered = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', event_type_code: 'delivered', happened_at: T0 + 500 },
   ])
-  const late = await pushEvents(server, [
+  const late = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', event_type_code: 'transit', happened_at: T0 + 50 },
     { tracking_number: 'TN-1', event_type_code: null, happened_at: T0 + 900, message: 'Customer rated the delivery' },
   ])
@@ -132,8 +131,8 @@ t.test('the same event sent twice is stored once: by carrier_event_id, or by wha
   const { server } = await setUp(t)
   const byId = { tracking_number: 'TN-2', event_type_code: 'transit', happened_at: T0, carrier_event_id: 'dhl-1' }
   const byContent = { tracking_number: 'TN-2', event_type_code: 'transit', happened_at: T0 + 60, message: 'Hub' }
-  const first = await pushEvents(server, [byId, byContent])
-  const again = await pushEvents(server, [{ ...byId, message: 'reworded' }, byContent, byContent])
+  const first = await recordTrackingEvents(server, [byId, byContent])
+  const again = await recordTrackingEvents(server, [{ ...byId, message: 'reworded' }, byContent, byContent])
   t.match(again.body.events, [
     { status: 'duplicate', event_id: first.body.events[0].event_id },
     { status: 'duplicate', event_id: first.body.events[1].event_id },
@@ -145,9 +144,9 @@ t.test('the same event sent twice is stored once: by carrier_event_id, or by wha
 
 t.test('the write side remembers the order its events led to: the next batch reads nothing back', async (t) => {
   const { server } = await setUp(t)
-  await pushEvents(server, [{ tracking_number: 'TN-1', event_type_code: 'origin_scan', happened_at: T0 }])
+  await recordTrackingEvents(server, [{ tracking_number: 'TN-1', event_type_code: 'origin_scan', happened_at: T0 }])
   const eventsRead = countEventsReadBack(server)
-  const next = await pushEvents(server, [
+  const next = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', event_type_code: 'delivered', happened_at: T0 + 60 },
   ])
   t.equal(next.body.events[0].status, 'created')
@@ -165,20 +164,20 @@ t.test('an order the write side does not remember is read back from its latest s
   const stream = orderStream(server.accountId, 'L-1')
   const steps = ['label_created', 'origin_scan', 'transit', 'out_for_delivery'] as const
   for (const [i, code] of steps.entries()) {
-    await pushEvents(server, [{ tracking_number: 'LONG', event_type_code: code, happened_at: T0 + i * 3600 }])
+    await recordTrackingEvents(server, [{ tracking_number: 'LONG', event_type_code: code, happened_at: T0 + i * 3600 }])
   }
   const [snapshot] = await store.readSnapshots!([stream], ORDER_STATE_VERSION)
   t.ok(snapshot, 'a load that read many events back left a snapshot')
 
   const eventsRead = countEventsReadBack(server)
-  const again = await pushEvents(server, [
+  const again = await recordTrackingEvents(server, [
     { tracking_number: 'LONG', event_type_code: 'origin_scan', happened_at: T0 + 3600 },
   ])
   const history = await store.readStream(stream)
   t.equal(again.body.events[0].status, 'duplicate', 'an event recorded before the snapshot is still known')
   t.equal(eventsRead(), history.length - 1 - snapshot!.revision, 'only the events after the snapshot are read back')
 
-  const delivered = await pushEvents(server, [
+  const delivered = await recordTrackingEvents(server, [
     { tracking_number: 'LONG', event_type_code: 'delivered', happened_at: T0 + 5 * 3600 },
   ])
   t.equal(delivered.body.events[0].status, 'created')
@@ -195,7 +194,7 @@ t.test('carrier_code narrows the match; an event applies to every tracker with t
     { order_number: 'B-3', tracking_number: 'SHARED', carrier_code: 'fedex' },
   ])
   const ids = created.body.trackers.map((x: { id: number }) => x.id)
-  const pushed = await pushEvents(server, [
+  const pushed = await recordTrackingEvents(server, [
     { tracking_number: 'SHARED', carrier_code: 'ups', event_type_code: 'transit', happened_at: T0 },
     { tracking_number: 'SHARED', event_type_code: 'label_created', happened_at: T0 - 10 },
     { tracking_number: 'SHARED', carrier_code: 'dhl', event_type_code: 'transit', happened_at: T0 },
@@ -207,7 +206,7 @@ t.test('carrier_code narrows the match; an event applies to every tracker with t
 
 t.test('validation names each field and the whole batch writes nothing', async (t) => {
   const { server } = await setUp(t)
-  const bad = await pushEvents(server, [
+  const bad = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', event_type_code: 'transit', happened_at: T0 },
     { tracking_number: 'TN-1', event_type_code: 'teleported', happened_at: T0 },
     { tracking_number: 'TN-1', event_type_code: 'transit' },
@@ -226,18 +225,18 @@ t.test('validation names each field and the whole batch writes nothing', async (
   const tracker = await trackerOf(server, 'TN-1')
   t.equal(tracker.events.data.length, 0, 'nothing written')
   t.equal(tracker.delivery_status_code, 'pending')
-  const tooMany = await pushEvents(
+  const tooMany = await recordTrackingEvents(
     server,
     Array.from({ length: 1001 }, () => ({ tracking_number: 'TN-1', event_type_code: null, happened_at: T0 })),
   )
   t.equal(tooMany.status, 400)
   t.match(tooMany.body.errors, { events: /at most 1000/ })
-  t.equal((await pushEvents(server, [])).status, 400)
+  t.equal((await recordTrackingEvents(server, [])).status, 400)
 })
 
 t.test('an address takes postal_code and state_code as zip and state; another key is refused', async (t) => {
   const { server } = await setUp(t)
-  const pushed = await pushEvents(server, [
+  const pushed = await recordTrackingEvents(server, [
     {
       tracking_number: 'TN-1',
       event_type_code: 'transit',
@@ -251,13 +250,13 @@ t.test('an address takes postal_code and state_code as zip and state; another ke
   t.match(event.address, { city: 'Lyon', zip: '69004', state: 'ARA', country_code: 'FR' })
   t.notOk('postal_code' in event.address, 'one name in the resource')
 
-  const unknown = await pushEvents(server, [
+  const unknown = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', happened_at: T0, address: { city: 'Lyon', postcode: '69004', street: 'x' } },
   ])
   t.equal(unknown.status, 400)
   t.same(Object.keys(unknown.body.errors).sort(), ['details', 'events.0.address.postcode', 'events.0.address.street'])
   t.match(unknown.body.errors.details, /events\.0\.address\.postcode: is not a known field/)
-  const both = await pushEvents(server, [
+  const both = await recordTrackingEvents(server, [
     { tracking_number: 'TN-1', happened_at: T0, address: { zip: '69001', postal_code: '69004' } },
   ])
   t.equal(both.status, 400)
@@ -269,7 +268,7 @@ t.test('an address takes postal_code and state_code as zip and state; another ke
 t.test('tenancy: another account’s tracking number is unknown; the public key is refused', async (t) => {
   const { server } = await setUp(t)
   const other = await server.newAccount()
-  const theirs = await pushEvents(
+  const theirs = await recordTrackingEvents(
     server,
     [{ tracking_number: 'TN-1', event_type_code: 'delivered', happened_at: T0 }],
     other.private_key,
@@ -277,7 +276,7 @@ t.test('tenancy: another account’s tracking number is unknown; the public key 
   t.equal(theirs.status, 201)
   t.equal(theirs.body.events[0].status, 'unknown_tracker')
   t.equal((await trackerOf(server, 'TN-1', theirs.position)).delivery_status_code, 'pending')
-  const publicKey = await pushEvents(server, [{ tracking_number: 'TN-1', happened_at: T0 }], server.publicKey)
+  const publicKey = await recordTrackingEvents(server, [{ tracking_number: 'TN-1', happened_at: T0 }], server.publicKey)
   t.equal(publicKey.status, 403)
   const noKey = await server.request('POST', '/v2/trackers/events', { body: { events: [] }, key: '' })
   t.equal(noKey.status, 401)
@@ -290,7 +289,7 @@ t.test('expected delivery: the carrier’s estimate, unless the merchant gave on
     { order_number: 'E-2', tracking_number: 'MERCHANT-ETA', expected_delivery_at: T0 + 86_400 * 3 },
   ])
   const eta = T0 + 86_400 * 2
-  const pushed = await pushEvents(server, [
+  const pushed = await recordTrackingEvents(server, [
     { tracking_number: 'CARRIER-ETA', event_type_code: 'transit', happened_at: T0, expected_delivery_at: eta },
     { tracking_number: 'MERCHANT-ETA', event_type_code: 'transit', happened_at: T0, expected_delivery_at: eta },
   ])
@@ -307,7 +306,9 @@ t.test('expected delivery: the carrier’s estimate, unless the merchant gave on
 
 t.test('the history and as_of views include the events', async (t) => {
   const { server } = await setUp(t)
-  const pushed = await pushEvents(server, [{ tracking_number: 'TN-1', event_type_code: 'transit', happened_at: T0 }])
+  const pushed = await recordTrackingEvents(server, [
+    { tracking_number: 'TN-1', event_type_code: 'transit', happened_at: T0 },
+  ])
   const order = (await readAfter(server, '/v2/orders?order_number=A-1', pushed.position)).body.data[0]
   const history = await readAfter(server, `/v2/orders/${order.id}/history?limit=100`, pushed.position)
   const types = history.body.data.map((e: { type: string }) => e.type)

@@ -1,8 +1,39 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
 import t from 'tap'
 import { call, createAccountWithCli, serviceEnvironment, shiplogCli, spawnServer } from '../support/process.ts'
+
+/** The rebuild shadow tables (`<collection>__rebuild`) in the read store of a service environment. */
+async function shadowTablesOf(env: Record<string, string | undefined>): Promise<string[]> {
+  if (env.DATABASE_URL) {
+    const url = new URL(env.DATABASE_URL)
+    const client = new pg.Client({ connectionString: env.DATABASE_URL })
+    await client.connect()
+    try {
+      const { rows } = await client.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE '%\\_\\_rebuild'",
+        [url.searchParams.get('schema') ?? 'public'],
+      )
+      return rows.map((r: { table_name: string }) => r.table_name)
+    } finally {
+      await client.end()
+    }
+  }
+  const file = join(env.DATA_DIR!, 'read.db')
+  if (!existsSync(file)) return []
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_\\_rebuild' ESCAPE '\\'")
+      .pluck()
+      .all() as string[]
+  } finally {
+    db.close()
+  }
+}
 
 t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
   const env = await serviceEnvironment(t)
@@ -105,14 +136,25 @@ t.test('projections rebuild is repeatable, and an interrupted one is cleaned up 
   }
   const status = JSON.parse(shiplogCli(['projections', 'status'], env).stdout) as Record<string, unknown>[]
   t.match(status[0], { projection: 'accounts', checkpoint: Number, head: Number, lag: 0 }, 'positions are numbers')
-  // An interrupted rebuild: killed while it fills its shadow table.
-  const interrupted: ChildProcess = spawn(process.execPath, ['bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
-    env,
-  })
-  await new Promise((r) => setTimeout(r, 300))
-  interrupted.kill('SIGKILL')
-  await new Promise((r) => interrupted.on('exit', r))
+  // An interrupted rebuild: killed once its shadow table is there, while it fills it.
+  const shadowTables = () => shadowTablesOf(env)
+  let killedMidway = false
+  for (let attempt = 0; attempt < 5 && !killedMidway; attempt++) {
+    const interrupted: ChildProcess = spawn(process.execPath, ['bin/shiplog.js', 'projections', 'rebuild', 'orders'], {
+      env,
+      stdio: 'ignore',
+    })
+    const exited = new Promise((r) => interrupted.on('exit', r))
+    let running = true
+    void exited.then(() => (running = false))
+    while (running && (await shadowTables()).length === 0) await new Promise((r) => setTimeout(r, 2))
+    interrupted.kill('SIGKILL')
+    await exited
+    killedMidway = (await shadowTables()).length > 0
+  }
+  t.ok(killedMidway, 'killed mid-rebuild: its shadow table is left behind')
   t.equal(shiplogCli(['projections', 'rebuild', 'orders'], env).status, 0, 'the next rebuild starts afresh')
+  t.same(await shadowTables(), [], 'and leaves no shadow table')
   server = await spawnServer(env)
   t.teardown(() => server.kill('SIGKILL'))
   const page = await (await call(server.url, account.private_key, '/v2/orders?limit=100&order_number=R-7')).json()

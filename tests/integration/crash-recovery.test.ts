@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { until } from '../support/progress.ts'
 
 /** The service as a child process on its own stores, killed and restarted as an unlucky operator would see it. */
 async function serviceOnDisk(t: Test) {
@@ -31,16 +32,15 @@ t.test('an import killed part-way resumes after the restart and applies each row
   const upload = await service.request('POST', '/v2/pickup_points/import', csvForm(pickupPointCsv(rows)))
   t.equal(upload.status, 202)
   const job = () => service.request('GET', `/v2/jobs/${upload.body.id}`)
-  for (let i = 0; i < 500 && (await job()).body.status !== 'processing'; i++)
-    await new Promise((r) => setTimeout(r, 20))
-  await new Promise((r) => setTimeout(r, 300))
+  // Part-way: some rows applied, not all.
+  await until(
+    async () => (await service.request('GET', '/v2/pickup_points?limit=1')).body.data?.length ?? 0,
+    (applied) => applied > 0,
+  )
+  t.not((await job()).body.status, 'completed', 'killed before the end')
   await service.crashAndRestart()
-  const restarted = performance.now()
-  let done = await job()
-  while (done.body.status !== 'completed' && done.body.status !== 'failed' && performance.now() - restarted < 60_000) {
-    await new Promise((r) => setTimeout(r, 100))
-    done = await job()
-  }
+  // Within a minute: the restarted worker takes the job back, not waiting out a long lock's expiry.
+  const done = await until(job, (j) => j.body.status === 'completed' || j.body.status === 'failed', 60_000)
   t.equal(done.body.status, 'completed', "the restarted worker took the job back, not waiting out a long lock's expiry")
   const results = done.body.results as { status: number; body: { id: number; line: number } }[]
   t.equal(results.length, rows.length, 'one result per row')
@@ -72,14 +72,10 @@ t.test('a batch order job killed part-way completes after the restart, each orde
       status: string
       results?: { status: number }[]
     }
-  for (let i = 0; i < 200 && (await job()).status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10))
+  await until(job, (j) => j.status !== 'queued')
   await service.kill('SIGKILL')
   service = await spawnServer(env)
-  let done = await job()
-  for (let i = 0; i < 600 && done.status !== 'completed' && done.status !== 'failed'; i++) {
-    await new Promise((r) => setTimeout(r, 100))
-    done = await job()
-  }
+  const done = await until(job, (j) => j.status === 'completed' || j.status === 'failed', 60_000)
   t.equal(done.status, 'completed')
   t.equal(done.results?.length, 100, 'one result per order')
   t.same(

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { removeLeftUploads, runJob } from '../../jobs/run.ts'
@@ -11,6 +9,9 @@ import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { deleteAccount } from '../../commands/accounts/change-account.ts'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
+import { freePort } from '../support/process.ts'
+import { metric, until } from '../support/progress.ts'
+import { redisOn } from '../support/redis.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 t.test('a mixed file gives exactly the expected results, and a second import updates', async (t) => {
@@ -152,7 +153,11 @@ t.test('the job passes through queued and processing to completed', async (t) =>
   })
   t.match(queued.body, { status: 'queued', processed_at: null, completed_at: null })
   t.notOk('results' in queued.body, 'no results before completion')
-  await new Promise((r) => setTimeout(r, 300))
+  // In the queue, waiting: only a worker would take it.
+  await until(
+    () => metric(server, 'shiplog_jobs', { queue: server.runtime.config.QUEUE_NAME, state: 'waiting' }),
+    (n) => n === 1,
+  )
   t.equal(
     (await server.request('GET', `/v2/jobs/${upload.body.id}`)).body.status,
     'queued',
@@ -339,36 +344,16 @@ t.test('an upload repeated with the same Idempotency-Key answers the first job',
   )
 })
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-
-async function redisOn(port: number) {
-  const child = spawn(
-    process.env.REDIS_SERVER_BIN ?? 'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  )
-  await new Promise((r) => setTimeout(r, 300))
-  return child
-}
-
 t.test('a Redis restart while a job waits loses nothing', async (t) => {
   const port = await freePort()
-  let redis = await redisOn(port)
-  t.teardown(() => redis.kill())
-  const env = { REDIS_URL: `redis://127.0.0.1:${port}` }
+  const redis = await redisOn(t, port)
+  const env = { REDIS_URL: redis.url }
   const server = await startTestServer(t, { roles: ['command', 'query', 'projector'], env })
   const upload = await server.upload('/v2/pickup_points/import', csvForm(pickupPointCsv([point('R-1'), point('R-2')])))
   t.equal(upload.status, 202)
   // Redis goes away with the queued job, and comes back empty.
-  redis.kill('SIGKILL')
-  await new Promise((r) => setTimeout(r, 300))
-  redis = await redisOn(port)
+  await redis.kill()
+  await redis.start()
   await startTestServer(t, {
     roles: ['worker'],
     dataDir: server.dataDir,

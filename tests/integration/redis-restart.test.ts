@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { csvForm, pickupPointCsv, point } from '../support/csv.ts'
 import { call, createAccountWithCli, freePort, serviceEnvironment, spawnServer } from '../support/process.ts'
 import { LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'
 import { metric, queueDrained, until } from '../support/progress.ts'
 import { startMailbox } from '../support/smtp.ts'
-import { tempDir } from '../support/temp.ts'
+import { redisOn } from '../support/redis.ts'
 
 /*
  * Redis restarted (killed, then started again on the same port) while jobs
@@ -14,36 +12,6 @@ import { tempDir } from '../support/temp.ts'
  * answers throughout. The test runs a Redis server of its own, so other tests
  * keep theirs.
  */
-
-async function redisOn(t: Test, port: number) {
-  const dir = tempDir(t, 'shiplog-redis-')
-  const start = async () => {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-      { stdio: 'ignore' },
-    )
-    for (let i = 0; i < 100; i++) {
-      const up = await new Promise<boolean>((resolve) => {
-        const probe = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: 'ignore' })
-        probe.on('exit', (code) => resolve(code === 0))
-      })
-      if (up) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    return child
-  }
-  let current: ChildProcess = await start()
-  t.teardown(() => current.kill('SIGKILL'))
-  return {
-    async restart(downMs: number) {
-      current.kill('SIGKILL')
-      await once(current, 'exit')
-      await new Promise((r) => setTimeout(r, downMs))
-      current = await start()
-    },
-  }
-}
 
 t.test('Redis restarted while jobs are queued and running: each completes once; jobs answer throughout', async (t) => {
   const port = await freePort()
@@ -74,7 +42,19 @@ t.test('Redis restarted while jobs are queued and running: each completes once; 
       await new Promise((r) => setTimeout(r, 100))
     }
   })()
-  await new Promise((r) => setTimeout(r, 300))
+  // Restarted while a job runs, the others queued behind it.
+  await until(
+    async () =>
+      (
+        await Promise.all(
+          jobs.map(
+            async (id) =>
+              (await (await call(service.url, account.private_key, `/v2/jobs/${id}`)).json()) as { status: string },
+          ),
+        )
+      ).map((j) => j.status),
+    (statuses) => statuses.includes('processing'),
+  )
   await redis.restart(1500)
   await watching
   t.same([...new Set(statuses)], [200], 'GET /v2/jobs/{id} answered 200 throughout the outage')

@@ -1,13 +1,10 @@
-import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
 import { notificationsProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
-import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
-import { watchingLookups } from '../support/read-store.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import { openReadStore, watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
-import { tempDir } from '../support/temp.ts'
 
 /*
  * The notifications read model: one document a notification, holding where
@@ -16,12 +13,6 @@ import { tempDir } from '../support/temp.ts'
  */
 const STREAM = 'order-7_A-1'
 const AT = 1_800_000_000
-
-function openStore(t: Test) {
-  const store = createSqliteReadStore(join(tempDir(t, 'shiplog-notifications-'), 'read.db'), allCollections)
-  t.teardown(() => store.close())
-  return store
-}
 
 const built = (id: number, payloads: { id: number; type: string }[], tracker_id?: number) => ({
   notification: {
@@ -43,7 +34,7 @@ const built = (id: number, payloads: { id: number; type: string }[], tracker_id?
 })
 
 t.test('a notification keeps where it is and its e-mail payload, by status', async (t) => {
-  const store = openStore(t)
+  const store = openReadStore(t)
   const event = streamEvents(STREAM)
   const apply = async (events: RecordedEvent[]) => {
     const writes = await notificationsProjection.apply(events, store)
@@ -95,7 +86,7 @@ t.test('a notification keeps where it is and its e-mail payload, by status', asy
 })
 
 t.test('a notification built in the batch is not looked up', async (t) => {
-  const store = openStore(t)
+  const store = openReadStore(t)
   const event = streamEvents(STREAM)
   const { watched, lookedUp } = watchingLookups(store)
   await notificationsProjection.apply(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
+import { until } from '../support/progress.ts'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
 import { ordersProjection } from '../../projectors/projections.ts'
@@ -239,8 +240,10 @@ t.test('the orders full view is left out of the writes and rendered once the pro
   const before = await page()
   t.ok(before.views.length >= 300 && before.views.every((v) => v === null), 'meanwhile every view is missing')
   openGate()
-  while ((await readStore.missingViews(collections.orders.name, 1)).length > 0)
-    await new Promise((r) => setTimeout(r, 20))
+  await until(
+    () => readStore.missingViews(collections.orders.name, 1),
+    (missing) => missing.length === 0,
+  )
   controller.abort()
   t.same(
     fills.filter((n) => n > 0),

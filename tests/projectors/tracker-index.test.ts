@@ -1,15 +1,12 @@
-import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { TrackerDoc } from '../../shared/domain/orders/document.ts'
 import { newTracker } from '../../shared/domain/orders/evolve-document.ts'
 import { trackersProjection } from '../../projectors/projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { watchingLookups } from '../support/read-store.ts'
+import { openReadStore, watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'
-import { allCollections, collections } from '../../shared/infra/read-store/collections.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
 import { wholeDocuments } from '../../shared/infra/read-store/port.ts'
-import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
-import { tempDir } from '../support/temp.ts'
 
 const STREAM = 'order-7_A-1'
 const KEY = `${STREAM}#11`
@@ -24,14 +21,8 @@ const created = {
 const event = streamEvents(STREAM)
 const recorded = (revision: number, type: string, data: object) => event(type, data, revision)
 
-function openStore(t: Test) {
-  const store = createSqliteReadStore(join(tempDir(t, 'shiplog-tracker-index-'), 'read.db'), allCollections)
-  t.teardown(() => store.close())
-  return store
-}
-
 t.test('the trackers index keeps what trackers are found by, and moves only with the status', async (t) => {
-  const store = openStore(t)
+  const store = openReadStore(t)
   const apply = async (events: RecordedEvent[]) => {
     const writes = wholeDocuments(await trackersProjection.apply(events, store))
     await store.commit([trackersProjection.name], writes, lastPosition())
@@ -74,7 +65,7 @@ t.test('the trackers index keeps what trackers are found by, and moves only with
 })
 
 t.test('a tracker created with a status is indexed under it', async (t) => {
-  const store = openStore(t)
+  const store = openReadStore(t)
   // Given a tracker created already in transit, with its carrier
   const [creation] = wholeDocuments(
     await trackersProjection.apply(
@@ -100,7 +91,7 @@ t.test('a tracker created with a status is indexed under it', async (t) => {
 })
 
 t.test('a full tracker document stored before the index became an index is trimmed on its next move', async (t) => {
-  const store = openStore(t)
+  const store = openReadStore(t)
   const full: TrackerDoc = { ...newTracker({ ...created, at: AT }), events: [], notifications: [] }
   await store.commit(
     [trackersProjection.name],
@@ -137,7 +128,7 @@ t.test('a full tracker document stored before the index became an index is trimm
 t.test(
   'a tracker is not looked up where its creation is in the batch, and a replay of it leaves a newer entry',
   async (t) => {
-    const store = openStore(t)
+    const store = openReadStore(t)
     const { watched, lookedUp } = watchingLookups(store)
     const apply = async (events: RecordedEvent[]) =>
       store.commit([trackersProjection.name], await trackersProjection.apply(events, watched), lastPosition())

@@ -37,18 +37,25 @@ export const reactionPassed = (server: Pick<RunningServer, 'url'>, reaction: str
     (at) => BigInt(at) >= BigInt(position),
   )
 
-/** Waits until no job of a queue (named after its suffix: `webhooks`, `emails`, `poll-dhl`) waits, runs or is delayed. */
+/** The jobs of a queue (named after its suffix: `webhooks`, `emails`, `sms`, `poll-dhl`) in the states given. */
+async function jobsIn(server: Pick<RunningServer, 'url'>, queueSuffix: string, states: string) {
+  const text = await (await fetch(`${server.url}/metrics`)).text()
+  const pattern = new RegExp(`^shiplog_jobs\\{queue="[^"]*-${queueSuffix}",state="(${states})"\\} (\\d+)$`, 'gm')
+  return [...text.matchAll(pattern)].reduce((n, m) => n + Number(m[2]), 0)
+}
+
+/** Waits until no job of a queue waits, runs or is delayed. */
 export const queueDrained = (server: Pick<RunningServer, 'url'>, queueSuffix: string) =>
   until(
-    async () => {
-      const text = await (await fetch(`${server.url}/metrics`)).text()
-      const pending = new RegExp(
-        `^shiplog_jobs\\{queue="[^"]*-${queueSuffix}",state="(waiting|active|delayed)"\\} (\\d+)$`,
-        'gm',
-      )
-      return [...text.matchAll(pending)].reduce((n, m) => n + Number(m[2]), 0)
-    },
+    () => jobsIn(server, queueSuffix, 'waiting|active|delayed'),
     (n) => n === 0,
+  )
+
+/** Waits until a queue holds this many jobs delayed and none waiting or running: what it was to do now, it did. */
+export const queueHolds = (server: Pick<RunningServer, 'url'>, queueSuffix: string, delayed: number) =>
+  until(
+    async () => [await jobsIn(server, queueSuffix, 'delayed'), await jobsIn(server, queueSuffix, 'waiting|active')],
+    ([held, pending]) => held === delayed && pending === 0,
   )
 
 /**

@@ -132,3 +132,15 @@ export async function postTrackers(server: TestServer, trackers: unknown[], head
 /** GET with read-your-writes on the given position. */
 export const readAfter = (server: TestServer, path: string, position: string | undefined, key?: string) =>
   server.request('GET', path, { key, headers: position ? { 'x-shiplog-position': position } : {} })
+
+/** The tracker with this tracking number, its events expanded, once the write at `position` is seen. */
+export async function trackerOf(server: TestServer, trackingNumber: string, position?: string) {
+  const list = await readAfter(server, `/v2/trackers?tracking_number=${trackingNumber}&expand[]=events`, position)
+  return list.body.data[0]
+}
+
+/** POST /v2/trackers/events as sent, with the position its answer names. */
+export async function recordTrackingEvents(server: TestServer, events: unknown[], key?: string) {
+  const response = await server.request('POST', '/v2/trackers/events', { body: { events }, key })
+  return { ...response, position: response.headers.get('x-shiplog-position') ?? undefined }
+}

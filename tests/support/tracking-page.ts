@@ -1,4 +1,4 @@
-import { readAfter, type TestServer } from './server.ts'
+import { readAfter, recordTrackingEvents, type TestServer } from './server.ts'
 
 /** An order of two parcels (Colissimo and Chronopost) to Lyon, in English, with two line items. */
 export const trackedOrder = (overrides: Record<string, unknown> = {}) => ({
@@ -27,10 +27,11 @@ export async function createOrder(server: TestServer, body = trackedOrder(), key
   return created.body as { id: number }
 }
 
+/** Records carrier events that must be taken; the position of their write. */
 export async function pushEvents(server: TestServer, events: Record<string, unknown>[]) {
-  const pushed = await server.request('POST', '/v2/trackers/events', { body: { events } })
+  const pushed = await recordTrackingEvents(server, events)
   if (pushed.status !== 201) throw new Error(JSON.stringify(pushed.body))
-  return pushed.headers.get('x-shiplog-position') ?? undefined
+  return pushed.position
 }
 
 /** GET /v2/orders/{id}/tracking_link, after the position given. */

@@ -11,7 +11,8 @@ t.test('the README and the performance page stay one read each', async (t) => {
 })
 
 t.test('no doc reads like a diary of measurements or work', async (t) => {
-  const diary = /this hour|one hour|on another host|slower host|faster host|alternated|whole-document build|\bsessions?\b/i
+  const diary =
+    /this hour|one hour|on another host|slower host|faster host|alternated|whole-document build|\bsessions?\b/i
   const files = [
     'README.md',
     'CHANGELOG.md',
