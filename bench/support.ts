@@ -13,10 +13,10 @@ import { createAccountWithCli, processEnvironment, spawnServer } from '../tests/
 import { type Config, loadConfig } from '../shared/infra/config.ts'
 import { runsCompiled } from '../shared/infra/compiled.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
-import { ordersProjection, projections } from '../projectors/projections.ts'
+import { ordersProjection, projections } from '../projectors/all-projections.ts'
 import { runProjections } from '../projectors/runner.ts'
 import { createOrderStates, planTrackerUpserts } from '../commands/trackers/upsert.ts'
-import type { TrackerInput } from '../commands/trackers/schema.ts'
+import type { TrackerItem } from '../commands/trackers/schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import type { WalCheckpoints } from '../shared/infra/sqlite/checkpoints.ts'
 import { ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
@@ -443,7 +443,7 @@ export async function viewsRendered(server: BenchServerProcess) {
 export async function decidedAppends(
   runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
   accountId: number,
-  items: readonly TrackerInput[],
+  items: readonly TrackerItem[],
 ): Promise<AppendRequest[]> {
   const request = benchRequest(accountId)
   return (await planTrackerUpserts(runtime, createOrderStates(0), request, items)()).appends

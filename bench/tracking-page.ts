@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process'
 import { loadConfig } from '../shared/infra/config.ts'
 import { openRuntime } from '../shared/infra/runtime.ts'
-import { trackingTokens } from '../shared/infra/tracking-links.ts'
+import { trackingTokens } from '../shared/infra/tracking-tokens.ts'
 import { loadOrders } from './fixtures.ts'
 import { benchServerProcess, conditions, ms, percentile } from './support.ts'
 

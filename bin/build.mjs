@@ -15,12 +15,17 @@ console.error('shiplog: compiling the TypeScript sources into dist/')
 rmSync('dist', { recursive: true, force: true })
 const tsc = spawnSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 if (tsc.status !== 0) process.exit(tsc.status ?? 1)
-// The worker threads' plain JavaScript entries, the templates and the tracking page's assets, and the version the CLI reads.
+// The worker threads' plain JavaScript entries, the templates, the words' catalogues and the tracking page's assets, and the version the CLI reads.
 const copyEntries = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
     if (statSync(path).isDirectory()) copyEntries(path)
-    else if (name.endsWith('.mjs') || dir.endsWith('templates') || dir.endsWith('assets'))
+    else if (
+      name.endsWith('.mjs') ||
+      dir.endsWith('templates') ||
+      dir.endsWith('assets') ||
+      (dir.endsWith('words') && name.endsWith('.json'))
+    )
       cpSync(path, join('dist', path))
   }
 }

@@ -13,10 +13,10 @@ import {
 import { parseDateTime } from '../shared/domain/time.ts'
 import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import { eventSchemas } from '../shared/domain/events/index.ts'
-import { projections } from '../projectors/projections.ts'
+import { projections } from '../projectors/all-projections.ts'
 import { exportEvents } from './events.ts'
 import { runBacktest } from './estimation.ts'
-import { projectionStatus, rebuildProjections } from './projections.ts'
+import { projectionStatus, rebuildProjections } from './projection-commands.ts'
 import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
 
 const parseRoles = (value: string): Role[] => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { eventId } from '../shared/infra/ids.ts'
+import { eventId } from '../shared/infra/id-generator.ts'
 import type {
   AppendRequest,
   CommandSource,
@@ -12,7 +12,7 @@ import { assertValidEvent, type DomainEvent } from '../shared/domain/events/inde
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { waitForProjections } from '../shared/infra/read-store/wait-for-projections.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
-import { projections } from '../projectors/projections.ts'
+import { projections } from '../projectors/all-projections.ts'
 
 /** What a command decided: the appends to make atomically, and the response they earn. */
 export interface CommandPlan {

@@ -9,7 +9,7 @@ import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
 import { isFinished, type JobCommand, jobOfUpload, jobStream } from '../shared/domain/jobs/job.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import type { QueuedJob } from '../shared/infra/jobs/queue.ts'
-import { idTime } from '../shared/infra/ids.ts'
+import { idTime } from '../shared/infra/id-generator.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { parentPort, workerData } from 'node:worker_threads'
 import { openRuntime } from '../shared/infra/runtime.ts'
-import { projections } from './projections.ts'
+import { projections } from './all-projections.ts'
 import { joinedShadow, replayPart, type PartMessage, type RebuildPartData } from './runner.ts'
 
 /*

@@ -6,8 +6,8 @@ import type { Config } from '../shared/infra/config.ts'
 import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
 import type { DocumentAppend, DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import type { Projection } from './projection.ts'
-import { projections as allProjections } from './projections.ts'
+import type { Projection } from './document-projection.ts'
+import { projections as allProjections } from './all-projections.ts'
 
 export interface ProjectorRunner {
   /** Finishes the batch in hand, saves its checkpoint and stops. */

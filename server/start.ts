@@ -1,5 +1,5 @@
 import { commandApi } from '../command-api/index.ts'
-import { projections } from '../projectors/projections.ts'
+import { projections } from '../projectors/all-projections.ts'
 import { startProjectorThread } from '../projectors/projector-thread.ts'
 import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
@@ -18,7 +18,11 @@ import { createDeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import { startWebhookReaction } from '../reactions/webhooks/reaction.ts'
 import { startWebhookSender } from '../reactions/webhooks/sender.ts'
 import { sendEmail, smtpTransport } from '../reactions/emails/sender.ts'
-import { createPayloadQueue, startPayloadReaction, startPayloadSender } from '../reactions/notifications/payloads.ts'
+import {
+  createPayloadQueue,
+  startPayloadReaction,
+  startPayloadSender,
+} from '../reactions/notifications/payload-senders.ts'
 import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
 import { carrierApiSettings, type ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'

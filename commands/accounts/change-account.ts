@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { accountsProjection } from '../../projectors/projections.ts'
+import { accountsProjection } from '../../projectors/all-projections.ts'
 import { catchUp } from '../../projectors/runner.ts'
 import {
   type AccountCommand,

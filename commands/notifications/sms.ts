@@ -1,5 +1,5 @@
-import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
-import { evolvePayloadStates, isPayloadEvent } from '../../shared/domain/notifications/payloads.ts'
+import type { PayloadDoc } from '../../projectors/notifications/payload-document.ts'
+import { evolvePayloadStates, isPayloadEvent } from '../../shared/domain/notifications/payload-outcomes.ts'
 import {
   decideSmsReply,
   evolveSmsRecipient,
@@ -14,7 +14,7 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../execute.ts'
-import { payloadAddress, recordPayload } from './payloads.ts'
+import { payloadAddress, recordPayload } from './record-payload.ts'
 
 type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'projections'>
 

@@ -39,7 +39,8 @@ export const trackerItemSchema = z.object({
   untracked_carrier_name: optionalText,
 })
 
-export type TrackerInput = z.infer<typeof trackerItemSchema>
+/** One item of `POST /v1/trackers`: an order, its fulfillment and a tracker in one. */
+export type TrackerItem = z.infer<typeof trackerItemSchema>
 
 export const upsertTrackersBody = z.object({
   trackers: z

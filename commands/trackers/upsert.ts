@@ -13,7 +13,7 @@ import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { metadataFor, toNewEvents, type CommandPlan, type CommandRequest } from '../execute.ts'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
-import type { TrackerInput, TrackerOutcome } from './schema.ts'
+import type { TrackerItem, TrackerOutcome } from './schema.ts'
 
 /**
  * Orders as the write side last folded them, and their snapshots. Writing a
@@ -75,10 +75,10 @@ export function planTrackerUpserts(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'config'>,
   orders: OrderStates,
   request: CommandRequest,
-  items: readonly TrackerInput[],
+  items: readonly TrackerItem[],
 ): () => Promise<CommandPlan> {
   const accountId = request.account.id
-  const byOrder = new Map<string, { stream: string; items: TrackerInput[]; indexes: number[] }>()
+  const byOrder = new Map<string, { stream: string; items: TrackerItem[]; indexes: number[] }>()
   items.forEach((item, index) => {
     const group = byOrder.get(item.order_number) ?? {
       stream: orderStream(accountId, item.order_number),

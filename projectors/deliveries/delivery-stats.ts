@@ -21,7 +21,7 @@ import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { DocumentWrite, ReadStore, StoredDocument } from '../../shared/infra/read-store/port.ts'
-import type { Projection } from '../projection.ts'
+import type { Projection } from '../document-projection.ts'
 
 /*
  * The delivery history read model, in one collection: per order, the facts

@@ -1,5 +1,5 @@
-import { type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
-import { payloadOf } from './payload.ts'
+import { type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payload-outcomes.ts'
+import { payloadOf } from './payload-document.ts'
 
 /**
  * A notification as the notifications read model keeps it: the order

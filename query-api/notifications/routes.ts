@@ -2,14 +2,15 @@ import { notificationPreview } from '../../projectors/resources/schemas.ts'
 import { z } from 'zod'
 import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
 import type { OrderDoc } from '../../shared/domain/orders/document.ts'
-import { emailFactsOf, findNotification, renderEmail } from '../../reactions/emails/render.ts'
+import { emailFactsOf, renderEmail } from '../../reactions/emails/render.ts'
+import { findNotification } from '../../shared/domain/orders/document.ts'
 import { notFound } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { awaitPosition } from '../../shared/infra/http/read-your-writes.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { trackingPageUrlOf } from '../../shared/infra/tracking-links.ts'
+import { trackingPageUrlOf } from '../../shared/infra/tracking-tokens.ts'
 
 const params = z.object({
   id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
-import { wordsOf } from '../../reactions/emails/render.ts'
+import { wordsOf } from '../../shared/infra/words/catalogue.ts'
 import { type NotificationLanguage, notificationLanguages } from '../../shared/domain/notifications/languages.ts'
 import {
   brandColorsOf,

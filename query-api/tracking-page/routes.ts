@@ -9,7 +9,7 @@ import {
   notificationLanguageOf,
   notificationLanguages,
 } from '../../shared/domain/notifications/languages.ts'
-import { FIRST_TRACKING_LINK } from '../../shared/domain/orders/tracking-link.ts'
+import { FIRST_TRACKING_LINK } from '../../shared/domain/orders/tracking-link-rotation.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 import { type AttemptLimits, clientOf } from '../../shared/infra/attempt-limits.ts'
@@ -20,7 +20,7 @@ import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { trackingLinkOf, trackingTokens } from '../../shared/infra/tracking-links.ts'
+import { trackingLinkOf, trackingTokens } from '../../shared/infra/tracking-tokens.ts'
 import { renderLookupPage, renderNotFoundPage, renderTrackingPage, type RenderedPage, stylesheet } from './html.ts'
 import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
 

@@ -1,61 +1,20 @@
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
-import type { Notification } from '../../shared/domain/events/resources.ts'
-import {
-  type NotificationLanguage,
-  notificationLanguageOf,
-  notificationLanguages,
-} from '../../shared/domain/notifications/languages.ts'
-import type { OrderDoc, TrackerDoc } from '../../shared/domain/orders/document.ts'
+import { notificationLanguageOf } from '../../shared/domain/notifications/languages.ts'
+import type { FoundNotification, OrderDoc } from '../../shared/domain/orders/document.ts'
+import { phrase, wordsOf } from '../../shared/infra/words/catalogue.ts'
 import type { AccountDoc } from '../../shared/infra/accounts/account-doc.ts'
 import { brandColorsOf, trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 
 /*
- * A customer e-mail from the templates beside this file: per language, the
- * words of each type (`en.json`, `fr.json`), and one layout as text and one
- * as HTML (Handlebars, which escapes every value put in the HTML).
+ * A customer e-mail: the words of the catalogue (shared/infra/words/) in one
+ * layout as text and one as HTML from the templates beside this file
+ * (Handlebars, which escapes every value put in the HTML).
  */
 
-/** The words of the tracking page, in the same catalogue as the e-mails'. */
-export interface PageWords {
-  [phrase: string]: string | Record<string, string>
-  status: Record<string, string>
-  steps: Record<string, string>
-  expected_kind: Record<string, string>
-  days: Record<string, string>
-}
-
-/** One language's catalogue: the e-mails' words, each type's, and the tracking page's. */
-export interface Words {
-  greeting: string
-  greeting_anonymous: string
-  order: string
-  carrier: string
-  tracking_number: string
-  expected_delivery: string
-  track: string
-  closing: string
-  types: Record<string, { subject: string; body: string }>
-  page: PageWords
-  /** Each type's text message, and the line with the tracking link. */
-  sms: Record<string, string>
-}
-
 const template = (name: string) => readFileSync(new URL(`./templates/${name}`, import.meta.url), 'utf8')
-const languages = Object.fromEntries(
-  notificationLanguages.map((language) => [language, JSON.parse(template(`${language}.json`)) as Words]),
-) as Record<NotificationLanguage, Words>
-export const wordsOf = (language: NotificationLanguage): Words => languages[language]
 const textLayout = Handlebars.compile(template('email.text.hbs'), { noEscape: true, strict: false })
 const htmlLayout = Handlebars.compile(template('email.html.hbs'), { strict: false })
-/** A phrase of the words files, filled in as plain text; the HTML layout escapes it where it goes. */
-const phrases = new Map<string, HandlebarsTemplateDelegate>()
-export const phrase = (source: string, values: object) => {
-  const compiled = phrases.get(source) ?? Handlebars.compile(source, { noEscape: true })
-  phrases.set(source, compiled)
-  return compiled(values)
-}
-
 /** What an e-mail tells: everything it names comes from the order and the tracker. */
 export interface EmailFacts {
   slug: string
@@ -83,7 +42,7 @@ const longDate = (date: string, language: string) =>
 
 export function renderEmail(facts: EmailFacts): RenderedEmail {
   const language = notificationLanguageOf(facts.language)
-  const words = languages[language]!
+  const words = wordsOf(language)
   const type = words.types[facts.slug]
   if (!type) throw new Error(`no e-mail template for notification type ${facts.slug}`)
   const values = {
@@ -99,23 +58,6 @@ export function renderEmail(facts: EmailFacts): RenderedEmail {
     body: phrase(type.body, values),
   }
   return { subject: fields.subject, text: textLayout(fields), html: htmlLayout(fields) }
-}
-
-/** A notification as it stands in an order document, with the tracker it is about (none for `order_placed`). */
-export interface FoundNotification {
-  notification: Notification
-  tracker: TrackerDoc | undefined
-}
-
-/** Finds a notification in an order, on the order itself or on one of its trackers. */
-export function findNotification(order: OrderDoc, notificationId: number): FoundNotification | undefined {
-  const onOrder = order.notifications.find((n) => n.id === notificationId)
-  if (onOrder) return { notification: onOrder, tracker: undefined }
-  for (const tracker of order.fulfillments.flatMap((f) => f.trackers)) {
-    const notification = tracker.notifications.find((n) => n.id === notificationId)
-    if (notification) return { notification, tracker }
-  }
-  return undefined
 }
 
 /**

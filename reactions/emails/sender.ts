@@ -4,12 +4,13 @@ import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { trackingPageUrlOf } from '../../shared/infra/tracking-links.ts'
+import { trackingPageUrlOf } from '../../shared/infra/tracking-tokens.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
 import { foldOrder } from '../../shared/domain/orders/evolve-document.ts'
-import { recordPayload } from '../../commands/notifications/payloads.ts'
-import type { QueuedPayload } from '../notifications/payloads.ts'
-import { emailFactsOf, findNotification, renderEmail } from './render.ts'
+import { recordPayload } from '../../commands/notifications/record-payload.ts'
+import type { QueuedPayload } from '../notifications/payload-senders.ts'
+import { emailFactsOf, renderEmail } from './render.ts'
+import { findNotification } from '../../shared/domain/orders/document.ts'
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger' | 'secrets'>
 

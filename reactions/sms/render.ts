@@ -1,7 +1,7 @@
 import { SegmentedMessage } from 'sms-segments-calculator'
 import SmartEncoding from 'sms-segments-calculator/dist/libs/SmartEncodingMap.js'
 import { notificationLanguageOf } from '../../shared/domain/notifications/languages.ts'
-import { phrase, wordsOf } from '../emails/render.ts'
+import { phrase, wordsOf } from '../../shared/infra/words/catalogue.ts'
 
 /*
  * A customer's text message, from the same catalogue as the e-mails: the

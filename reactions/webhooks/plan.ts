@@ -12,7 +12,7 @@ import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 import { trackerOfOrder } from '../../projectors/orders/tracker-index.ts'
 import { renderNotification, renderOrder, renderTracker } from '../../projectors/resources/render.ts'
-import { findNotification } from '../emails/render.ts'
+import { findNotification } from '../../shared/domain/orders/document.ts'
 import { Expansion, orderExpandPaths, trackerExpandPaths } from '../../projectors/resources/expansion.ts'
 import {
   evolveWebhookEndpoint,

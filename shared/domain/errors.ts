@@ -1,7 +1,7 @@
 /**
  * One registry of error codes, each with a stable name and an HTTP status.
  * The HTTP error handler turns a ShiplogError into the v1 or v2 error body
- * (shared/infra/errors.ts); nothing else decides a status.
+ * (shared/infra/error-answers.ts); nothing else decides a status.
  */
 export const errorCodes = {
   SHIPLOG_ERR_VALIDATION: 400,

@@ -10,7 +10,7 @@ import { createSecretBox, dataDirectoryKey, parseSecretKey, type SecretBox } fro
 import type { BlobStore } from './blobs/port.ts'
 import type { EventStore } from './event-store/port.ts'
 import { createSqliteEventStore } from './event-store/sqlite.ts'
-import { createIdGenerator, type IdGenerator } from './ids.ts'
+import { createIdGenerator, type IdGenerator } from './id-generator.ts'
 import { allCollections } from './read-store/collections.ts'
 import type { ReadStore } from './read-store/port.ts'
 import { createSqliteReadStore } from './read-store/sqlite.ts'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
-import { notificationsProjection } from '../../projectors/projections.ts'
+import { notificationsProjection } from '../../projectors/all-projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { openReadStore, watchingLookups } from '../support/read-store.ts'

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { ordersProjection } from '../../projectors/projections.ts'
+import { ordersProjection } from '../../projectors/all-projections.ts'
 import { foldOrder } from '../../shared/domain/orders/evolve-document.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { until } from '../support/progress.ts'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
-import { ordersProjection } from '../../projectors/projections.ts'
+import { ordersProjection } from '../../projectors/all-projections.ts'
 import {
   catchUp,
   LOOK_AGAIN_MS,
@@ -13,10 +13,10 @@ import {
   viewFiller,
   type PartHelper,
 } from '../../projectors/runner.ts'
-import type { Projection } from '../../projectors/projection.ts'
+import type { Projection } from '../../projectors/document-projection.ts'
 import { loadConfig } from '../../shared/infra/config.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
-import { createIdGenerator } from '../../shared/infra/ids.ts'
+import { createIdGenerator } from '../../shared/infra/id-generator.ts'
 import { orderStream } from '../../shared/domain/orders/state.ts'
 import { foldOrderState } from '../../shared/domain/orders/state.ts'
 import { allCollections, collections, ORDER_FULL_VIEW } from '../../shared/infra/read-store/collections.ts'

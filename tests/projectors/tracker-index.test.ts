@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { TrackerDoc } from '../../shared/domain/orders/document.ts'
 import { newTracker } from '../../shared/domain/orders/evolve-document.ts'
-import { trackersProjection } from '../../projectors/projections.ts'
+import { trackersProjection } from '../../projectors/all-projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { openReadStore, watchingLookups } from '../support/read-store.ts'
 import { lastPosition, streamEvents } from '../support/recorded.ts'

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { renderEmail, wordsOf } from '../../reactions/emails/render.ts'
+import { renderEmail } from '../../reactions/emails/render.ts'
+import { wordsOf } from '../../shared/infra/words/catalogue.ts'
 import { notificationSlugs } from '../../shared/domain/notifications/types.ts'
 
 const facts = {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createIdGenerator, eventId, idTime, randomUuid } from '../../shared/infra/ids.ts'
+import { createIdGenerator, eventId, idTime, randomUuid } from '../../shared/infra/id-generator.ts'
 
 t.test('a burst of 100,000 ids is unique, increasing and below 2^53', async (t) => {
   const ids = createIdGenerator(3, () => Date.UTC(2026, 10, 22))

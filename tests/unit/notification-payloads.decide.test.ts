@@ -3,7 +3,7 @@ import {
   decidePayloadOutcome,
   evolvePayloadStates,
   type PayloadEvent,
-} from '../../shared/domain/notifications/payloads.ts'
+} from '../../shared/domain/notifications/payload-outcomes.ts'
 import { notificationTypes } from '../../shared/domain/notifications/types.ts'
 import { specOf } from '../support/decider.ts'
 

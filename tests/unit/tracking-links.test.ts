@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { createSecretBox } from '../../shared/infra/secrets.ts'
-import { trackingTokens } from '../../shared/infra/tracking-links.ts'
+import { trackingTokens } from '../../shared/infra/tracking-tokens.ts'
 
 const tokens = trackingTokens(createSecretBox(Buffer.alloc(32, 7)))
 const target = { accountId: 245944286863360, orderId: 245944300000001, linkId: 0 }

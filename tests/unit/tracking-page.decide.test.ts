@@ -2,7 +2,7 @@ import t from 'tap'
 import { orderCreated } from '../support/orders.ts'
 import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 import { evolveOrderState } from '../../shared/domain/orders/state.ts'
-import { decideTrackingLinkRotation } from '../../shared/domain/orders/tracking-link.ts'
+import { decideTrackingLinkRotation } from '../../shared/domain/orders/tracking-link-rotation.ts'
 import { brandColorsOf, defaultTrackingPage, trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { specOf } from '../support/decider.ts'
 

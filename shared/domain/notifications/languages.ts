@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE } from '../fields.ts'
 
-/** The languages customer notifications are written in (reactions/emails/templates/<language>.json). */
+/** The languages customer notifications are written in (shared/infra/words/<language>.json). */
 export const notificationLanguages = ['en', 'fr'] as const
 export type NotificationLanguage = (typeof notificationLanguages)[number]
 

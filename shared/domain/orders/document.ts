@@ -60,3 +60,20 @@ export interface OrderDoc extends OrderFields {
 /** Where an order goes: its shipping address, else its first fulfillment's. */
 export const deliveryAddressOf = (order: OrderDoc): Address | null =>
   order.shipping_address ?? order.fulfillments.find((f) => f.shipping_address)?.shipping_address ?? null
+
+/** A notification as it stands in an order document, with the tracker it is about (none for `order_placed`). */
+export interface FoundNotification {
+  notification: Notification
+  tracker: TrackerDoc | undefined
+}
+
+/** Finds a notification in an order, on the order itself or on one of its trackers. */
+export function findNotification(order: OrderDoc, notificationId: number): FoundNotification | undefined {
+  const onOrder = order.notifications.find((n) => n.id === notificationId)
+  if (onOrder) return { notification: onOrder, tracker: undefined }
+  for (const tracker of order.fulfillments.flatMap((f) => f.trackers)) {
+    const notification = tracker.notifications.find((n) => n.id === notificationId)
+    if (notification) return { notification, tracker }
+  }
+  return undefined
+}

@@ -4,7 +4,7 @@ import type { OrderEvent } from '../events/index.ts'
 
 import { expandAddress, expandedChanges, type Notification } from '../events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
-import { type PayloadEvent, payloadStatusAfter } from '../notifications/payloads.ts'
+import { type PayloadEvent, payloadStatusAfter } from '../notifications/payload-outcomes.ts'
 
 /** Folds one order event into the order document. Pure: time and ids come from the event. */
 export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): OrderDoc {

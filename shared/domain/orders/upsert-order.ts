@@ -48,7 +48,8 @@ export interface LineItemInput {
 /** An address as sent (`country` already read as `country_code` when it is a two-letter code). */
 export type AddressInput = Partial<Omit<Address, 'id' | 'country'>>
 
-export interface TrackerInput {
+/** A tracker as an order upsert gives it, under a fulfillment. */
+export interface OrderTrackerInput {
   tracking_number: string
   carrier_code?: string | null
   carrier_service_code?: string | null
@@ -67,7 +68,7 @@ export interface FulfillmentInput {
   shipping_address?: AddressInput | null
   line_items?: LineItemInput[]
   custom_variables?: Record<string, unknown> | null
-  trackers?: TrackerInput[]
+  trackers?: OrderTrackerInput[]
 }
 
 export interface OrderInput {
@@ -271,7 +272,7 @@ function upsertFulfillment(decision: Decision, f: FulfillmentInput) {
   for (const t of trackers) upsertTracker(decision, t.input, t.lineItems, fulfillment)
 }
 
-function upsertTracker(decision: Decision, t: TrackerInput, lineItems: LineItem[], fulfillment: FulfillmentState) {
+function upsertTracker(decision: Decision, t: OrderTrackerInput, lineItems: LineItem[], fulfillment: FulfillmentState) {
   const { now: at, ids, carrierServices = [] } = decision.command
   const tracker = findTracker(decision.order, t.tracking_number)
   // Assigned onto the carrier's fields, as decideTrackerUpserts does.

@@ -1,5 +1,5 @@
 import { errorCodes, errorMeanings } from '../../domain/errors.ts'
-import { hasV1ErrorForm } from '../errors.ts'
+import { hasV1ErrorForm } from '../error-answers.ts'
 
 /*
  * What the route schemas cannot say about the API, added to the generated

@@ -3,7 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter'
 import { FastifyAdapter } from '@bull-board/fastify'
 import type { Queue } from 'bullmq'
 import { ShiplogError } from '../../domain/errors.ts'
-import { handleError } from './errors.ts'
+import { handleError } from './error-handler.ts'
 import { carriesToken } from './operator-token.ts'
 import type { App } from './server.ts'
 

@@ -15,8 +15,8 @@ import { z } from 'zod'
 import type { Runtime } from '../runtime.ts'
 import { notFound, ShiplogError } from '../../domain/errors.ts'
 import { authenticate } from './auth.ts'
-import { handleError } from './errors.ts'
-import { validatorCompiler } from './validation.ts'
+import { handleError } from './error-handler.ts'
+import { validatorCompiler } from './validator-compiler.ts'
 import { jsonDepthExceeds, MAX_JSON_DEPTH, SMALL_BODY_LIMIT } from './body-limits.ts'
 
 export type App = Awaited<ReturnType<typeof createHttpServer>>

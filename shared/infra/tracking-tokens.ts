@@ -1,5 +1,5 @@
 import { createCipheriv, createHmac, timingSafeEqual } from 'node:crypto'
-import { FIRST_TRACKING_LINK } from '../domain/orders/tracking-link.ts'
+import { FIRST_TRACKING_LINK } from '../domain/orders/tracking-link-rotation.ts'
 import type { Config } from './config.ts'
 import type { SecretBox } from './secrets.ts'
 

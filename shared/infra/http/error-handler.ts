@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { errorBody, toShiplogError } from '../errors.ts'
+import { errorBody, toShiplogError } from '../error-answers.ts'
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const shiplogError = toShiplogError(error, request.routeOptions.bodyLimit)

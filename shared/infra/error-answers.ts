@@ -1,5 +1,5 @@
 import { errorCodes, isShiplogError, ShiplogError, type ErrorCode } from '../domain/errors.ts'
-import { describeIssues, RequestValidationError } from './validation.ts'
+import { describeIssues, RequestValidationError } from './request-issues.ts'
 
 const codeForStatus = (status: number): ErrorCode =>
   (Object.entries(errorCodes).find(([, s]) => s === status)?.[0] as ErrorCode | undefined) ??

@@ -1,4 +1,8 @@
-import { isPayloadEvent, type PayloadEvent, payloadStatusAfter } from '../../shared/domain/notifications/payloads.ts'
+import {
+  isPayloadEvent,
+  type PayloadEvent,
+  payloadStatusAfter,
+} from '../../shared/domain/notifications/payload-outcomes.ts'
 import type { NotificationChannel } from '../../shared/domain/vocabulary/channels.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify'
 import type { $ZodType } from 'zod/v4/core'
-import { parseRequestPart, RequestValidationError } from '../validation.ts'
+import { parseRequestPart, RequestValidationError } from '../request-issues.ts'
 
 /** fastify's validator for every route's zod schemas. */
 export const validatorCompiler: FastifySchemaCompiler<$ZodType> =

@@ -1,7 +1,7 @@
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
-import type { PayloadDoc } from '../../projectors/notifications/payload.ts'
+import type { PayloadDoc } from '../../projectors/notifications/payload-document.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import type { NotificationChannel } from '../../shared/domain/vocabulary/channels.ts'
@@ -11,7 +11,7 @@ import { createWorkQueue, keepSweeping, type WorkQueue } from '../../shared/infr
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { startReaction } from '../follow.ts'
-import { type PayloadAddress, payloadAddress } from '../../commands/notifications/payloads.ts'
+import { type PayloadAddress, payloadAddress } from '../../commands/notifications/record-payload.ts'
 
 /*
  * What every channel's payloads share, e-mail and SMS alike: a reaction that

@@ -1,4 +1,4 @@
-import { decidePayloadOutcome, type PayloadCommand } from '../../shared/domain/notifications/payloads.ts'
+import { decidePayloadOutcome, type PayloadCommand } from '../../shared/domain/notifications/payload-outcomes.ts'
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toNewEvents } from '../execute.ts'

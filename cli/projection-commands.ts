@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress'
 import { InvalidArgumentError } from 'commander'
-import { projections } from '../projectors/projections.ts'
+import { projections } from '../projectors/all-projections.ts'
 import { rebuildProjection } from '../projectors/runner.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 
