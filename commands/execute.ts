@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto'
 import { eventId } from '../shared/infra/id-generator.ts'
-import type {
-  AppendRequest,
-  CommandSource,
-  EventMetadata,
-  NewEvent,
-  Position,
+import {
+  type AppendRequest,
+  type CommandSource,
+  type EventMetadata,
+  expectedAfter,
+  type NewEvent,
+  type Position,
 } from '../shared/infra/event-store/port.ts'
+import { asDomainEvents } from '../shared/infra/event-store/recorded.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
 import { assertValidEvent, type DomainEvent } from '../shared/domain/events/index.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -152,6 +154,31 @@ async function decideAndAppend(
   const { position, revisions } = await rt.eventStore.append(appends)
   decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
   return { status: decided.status, body: decided.body, position, appended: true }
+}
+
+/**
+ * A reaction's decision on one stream from that stream's own history: read
+ * and handed to the decider, whose events are appended at the revision read.
+ * A concurrent change decides again on the longer history, a bounded number
+ * of times. The position of the append, or undefined when nothing was decided.
+ */
+export async function decideOnStream<E extends DomainEvent>(
+  rt: Pick<Runtime, 'eventStore'>,
+  stream: string,
+  decide: (history: E[]) => DomainEvent[],
+  metadata: () => EventMetadata,
+): Promise<Position | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await rt.eventStore.readStream(stream)
+    const events = decide(asDomainEvents<E>(recorded))
+    if (events.length === 0) return undefined
+    try {
+      const append = { stream, expected: expectedAfter(recorded.length - 1), events: toNewEvents(events, metadata()) }
+      return (await rt.eventStore.append([append])).position
+    } catch (error) {
+      if (!isConcurrencyError(error) || attempt >= MAX_ATTEMPTS) throw error
+    }
+  }
 }
 
 const projectionNames = projections.map((p) => p.name)

@@ -1,7 +1,12 @@
-import { decidePayloadOutcome, type PayloadCommand } from '../../shared/domain/notifications/payload-outcomes.ts'
-import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
+import {
+  decidePayloadOutcome,
+  evolvePayloadStates,
+  isPayloadEvent,
+  type PayloadCommand,
+} from '../../shared/domain/notifications/payload-outcomes.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { toNewEvents } from '../execute.ts'
+import { decideOnStream } from '../execute.ts'
 
 /** Where a payload is: its notification in an order's stream. */
 export interface PayloadAddress {
@@ -21,13 +26,12 @@ export const payloadAddress = ({
 
 /**
  * Records a payload's outcome or delivery report on its order's stream, as
- * the payloads' decider says (a payload past that step records nothing);
- * whatever else the order does meanwhile, this only adds.
+ * the payloads' decider says on the payloads' states folded from that
+ * stream (a payload past that step records nothing).
  */
 export async function recordPayload(
   rt: Pick<Runtime, 'eventStore' | 'clock'>,
   payload: PayloadAddress,
-  status: string,
   command: (ids: { notification_id: number; payload_id: number; tracker_id?: number }) => PayloadCommand,
   correlation: string,
 ) {
@@ -36,13 +40,15 @@ export async function recordPayload(
     payload_id: payload.payloadId,
     ...(payload.trackerId === undefined ? {} : { tracker_id: payload.trackerId }),
   }
-  const events = decidePayloadOutcome(command(ids), { [payload.payloadId]: status })
-  if (events.length === 0) return
-  const metadata: EventMetadata = {
-    accountId: payload.accountId,
-    correlationId: `${correlation}_${payload.payloadId}`,
-    source: 'reaction',
-    recordedAt: rt.clock.nowMs(),
-  }
-  await rt.eventStore.append([{ stream: payload.stream, expected: 'any', events: toNewEvents(events, metadata) }])
+  await decideOnStream<OrderEvent>(
+    rt,
+    payload.stream,
+    (history) => decidePayloadOutcome(command(ids), history.filter(isPayloadEvent).reduce(evolvePayloadStates, undefined)),
+    () => ({
+      accountId: payload.accountId,
+      correlationId: `${correlation}_${payload.payloadId}`,
+      source: 'reaction',
+      recordedAt: rt.clock.nowMs(),
+    }),
+  )
 }

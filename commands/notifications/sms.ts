@@ -1,12 +1,10 @@
 import type { PayloadDoc } from '../../projectors/notifications/payload-document.ts'
-import { evolvePayloadStates, isPayloadEvent } from '../../shared/domain/notifications/payload-outcomes.ts'
 import {
   decideSmsReply,
   evolveSmsRecipient,
   type SmsRecipientEvent,
   smsRecipientStream,
 } from '../../shared/domain/notifications/sms-recipients.ts'
-import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
@@ -23,8 +21,8 @@ const REPLY_WAIT_MS = 2000
 
 /**
  * Records what the provider says became of a sent SMS: its payload's status
- * is read from the order's stream (the read model may not have the send yet),
- * and the payloads' decider keeps a report told twice from counting twice.
+ * is folded from the order's stream (the read model may not have the send
+ * yet), and the payloads' decider keeps a report told twice from counting twice.
  */
 export async function recordDeliveryReport(
   rt: SmsRuntime,
@@ -35,8 +33,6 @@ export async function recordDeliveryReport(
   const found = await rt.readStore.get<PayloadDoc>(collections.sms_payloads.name, accountId, payloadId)
   if (!found) return false
   const { doc } = found
-  const history = asDomainEvents<OrderEvent>(await rt.eventStore.readStream(doc.stream)).filter(isPayloadEvent)
-  const states = history.reduce(evolvePayloadStates, undefined)
   const queued = payloadAddress({
     accountId,
     stream: doc.stream,
@@ -47,7 +43,6 @@ export async function recordDeliveryReport(
   await recordPayload(
     rt,
     queued,
-    states?.[payloadId] ?? 'built',
     (ids) => ({
       type: 'RecordDeliveryReport',
       data: {

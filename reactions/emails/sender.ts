@@ -26,11 +26,10 @@ export const messageIdOf = (payloadId: number, from: string) => {
   return `<notification-payload-${payloadId}@${domain}>`
 }
 
-const recordOutcome = (rt: SenderRuntime, email: QueuedPayload, status: string, error: string | undefined) =>
+const recordOutcome = (rt: SenderRuntime, email: QueuedPayload, error: string | undefined) =>
   recordPayload(
     rt,
     email,
-    status,
     (ids) => ({
       type: 'RecordPayloadOutcome',
       data: { ...ids, ...(error === undefined ? {} : { error }), at: toUnixSeconds(rt.clock.now()) },
@@ -53,7 +52,7 @@ export async function sendEmail(
   const found = order && findNotification(order, email.notificationId)
   const payload = found?.notification.notification_payloads.find((p) => p.id === email.payloadId)
   if (!order || !found || payload?.status !== 'built') return
-  if (!order.email) return recordOutcome(rt, email, payload.status, 'the order has no e-mail address')
+  if (!order.email) return recordOutcome(rt, email, 'the order has no e-mail address')
   const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, email.accountId, email.accountId)
   const content = renderEmail(
     emailFactsOf(
@@ -76,9 +75,9 @@ export async function sendEmail(
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     if (!lastAttempt) throw error
-    return recordOutcome(rt, email, payload.status, reason)
+    return recordOutcome(rt, email, reason)
   }
-  await recordOutcome(rt, email, payload.status, undefined)
+  await recordOutcome(rt, email, undefined)
 }
 
 /**

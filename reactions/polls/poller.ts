@@ -3,21 +3,28 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { TrackingApi } from '../../shared/domain/carriers/tracking-apis.ts'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
-import { decidePoll, isStale, POLL_WINDOW_SECONDS, pollsSpentOn } from '../../shared/domain/orders/polling.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
+import {
+  decidePoll,
+  evolvePollState,
+  isStale,
+  POLL_WINDOW_SECONDS,
+  type PollState,
+  pollsSpentOn,
+  type TrackerPolled,
+} from '../../shared/domain/orders/polling.ts'
 import type { CarrierEventInput } from '../../shared/domain/orders/record-tracking-events.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
-import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { createWorkQueue, quietQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { type CommandRequest, executeCommand, toNewEvents } from '../../commands/execute.ts'
+import { type CommandRequest, decideOnStream, executeCommand } from '../../commands/execute.ts'
 import { carrierEventSchema, planTrackingEvents, type TrackingEventResult } from '../../commands/trackers/events.ts'
 import { createOrderStates } from '../../commands/trackers/upsert.ts'
 import type { AccountDoc } from '../../projectors/accounts/account.ts'
-import type { TrackerPoll } from '../../projectors/polls/tracker-poll.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc, trackerByKey } from '../../projectors/orders/tracker-index.ts'
 
 /** One poll: the tracker's index entry, by its key. `refresh`: asked for now, due or not. */
@@ -166,21 +173,25 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
     stats.polls.set(`${api}|${outcome}`, (stats.polls.get(`${api}|${outcome}`) ?? 0) + 1)
   const orders = createOrderStates(0)
 
-  /** Appends when to ask again, as the poll's decider says; a concurrent change to the order is retried, this only adds. */
-  const recordPolled = async (stored: StoredDocument<TrackerIndexDoc>, poll: TrackerPoll, changed: boolean) => {
+  /** Appends when to ask again, as the poll's decider says on the tracker's polls folded from its order's stream. */
+  const recordPolled = async (stored: StoredDocument<TrackerIndexDoc>, changed: boolean) => {
     const { doc, accountId, key } = stored
-    const events = decidePoll(
-      { type: 'RecordPoll', data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) } },
-      poll,
-    )
-    const metadata: EventMetadata = {
-      accountId,
-      correlationId: `poll_${doc.id}`,
-      source: 'reaction',
-      recordedAt: rt.clock.nowMs(),
+    const command = {
+      type: 'RecordPoll' as const,
+      data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) },
     }
-    const stream = orderDocumentKeyOf(key)
-    await rt.eventStore.append([{ stream, expected: 'any', events: toNewEvents(events, metadata) }])
+    await decideOnStream<OrderEvent>(
+      rt,
+      orderDocumentKeyOf(key),
+      (history) =>
+        decidePoll(
+          command,
+          history
+            .filter((e): e is TrackerPolled => e.type === 'TrackerPolled' && e.data.tracker_id === doc.id)
+            .reduce(evolvePollState, undefined as PollState | undefined),
+        ),
+      () => ({ accountId, correlationId: `poll_${doc.id}`, source: 'reaction', recordedAt: rt.clock.nowMs() }),
+    )
   }
 
   /** Carrier events into the push API's command, as the account's own: true when one was new. */
@@ -244,11 +255,11 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
       case 'failed':
         if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new Error(result.error)
         log.warn({ api: api.name, tracker: doc.id, error: result.error }, 'carrier poll failed; backing off')
-        return recordPolled(stored, poll, false)
+        return recordPolled(stored, false)
       case 'unknown':
-        return recordPolled(stored, poll, false)
+        return recordPolled(stored, false)
       case 'found':
-        return recordPolled(stored, poll, await recordEvents(stored.accountId, result.events, correlation))
+        return recordPolled(stored, await recordEvents(stored.accountId, result.events, correlation))
     }
   }
 

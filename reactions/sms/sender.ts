@@ -33,7 +33,6 @@ const record = (rt: SenderRuntime, sms: QueuedPayload, outcome: { error?: string
   recordPayload(
     rt,
     sms,
-    'built',
     (ids) => ({
       type: 'RecordPayloadOutcome',
       data: {
