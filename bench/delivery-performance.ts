@@ -6,7 +6,7 @@
  * reads the weeks it then keeps: it is printed apart. BENCH_PARCELS sets the volume.
  */
 import { addDays } from '../shared/domain/delivery/calendar.ts'
-import type { Contribution } from '../shared/domain/delivery/history.ts'
+import type { Contribution } from '../shared/domain/delivery/sums.ts'
 import { weekSumsOf } from '../projectors/deliveries/delivery-stats.ts'
 import { seeded } from './history.ts'
 import { benchServer, conditions, ms, percentile } from './support.ts'

@@ -1,10 +1,6 @@
 import { type BacktestRow, backtest, type DeliveredParcel, type Score } from '../shared/domain/delivery/backtest.ts'
-import {
-  changesDeliveryFacts,
-  contributionOf,
-  evolveDeliveryFacts,
-  type OrderDeliveryFacts,
-} from '../shared/domain/delivery/history.ts'
+import { contributionOf } from '../shared/domain/delivery/sums.ts'
+import { changesDeliveryFacts, evolveDeliveryFacts, type OrderDeliveryFacts } from '../shared/domain/delivery/facts.ts'
 import { orderEventTypes } from '../shared/domain/events/index.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { asDomainEvents } from '../shared/infra/event-store/recorded.ts'

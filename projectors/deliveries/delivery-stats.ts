@@ -1,20 +1,6 @@
 import { createHash } from 'node:crypto'
-import {
-  applyContribution,
-  applyPrefixContribution,
-  bucketKeyOf,
-  type Contribution,
-  contributionOf,
-  mayChangeDeliveryFacts,
-  type DeliveryBucket,
-  emptyBucket,
-  emptyPrefixBucket,
-  evolveDeliveryFacts,
-  type OrderDeliveryFacts,
-  type Place,
-  type PrefixBucket,
-  weekOf,
-} from '../../shared/domain/delivery/history.ts'
+import { applyContribution, applyPrefixContribution, bucketKeyOf, type Contribution, contributionOf, type DeliveryBucket, emptyBucket, emptyPrefixBucket, type PrefixBucket, weekOf } from '../../shared/domain/delivery/sums.ts'
+import { mayChangeDeliveryFacts, evolveDeliveryFacts, type OrderDeliveryFacts, type Place } from '../../shared/domain/delivery/facts.ts'
 import { sameValue } from '../../shared/domain/same-value.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'

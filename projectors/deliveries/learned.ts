@@ -1,6 +1,7 @@
 import { addDays, type CalendarDate, localDateTime } from '../../shared/domain/delivery/calendar.ts'
 import type { ConfiguredService } from '../../shared/domain/delivery/estimate.ts'
-import { type Histories, RECENT_DAYS, transitHistoryOf, WORKING_WEEK } from '../../shared/domain/delivery/history.ts'
+import { type Histories, RECENT_DAYS, transitHistoryOf } from '../../shared/domain/delivery/history.ts'
+import { WORKING_WEEK } from '../../shared/domain/delivery/business-days.ts'
 import type { ReadStore } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { weekSumsBetween } from './week-sums.ts'

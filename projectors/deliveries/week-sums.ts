@@ -1,5 +1,5 @@
 import { addDays, type CalendarDate } from '../../shared/domain/delivery/calendar.ts'
-import { weekOf } from '../../shared/domain/delivery/history.ts'
+import { weekOf } from '../../shared/domain/delivery/sums.ts'
 import type { Position } from '../../shared/infra/event-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Condition, ReadStore } from '../../shared/infra/read-store/port.ts'

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync'
 import { z } from 'zod'
 import { bucketsBetween } from '../../projectors/deliveries/learned.ts'
 import { isCalendarDate } from '../../shared/domain/delivery/calendar.ts'
-import { WORKING_WEEK } from '../../shared/domain/delivery/history.ts'
+import { WORKING_WEEK } from '../../shared/domain/delivery/business-days.ts'
 import {
   type PerformanceGroup,
   performanceGroups,

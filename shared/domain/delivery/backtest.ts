@@ -1,14 +1,8 @@
 import { addDays, type CalendarDate } from './calendar.ts'
 import { type ConfiguredService, estimateService } from './estimate.ts'
-import {
-  addToHistory,
-  businessDaysBetween,
-  type Contribution,
-  learnedFor,
-  type Histories,
-  RECENT_DAYS,
-  WORKING_WEEK,
-} from './history.ts'
+import { addToHistory, learnedFor, type Histories, RECENT_DAYS } from './history.ts'
+import { businessDaysBetween, WORKING_WEEK } from './business-days.ts'
+import type { Contribution } from './sums.ts'
 
 /*
  * How good the learned estimate is: history is replayed in time order; each

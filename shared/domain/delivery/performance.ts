@@ -1,13 +1,7 @@
 import { addDays, type CalendarDate, weekdayOf } from './calendar.ts'
-import {
-  businessDaysOf,
-  type Counters,
-  type DeliveryBucket,
-  type DeliveryCalendar,
-  type Distribution,
-  deliveredOn,
-  quantile,
-} from './history.ts'
+import { type Distribution, quantile } from './history.ts'
+import { businessDaysOf, type DeliveryCalendar } from './business-days.ts'
+import { type Counters, type DeliveryBucket, deliveredOn } from './sums.ts'
 
 /*
  * How a merchant's carriers perform: the parcels that ended in a period,
