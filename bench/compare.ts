@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../shared/infra/event-store/sqlite.ts'
+import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../shared/infra/event-store/sqlite-schema.ts'
 import type { AppendRequest } from '../shared/infra/event-store/port.ts'
 import {
   benchStores,

@@ -14,7 +14,7 @@ import {
 } from '../shared/domain/delivery/calendar.ts'
 import type { ConfiguredService } from '../shared/domain/delivery/estimate.ts'
 import { businessDaysBetween } from '../shared/domain/delivery/business-days.ts'
-import { type Contribution } from '../shared/domain/delivery/sums.ts'
+import type { Contribution } from '../shared/domain/delivery/sums.ts'
 import type { DeliveredParcel } from '../shared/domain/delivery/backtest.ts'
 import { weekSumsOf } from '../projectors/deliveries/delivery-stats.ts'
 

@@ -2,12 +2,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ConcurrencyError } from '../../shared/domain/errors.ts'
 import { createKurrentEventStore } from '../../shared/infra/event-store/kurrentdb.ts'
-import {
-  createSqliteEventStore,
-  EVENTS_TABLE,
-  INSERT_EVENT,
-  openEventsFile,
-} from '../../shared/infra/event-store/sqlite.ts'
+import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import { EVENTS_TABLE, INSERT_EVENT, openEventsFile } from '../../shared/infra/event-store/sqlite-schema.ts'
 import { createPostgresEventStore } from '../../shared/infra/event-store/postgres.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { newEvent } from '../support/recorded.ts'

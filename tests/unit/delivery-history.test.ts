@@ -2,7 +2,13 @@ import t from 'tap'
 import { orderCreated } from '../support/orders.ts'
 import { learnedFor, mode, quantile, transitHistoryOf } from '../../shared/domain/delivery/history.ts'
 import { businessDaysBetween, WORKING_WEEK } from '../../shared/domain/delivery/business-days.ts'
-import { applyContribution, applyPrefixContribution, contributionOf, emptyBucket, emptyPrefixBucket } from '../../shared/domain/delivery/sums.ts'
+import {
+  applyContribution,
+  applyPrefixContribution,
+  contributionOf,
+  emptyBucket,
+  emptyPrefixBucket,
+} from '../../shared/domain/delivery/sums.ts'
 import { evolveDeliveryFacts, mayChangeDeliveryFacts } from '../../shared/domain/delivery/facts.ts'
 import { isoWeek, performanceRows } from '../../shared/domain/delivery/performance.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
