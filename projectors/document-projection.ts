@@ -45,13 +45,8 @@ function hashOf(key: string) {
 const changedFields = (before: Record<string, FieldValue>, after: Record<string, FieldValue>) =>
   Object.keys(after).filter((field) => before[field] !== after[field])
 
-/**
- * A projection where documents are built with a pure `evolve(doc, event) →
- * doc`: by default one document per stream; `keyOf` names another source key
- * where one stream feeds several documents. Idempotent: an event at or below
- * the stream revision stored on its document has been applied and is skipped.
- */
-export function documentProjection<D, E extends RecordedEvent>(spec: {
+/** What a document read model is made of: which events it takes, how it folds them, what it indexes. */
+export interface DocumentProjectionSpec<D, E extends RecordedEvent> {
   name: string
   collection: string
   handles: (event: RecordedEvent) => event is E
@@ -82,114 +77,26 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
   appends?: { when: (event: E) => boolean; max: number }
   /** Set by `part`: the only documents this copy keeps. */
   part?: { index: number; count: number }
-}): Projection {
-  const { part, views } = spec
-  const startsDocument = spec.startsDocument ?? ((event: E) => !spec.keyOf && event.revision === 0)
-  const viewsOnWrite = spec.viewsWhenIdle ? undefined : views
-  /**
-   * The appends of the documents whose events in the batch may all be
-   * appended, taken out of `byKey`: the rest are read and written whole. A
-   * document the batch starts is made of its events alone (its first, then
-   * events that may be appended), its indexed fields those of the first.
-   */
-  async function appendsOf(byKey: Map<string, E[]>, store: ReadStore): Promise<DocumentAppend[]> {
-    const { appends } = spec
-    if (!appends || !store.pendingOf) return []
-    const writes: DocumentAppend[] = []
-    const existing: string[] = []
-    for (const [key, keyEvents] of byKey) {
-      const first = keyEvents[0]!
-      if (!startsDocument(first)) {
-        if (keyEvents.every(appends.when)) existing.push(key)
-        continue
-      }
-      if (keyEvents.length > appends.max || !keyEvents.every((e) => e === first || appends.when(e))) continue
-      const made = spec.evolve(undefined, first)
-      if (made === undefined) continue
-      byKey.delete(key)
-      const last = keyEvents[keyEvents.length - 1]!
-      writes.push({
-        collection: spec.collection,
-        key,
-        revision: last.revision,
-        events: keyEvents.map(pendingEventOf),
-        creates: { accountId: last.metadata.accountId, id: spec.id(made), fields: spec.fields(made) },
-      })
-    }
-    if (existing.length === 0) return writes
-    const stored = await store.pendingOf(spec.collection, existing)
-    for (const key of existing) {
-      const current = stored.get(key)
-      if (!current) continue
-      // A replay leaves out what the document holds already, as a fold would.
-      const fresh = byKey.get(key)!.filter((e) => e.revision > current.revision)
-      if (current.pending + fresh.length > appends.max) continue
-      byKey.delete(key)
-      if (fresh.length === 0) continue
-      writes.push({
-        collection: spec.collection,
-        key,
-        after: current.revision,
-        revision: fresh[fresh.length - 1]!.revision,
-        events: fresh.map(pendingEventOf),
-      })
-    }
-    return writes
-  }
+}
 
+/**
+ * A projection where documents are built with a pure `evolve(doc, event) →
+ * doc`: by default one document per stream; `keyOf` names another source key
+ * where one stream feeds several documents. Idempotent: an event at or below
+ * the stream revision stored on its document has been applied and is skipped.
+ */
+export function documentProjection<D, E extends RecordedEvent>(spec: DocumentProjectionSpec<D, E>): Projection {
+  const { views } = spec
   return {
     name: spec.name,
     collection: spec.collection,
     retarget: (name, collection) => documentProjection({ ...spec, name, collection }),
     part: (index, count) => documentProjection({ ...spec, part: { index, count } }),
     async apply(events, store) {
-      const byKey = new Map<string, E[]>()
-      for (const e of events) {
-        if (!spec.handles(e)) continue
-        const key = spec.keyOf ? spec.keyOf(e) : e.stream
-        if (part && hashOf(key) % part.count !== part.index) continue
-        const list = byKey.get(key) ?? []
-        list.push(e)
-        byKey.set(key, list)
-      }
+      const byKey = eventsByDocument(spec, events)
       if (byKey.size === 0) return []
-      const writes: (DocumentWrite | DocumentAppend)[] = await appendsOf(byKey, store)
-      const existing: string[] = []
-      for (const [key, keyEvents] of byKey) if (!startsDocument(keyEvents[0]!)) existing.push(key)
-      const current =
-        existing.length > 0
-          ? await store.getManyByKey<D>(spec.collection, existing)
-          : new Map<string, StoredDocument<D>>()
-      for (const [key, keyEvents] of byKey) {
-        const stored: StoredDocument<D> | undefined = current.get(key)
-        let doc = stored?.doc
-        let revision = stored?.revision ?? -1
-        let accountId = stored?.accountId
-        for (const e of keyEvents) {
-          if (e.revision <= revision) continue
-          doc = spec.evolve(doc, e)
-          revision = e.revision
-          accountId = e.metadata.accountId
-        }
-        if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
-        const id = spec.id(doc)
-        const fields = spec.fields(doc)
-        writes.push({
-          collection: spec.collection,
-          key,
-          accountId,
-          id,
-          revision,
-          doc,
-          fields,
-          views: viewsOnWrite?.(doc),
-          replaces:
-            stored && stored.id === id && stored.accountId === accountId
-              ? { revision: stored.revision, changedFields: changedFields(spec.fields(stored.doc), fields) }
-              : undefined,
-        })
-      }
-      return writes
+      const appends: (DocumentWrite | DocumentAppend)[] = await appendsOf(spec, byKey, store)
+      return [...appends, ...(await wholeWritesOf(spec, byKey, store))]
     },
     fillViews:
       spec.viewsWhenIdle && views
@@ -208,4 +115,131 @@ export function documentProjection<D, E extends RecordedEvent>(spec: {
           }
         : undefined,
   }
+}
+
+/** Whether an event starts its document from nothing: by default, for a document per stream, the stream's first. */
+const startsDocumentOf =
+  <D, E extends RecordedEvent>(spec: DocumentProjectionSpec<D, E>) =>
+  (event: E) =>
+    spec.startsDocument ? spec.startsDocument(event) : !spec.keyOf && event.revision === 0
+
+/** The batch's events this projection handles, by the document they go to (in its part, when it is one). */
+function eventsByDocument<D, E extends RecordedEvent>(
+  spec: DocumentProjectionSpec<D, E>,
+  events: readonly RecordedEvent[],
+): Map<string, E[]> {
+  const byKey = new Map<string, E[]>()
+  for (const e of events) {
+    if (!spec.handles(e)) continue
+    const key = spec.keyOf ? spec.keyOf(e) : e.stream
+    if (spec.part && hashOf(key) % spec.part.count !== spec.part.index) continue
+    const list = byKey.get(key) ?? []
+    list.push(e)
+    byKey.set(key, list)
+  }
+  return byKey
+}
+
+/**
+ * The appends of the documents whose events in the batch may all be
+ * appended, taken out of `byKey`: the rest are read and written whole. A
+ * document the batch starts is made of its events alone (its first, then
+ * events that may be appended), its indexed fields those of the first.
+ */
+async function appendsOf<D, E extends RecordedEvent>(
+  spec: DocumentProjectionSpec<D, E>,
+  byKey: Map<string, E[]>,
+  store: ReadStore,
+): Promise<DocumentAppend[]> {
+  const { appends } = spec
+  const startsDocument = startsDocumentOf(spec)
+  if (!appends || !store.pendingOf) return []
+  const writes: DocumentAppend[] = []
+  const existing: string[] = []
+  for (const [key, keyEvents] of byKey) {
+    const first = keyEvents[0]!
+    if (!startsDocument(first)) {
+      if (keyEvents.every(appends.when)) existing.push(key)
+      continue
+    }
+    if (keyEvents.length > appends.max || !keyEvents.every((e) => e === first || appends.when(e))) continue
+    const made = spec.evolve(undefined, first)
+    if (made === undefined) continue
+    byKey.delete(key)
+    const last = keyEvents[keyEvents.length - 1]!
+    writes.push({
+      collection: spec.collection,
+      key,
+      revision: last.revision,
+      events: keyEvents.map(pendingEventOf),
+      creates: { accountId: last.metadata.accountId, id: spec.id(made), fields: spec.fields(made) },
+    })
+  }
+  if (existing.length === 0) return writes
+  const stored = await store.pendingOf(spec.collection, existing)
+  for (const key of existing) {
+    const current = stored.get(key)
+    if (!current) continue
+    // A replay leaves out what the document holds already, as a fold would.
+    const fresh = byKey.get(key)!.filter((e) => e.revision > current.revision)
+    if (current.pending + fresh.length > appends.max) continue
+    byKey.delete(key)
+    if (fresh.length === 0) continue
+    writes.push({
+      collection: spec.collection,
+      key,
+      after: current.revision,
+      revision: fresh[fresh.length - 1]!.revision,
+      events: fresh.map(pendingEventOf),
+    })
+  }
+  return writes
+}
+
+/**
+ * The documents of the rest of the batch, each read (unless the batch starts
+ * it), folded with its events and written whole.
+ */
+async function wholeWritesOf<D, E extends RecordedEvent>(
+  spec: DocumentProjectionSpec<D, E>,
+  byKey: Map<string, E[]>,
+  store: ReadStore,
+): Promise<DocumentWrite[]> {
+  const startsDocument = startsDocumentOf(spec)
+  const viewsOnWrite = spec.viewsWhenIdle ? undefined : spec.views
+  const writes: DocumentWrite[] = []
+  const existing: string[] = []
+  for (const [key, keyEvents] of byKey) if (!startsDocument(keyEvents[0]!)) existing.push(key)
+  const current =
+    existing.length > 0 ? await store.getManyByKey<D>(spec.collection, existing) : new Map<string, StoredDocument<D>>()
+  for (const [key, keyEvents] of byKey) {
+    const stored: StoredDocument<D> | undefined = current.get(key)
+    let doc = stored?.doc
+    let revision = stored?.revision ?? -1
+    let accountId = stored?.accountId
+    for (const e of keyEvents) {
+      if (e.revision <= revision) continue
+      doc = spec.evolve(doc, e)
+      revision = e.revision
+      accountId = e.metadata.accountId
+    }
+    if (doc === undefined || accountId === undefined || revision === (stored?.revision ?? -1)) continue
+    const id = spec.id(doc)
+    const fields = spec.fields(doc)
+    writes.push({
+      collection: spec.collection,
+      key,
+      accountId,
+      id,
+      revision,
+      doc,
+      fields,
+      views: viewsOnWrite?.(doc),
+      replaces:
+        stored && stored.id === id && stored.accountId === accountId
+          ? { revision: stored.revision, changedFields: changedFields(spec.fields(stored.doc), fields) }
+          : undefined,
+    })
+  }
+  return writes
 }

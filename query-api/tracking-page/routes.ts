@@ -20,7 +20,7 @@ import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { trackingLinkOf, trackingTokens } from '../../shared/infra/tracking-tokens.ts'
+import { trackingLinkOf, type TrackingTokens, trackingTokens } from '../../shared/infra/tracking-tokens.ts'
 import { renderLookupPage, renderNotFoundPage, renderTrackingPage, type RenderedPage, stylesheet } from './html.ts'
 import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
 
@@ -81,13 +81,16 @@ function sendPage(reply: FastifyReply, status: number, page: RenderedPage) {
     .send(page.html)
 }
 
+/** The customer's pages (the token is the key), the lookup form, and the merchant's routes of the page. */
 export function trackingPageReadRoutes(app: App, rt: Runtime, limits: AttemptLimits) {
   const tokens = trackingTokens(rt.secrets)
-  const tooMany = (reply: FastifyReply, retryAfter: number, message: string) => {
-    reply.header('retry-after', String(retryAfter))
-    return new ShiplogError('SHIPLOG_ERR_RATE_LIMITED', message)
-  }
+  customerPageRoutes(app, rt, tokens)
+  lookupRoutes(app, rt, tokens, limits)
+  merchantPageRoutes(app, rt, tokens)
+}
 
+/** An order's page and its JSON twin, and the page's style sheet. */
+function customerPageRoutes(app: App, rt: Runtime, tokens: TrackingTokens) {
   /** The order a token names, as long as it is the order's current link and its account is there. */
   const pageOf = async (token: string) => {
     const target = tokens.open(token)
@@ -160,6 +163,14 @@ export function trackingPageReadRoutes(app: App, rt: Runtime, limits: AttemptLim
       return reply.header('cache-control', 'private, no-cache').send(await dataOf(order, account, language))
     },
   )
+}
+
+/** The lookup form and its answer: to the order's page when the number and the e-mail or postcode match. */
+function lookupRoutes(app: App, rt: Runtime, tokens: TrackingTokens, limits: AttemptLimits) {
+  const tooMany = (reply: FastifyReply, retryAfter: number, message: string) => {
+    reply.header('retry-after', String(retryAfter))
+    return new ShiplogError('SHIPLOG_ERR_RATE_LIMITED', message)
+  }
 
   app.get(
     '/track',
@@ -246,7 +257,10 @@ export function trackingPageReadRoutes(app: App, rt: Runtime, limits: AttemptLim
       .filter((c) => matchesContact(c.doc, contact))
       .sort((a, b) => b.doc.created_at - a.doc.created_at)[0]
   }
+}
 
+/** The merchant's routes: the page's settings, and an order's link. */
+function merchantPageRoutes(app: App, rt: Runtime, tokens: TrackingTokens) {
   app.get(
     '/v2/tracking_page',
     {
