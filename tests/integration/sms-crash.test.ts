@@ -1,5 +1,5 @@
 import t from 'tap'
-import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { crashableService, serviceEnvironment } from '../support/process.ts'
 import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { startTwilioLoopback } from '../support/twilio.ts'
 
@@ -15,10 +15,8 @@ t.test('SMS built before a kill -9 are sent after the restart, once each', async
   const env = await serviceEnvironment(t, twilio.env())
   // The public address is the service's own, so that every restart signs the same callback addresses.
   env.SHIPLOG_PUBLIC_URL = `http://127.0.0.1:${env.PORT}`
-  const account = createAccountWithCli(env)
-  let service = await spawnServer({ ...env, ROLES: 'command,query,projector' })
-  t.teardown(() => service.kill('SIGKILL'))
-  const quiet = await call(service.url, account.private_key, '/v2/account', {
+  const service = await crashableService(t, env)
+  const quiet = await service.call('/v2/account', {
     method: 'PATCH',
     body: JSON.stringify({ sms_quiet_hours: null }),
   })
@@ -30,7 +28,7 @@ t.test('SMS built before a kill -9 are sent after the restart, once each', async
   }))
   t.equal(
     (
-      await call(service.url, account.private_key, '/v1/trackers', {
+      await service.call('/v1/trackers', {
         method: 'POST',
         body: JSON.stringify({ trackers }),
       })
@@ -42,20 +40,19 @@ t.test('SMS built before a kill -9 are sent after the restart, once each', async
     event_type_code: 'out_for_delivery',
     happened_at: 1_795_000_000,
   }))
-  const pushed = await call(service.url, account.private_key, '/v2/trackers/events', {
+  const pushed = await service.call('/v2/trackers/events', {
     method: 'POST',
     body: JSON.stringify({ events }),
   })
   t.equal(pushed.status, 201)
-  await service.kill('SIGKILL')
+  await service.kill()
   t.equal(twilio.requests, 0, 'nothing was sent before the kill')
 
-  service = await spawnServer(env)
+  await service.crashAndRestart()
   const sent = await twilio.waitFor(12)
   t.same(sent.map((m) => m.to).sort(), trackers.map((tr) => tr.phone).sort(), 'every customer was texted')
   await queueDrained(service, 'sms')
-  await service.kill('SIGKILL')
-  service = await spawnServer(env)
+  await service.crashAndRestart()
   await reactionPassed(service, 'sms', pushed.headers.get('x-shiplog-position')!)
   await queueDrained(service, 'sms')
   t.equal(twilio.messages.length, 12, 'another kill and restart sends nothing again')

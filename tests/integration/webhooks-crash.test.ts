@@ -1,5 +1,5 @@
 import t from 'tap'
-import { call, createAccountWithCli, serviceEnvironment, spawnServer } from '../support/process.ts'
+import { crashableService, serviceEnvironment } from '../support/process.ts'
 import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 
@@ -16,26 +16,24 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
     SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
     SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1',
   })
-  const account = createAccountWithCli(env)
-  let service = await spawnServer({ ...env, ROLES: 'command,query,projector' })
-  t.teardown(() => service.kill('SIGKILL'))
+  const service = await crashableService(t, env)
   const endpoint = (await (
-    await call(service.url, account.private_key, '/v2/webhook_endpoints', {
+    await service.call('/v2/webhook_endpoints', {
       method: 'POST',
       body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
     })
   ).json()) as { object: string }
   const trackers = Array.from({ length: 50 }, (_, i) => ({ order_number: `K-${i}`, tracking_number: `TN-K${i}` }))
-  const posted = await call(service.url, account.private_key, '/v1/trackers', {
+  const posted = await service.call('/v1/trackers', {
     method: 'POST',
     body: JSON.stringify({ trackers }),
   })
   t.equal(posted.status, 201)
-  await service.kill('SIGKILL')
+  await service.kill()
   t.equal(receiver.received.length, 0, 'nothing was sent before the kill')
 
   receiver.answers.push(500)
-  service = await spawnServer(env)
+  await service.crashAndRestart()
   const received = await receiver.waitFor(51)
   const ids = received.map((r) => r.headers['webhook-id'])
   t.equal(new Set(ids).size, 50, 'every order.created arrived; the one answered 500 came again')
@@ -45,13 +43,12 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
   // A message waiting for its retry when the service dies is sent after the restart.
   receiver.answers.push(500)
   const before = receiver.received.length
-  const written = await call(service.url, account.private_key, '/v1/trackers', {
+  const written = await service.call('/v1/trackers', {
     method: 'POST',
     body: JSON.stringify({ trackers: [{ order_number: 'L-1', tracking_number: 'TN-L1' }] }),
   })
   await receiver.waitFor(before + 1)
-  await service.kill('SIGKILL')
-  service = await spawnServer(env)
+  await service.crashAndRestart()
   const after = await receiver.waitFor(before + 2)
   t.equal(after[before + 1]!.headers['webhook-id'], after[before]!.headers['webhook-id'])
   t.equal(after[before + 1]!.json.data.object.order_number, 'L-1')

@@ -160,3 +160,27 @@ export const call = (url: string, key: string, path: string, init: RequestInit =
     ...init,
     headers: { authorization: key, 'content-type': 'application/json', ...init.headers },
   })
+
+/**
+ * The service as a child process on its stores, as an operator's crash would
+ * meet it: first without its worker role (what it stores, nothing sends),
+ * then killed with SIGKILL and started again whole, as often as a test asks.
+ */
+export async function crashableService(t: Test, env: NodeJS.ProcessEnv & { PORT: string }) {
+  const account = createAccountWithCli(env)
+  let current = await spawnServer({ ...env, ROLES: 'command,query,projector' })
+  t.teardown(() => current.kill('SIGKILL'))
+  return {
+    account,
+    get url() {
+      return current.url
+    },
+    /** A request with the account's private key. */
+    call: (path: string, init?: RequestInit) => call(current.url, account.private_key, path, init),
+    kill: () => current.kill('SIGKILL'),
+    async crashAndRestart() {
+      await current.kill('SIGKILL')
+      current = await spawnServer(env)
+    },
+  }
+}
