@@ -43,7 +43,8 @@ export async function recordPayload(
   await decideOnStream<OrderEvent>(
     rt,
     payload.stream,
-    (history) => decidePayloadOutcome(command(ids), history.filter(isPayloadEvent).reduce(evolvePayloadStates, undefined)),
+    (history) =>
+      decidePayloadOutcome(command(ids), history.filter(isPayloadEvent).reduce(evolvePayloadStates, undefined)),
     () => ({
       accountId: payload.accountId,
       correlationId: `${correlation}_${payload.payloadId}`,

@@ -1,6 +1,22 @@
 import { createHash } from 'node:crypto'
-import { applyContribution, applyPrefixContribution, bucketKeyOf, type Contribution, contributionOf, type DeliveryBucket, emptyBucket, emptyPrefixBucket, type PrefixBucket, weekOf } from '../../shared/domain/delivery/sums.ts'
-import { mayChangeDeliveryFacts, evolveDeliveryFacts, type OrderDeliveryFacts, type Place } from '../../shared/domain/delivery/facts.ts'
+import {
+  applyContribution,
+  applyPrefixContribution,
+  bucketKeyOf,
+  type Contribution,
+  contributionOf,
+  type DeliveryBucket,
+  emptyBucket,
+  emptyPrefixBucket,
+  type PrefixBucket,
+  weekOf,
+} from '../../shared/domain/delivery/sums.ts'
+import {
+  mayChangeDeliveryFacts,
+  evolveDeliveryFacts,
+  type OrderDeliveryFacts,
+  type Place,
+} from '../../shared/domain/delivery/facts.ts'
 import { sameValue } from '../../shared/domain/same-value.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'

@@ -37,7 +37,10 @@ t.test('no function is longer than 150 lines', async (t) => {
     const text = readFileSync(file, 'utf8')
     const lineAt = (offset: number) => text.slice(0, offset).split('\n').length
     const visit = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(visit)
+      if (Array.isArray(node)) {
+        for (const item of node) visit(item)
+        return
+      }
       if (node === null || typeof node !== 'object') return
       const n = node as { type?: string; start: number; end: number; body?: unknown }
       if (n.type && /Function/.test(n.type) && n.body) {
