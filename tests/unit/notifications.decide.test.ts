@@ -112,6 +112,9 @@ t.test('a first movement that is already a later step builds that step, not also
   t.equal(notificationOfStatus('delivered', []), 'delivered')
   t.equal(notificationOfStatus('in_transit', []), 'shipped')
   t.equal(notificationOfStatus('in_transit', ['shipped']), undefined)
+  for (const step of ['out_for_delivery', 'failed_attempt', 'available_for_pickup', 'delivered'])
+    t.equal(notificationOfStatus('in_transit', [step]), undefined, `no shipped after ${step}`)
+  t.equal(notificationOfStatus('in_transit', ['order_placed']), 'shipped', 'order_placed is not a step of the parcel')
   t.equal(notificationOfStatus('info_received', []), undefined)
 })
 

@@ -168,6 +168,25 @@ t.test('a late scan never moves a delivered parcel back', async (t) => {
     ])
 })
 
+t.test('a final status stays final: a later non-final scan is kept and moves nothing', async (t) => {
+  const delivered = history(scan('transit', 30), scan('delivered', 50))
+  given(delivered)
+    .when([scan('transit', 80)])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded', data: { event: { event_type_code: 'transit' } } }])
+  given(delivered)
+    .when([scan('out_for_delivery', 80), scan('incident', 81)])
+    .thenMatch(t, [{ type: 'TrackingEventRecorded' }, { type: 'TrackingEventRecorded' }])
+})
+
+t.test('a final status moves to a later final one: delivered, then returned', async (t) => {
+  given(history(scan('transit', 30), scan('delivered', 50)))
+    .when([scan('return', 90)])
+    .thenMatch(t, [
+      { type: 'TrackingEventRecorded' },
+      { type: 'TrackerStatusChanged', data: { from: 'delivered', to: 'returned' } },
+    ])
+})
+
 t.test('a newer scan moves the status on', async (t) => {
   given(history(scan('transit', 30)))
     .when([scan('out_for_delivery', 40)])

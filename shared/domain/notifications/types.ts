@@ -86,11 +86,15 @@ const shippedStatuses = new Set<DeliveryStatusCode>([
   'delivered',
 ])
 
+/** Steps past shipping: a parcel told of one knows it moves, and is never told `shipped` after. */
+const pastShipping = new Set<string>(['out_for_delivery', 'failed_attempt', 'available_for_pickup', 'delivered'])
+
 /**
  * The notification type a status change builds for a tracker, given the
  * types it was already notified of: each type once per tracker. A parcel
- * whose first movement is already a later step (out for delivery, delivered)
- * is told of that step only: its e-mail says more than "shipped" would.
+ * whose first movement is already a later step (out for delivery, a failed
+ * attempt, a pickup point, delivered) is told of that step only, and never
+ * of `shipped` afterwards: its message says more than "shipped" would.
  */
 export function notificationOfStatus(
   to: DeliveryStatusCode,
@@ -98,5 +102,5 @@ export function notificationOfStatus(
 ): NotificationSlug | undefined {
   const step = typeOfStatus[to]
   if (step) return notified.includes(step) ? undefined : step
-  return shippedStatuses.has(to) && !notified.includes('shipped') ? 'shipped' : undefined
+  return shippedStatuses.has(to) && !notified.some((n) => n === 'shipped' || pastShipping.has(n)) ? 'shipped' : undefined
 }

@@ -1,3 +1,4 @@
+import { finalStatuses } from './polling.ts'
 import { countryName } from '../contacts/countries.ts'
 import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
@@ -160,12 +161,18 @@ function statusNotification(
   return buildNotification(slug, recipient, at, command.ids, command.notifying)
 }
 
-/** The move an event makes, when it is the tracker's newest status event and says something new. */
+/**
+ * The move an event makes, when it is the tracker's newest status event and
+ * says something new. A final status (delivered, returned, expired) moves only
+ * to another final one: a later non-final scan is kept in the timeline and
+ * moves nothing, so no customer hears "shipped" after "delivered".
+ */
 function statusChange(tracker: TrackerState, input: CarrierEventInput) {
   if (input.event_type_code === null) return undefined
   const to = statusOfEvent[input.event_type_code]
   if (tracker.status_at !== null && input.happened_at < tracker.status_at) return undefined
   const from = tracker.fields.delivery_status_code as typeof to
+  if (finalStatuses.has(from) && !finalStatuses.has(to)) return undefined
   return to === from ? undefined : { from, to, happened_at: input.happened_at }
 }
 
