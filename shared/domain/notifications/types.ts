@@ -102,5 +102,7 @@ export function notificationOfStatus(
 ): NotificationSlug | undefined {
   const step = typeOfStatus[to]
   if (step) return notified.includes(step) ? undefined : step
-  return shippedStatuses.has(to) && !notified.some((n) => n === 'shipped' || pastShipping.has(n)) ? 'shipped' : undefined
+  return shippedStatuses.has(to) && !notified.some((n) => n === 'shipped' || pastShipping.has(n))
+    ? 'shipped'
+    : undefined
 }
