@@ -64,7 +64,8 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
   evolve: (doc, event) => evolveOrder(doc, event as OrderEvent),
   id: (doc) => doc.id,
   fields: (doc) => ({
-    email: doc.email,
+    // E-mail addresses compare without case: the index keeps them in lower case, as the filter asks.
+    email: doc.email?.toLowerCase() ?? null,
     order_number: doc.order_number,
     created_at: doc.created_at,
     ordered_at: doc.ordered_at,

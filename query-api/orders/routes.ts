@@ -43,7 +43,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
       checkTimeFilterRules(q)
       const expansion = Expansion.parse(q.expand, orderExpandPaths)
       const where = [
-        ...whereEqual({ email: q.email, order_number: q.order_number }),
+        ...whereEqual({ email: q.email?.toLowerCase(), order_number: q.order_number }),
         ...timeConditions('created_at', q.created_at),
         ...timeConditions('ordered_at', q.ordered_at),
       ]

@@ -21,7 +21,7 @@ async function seed(t: Parameters<typeof startTestServer>[0]) {
       {
         order_number: `O-${n}`,
         tracking_number: `T-${n}`,
-        email: i % 5 === 0 ? 'five@x.io' : 'other@x.io',
+        email: i % 5 === 0 ? (i % 10 === 0 ? 'Five@X.io' : 'five@x.io') : 'other@x.io',
         order_date: T0 - i * 86400,
       },
     ])
@@ -79,6 +79,11 @@ t.test('paging forward and back through 35 orders', async (t) => {
 t.test('filters: e-mail, order number, created_at and ordered_at in every form', async (t) => {
   const { get } = await seed(t)
   t.same(numbers(await get('/v2/orders?email=five@x.io')), ['O-35', 'O-30', 'O-25', 'O-20', 'O-15', 'O-10', 'O-05'])
+  t.same(
+    numbers(await get('/v2/orders?email=FIVE@X.io')),
+    ['O-35', 'O-30', 'O-25', 'O-20', 'O-15', 'O-10', 'O-05'],
+    'e-mail addresses compare without case',
+  )
   t.same(numbers(await get('/v2/orders?order_number=O-07')), ['O-07'])
   t.same(numbers(await get('/v2/orders?order_number=nope')), [])
   t.same(numbers(await get(`/v2/orders?created_at=${T0 + 3 * 60}`)), ['O-03'], 'exact second')
