@@ -42,6 +42,37 @@ const upsert = (server: TestServer, body: unknown, key?: string) => server.reque
 const historyLength = async (server: TestServer, id: number) =>
   (await server.request('GET', `/v2/orders/${id}/history?limit=100`)).body.data.length
 
+t.test("a fulfillment's or tracker's line item naming an order line item carries its fields", async (t) => {
+  const server = await startTestServer(t)
+  const body = storeOrder({
+    fulfillments: [
+      {
+        merchant_id: 'F1',
+        line_items: [{ merchant_id: 'L1', quantity: 1 }, { merchant_id: 'L2' }],
+        trackers: [{ tracking_number: 'TN-1', line_items: [{ merchant_id: 'L2', quantity: 1 }, 'L1'] }],
+      },
+    ],
+  })
+  const created = await upsert(server, body)
+  t.equal(created.status, 201, JSON.stringify(created.body))
+  const read = await server.request(
+    'GET',
+    `/v2/orders/${created.body.id}?expand[]=fulfillments.line_items&expand[]=fulfillments.trackers.line_items`,
+  )
+  const fulfillment = read.body.fulfillments.data[0]
+  const byId = (items: { data: { merchant_id: string }[] }) =>
+    Object.fromEntries(items.data.map((li) => [li.merchant_id, li]))
+  t.match(byId(fulfillment.line_items), {
+    L1: { sku: 'MUG', name: 'Mug', quantity: 1, thumbnail: { src: 'https://x/m.png' } },
+    L2: { sku: 'TEE', name: 'T-shirt' },
+  })
+  t.match(byId(fulfillment.trackers.data[0].line_items), {
+    L1: { sku: 'MUG', name: 'Mug' },
+    L2: { sku: 'TEE', name: 'T-shirt', quantity: 1 },
+  })
+  t.equal((await upsert(server, body)).status, 200, 're-sent unchanged')
+})
+
 t.test('create, re-send unchanged, update: 201, 200 with nothing appended, 200', async (t) => {
   const server = await startTestServer(t)
   const created = await upsert(server, storeOrder())

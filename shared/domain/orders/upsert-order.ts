@@ -221,12 +221,17 @@ function upsertFulfillment(decision: Decision, f: FulfillmentInput) {
   const { now: at, ids } = decision.command
   const order = decision.order
   const existing = order.fulfillments.find((x) => x.merchant_id === f.merchant_id)
+  const sentItems = f.line_items?.map((li) => describedBy(li, order.fields.line_items))
   const lineItems =
-    mergeLineItems(existing?.fields.line_items ?? [], f.line_items, at, ids) ?? existing?.fields.line_items ?? []
+    mergeLineItems(existing?.fields.line_items ?? [], sentItems, at, ids) ?? existing?.fields.line_items ?? []
   const trackers = (f.trackers ?? []).map((t) => {
     const tracker = findTracker(order, t.tracking_number)
     const held = tracker?.fields.line_items ?? []
-    const sentItems = t.line_items?.map((li) => (typeof li === 'string' ? referenced(order, li, lineItems) : li))
+    const sentItems = t.line_items?.map((li) =>
+      typeof li === 'string'
+        ? referenced(order, li, lineItems)
+        : describedBy(describedBy(li, lineItems), order.fields.line_items),
+    )
     return { input: t, tracker, lineItems: mergeLineItems(held, sentItems, at, ids) ?? held }
   })
   const carried = [
@@ -307,6 +312,25 @@ function upsertTracker(decision: Decision, t: OrderTrackerInput, lineItems: Line
       at,
     },
   })
+}
+
+/** What says what a line item is, beside how many: what a fulfillment's or tracker's item takes from the order's. */
+const DESCRIPTIVE = ['sku', 'name', 'title', 'variant_title', 'description', 'thumbnail', 'requires_shipping'] as const
+
+/**
+ * A fulfillment's or tracker's line item as sent, with what it does not say
+ * of itself taken from the line item of the same merchant_id among `items`
+ * (the order's, or the fulfillment's): `{"merchant_id": "L1", "quantity": 1}`
+ * is the order's L1, its sku and name included.
+ */
+function describedBy(input: LineItemInput, items: readonly LineItem[]): LineItemInput {
+  const item = items.find((li) => li.merchant_id === input.merchant_id)
+  if (!item) return input
+  const described: LineItemInput = Object.assign({}, input)
+  for (const key of DESCRIPTIVE) {
+    if (described[key] === undefined && item[key] !== null) Object.assign(described, { [key]: item[key] })
+  }
+  return described
 }
 
 /** A tracker's line item named by merchant_id: the fulfillment's (or the order's) item of that id. */
