@@ -137,6 +137,7 @@ export function planTrackingEvents(
           carrierServices,
           learned: history && ((lane) => learnedFor(history, lane)),
           notifying: notificationPreferencesOf(request.account, rt.config),
+          language: request.account.language_code,
         },
         current.state,
       )

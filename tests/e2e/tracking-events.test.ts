@@ -66,6 +66,7 @@ t.test('events move a tracker along its way, and render newest first with their 
     ['origin_scan', 'label_created'],
     'newest first',
   )
+  t.same(tracker.events.data[1].messages, { en: 'Label' }, 'a message alone is held under the account’s language')
   const order = await readAfter(server, `/v2/orders?order_number=A-1&${EVENTS_EXPANDED}`, pushed.position)
   const event = order.body.data[0].fulfillments.data[0].trackers.data[0].events.data[0]
   t.match(event, {

@@ -55,6 +55,8 @@ export interface RecordTrackingEvents {
   learned?: (lane: LaneQuery) => LearnedTransit | undefined
   /** The account's notification types off and channels, and whether the service sends SMS. */
   notifying?: NotificationPreferences
+  /** The language a carrier's message is written in when the event does not say (the account's). */
+  language?: string
 }
 
 /** What became of one carrier event in this order: recorded, or already there. */
@@ -110,7 +112,7 @@ export function decideTrackingEvents(
         event_type_code: input.event_type_code,
         happened_at: input.happened_at,
         message: input.message ?? '',
-        messages: input.messages ?? {},
+        messages: messagesOf(input, command.language),
         raw: input.raw ?? '',
         address: input.address ? eventAddress(input.address, command.ids.next()) : null,
         carrier_event_id: input.carrier_event_id ?? null,
@@ -138,6 +140,12 @@ export function decideTrackingEvents(
     )
   })
   return { events, outcomes, order }
+}
+
+/** An event's messages by language: those it gives, else its message under the language it is written in, when known. */
+function messagesOf(input: CarrierEventInput, language: string | undefined): Record<string, string> {
+  if (input.messages && Object.keys(input.messages).length > 0) return input.messages
+  return input.message && language ? { [language.split('-')[0]!.toLowerCase()]: input.message } : {}
 }
 
 /**
