@@ -6,12 +6,10 @@ import {
   smsRecipientStream,
 } from '../../shared/domain/notifications/sms-recipients.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
-import { type EventMetadata, expectedAfter } from '../../shared/infra/event-store/port.ts'
-import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { waitForProjections } from '../../shared/infra/read-store/wait-for-projections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { toNewEvents } from '../execute.ts'
+import { decideOnStream } from '../execute.ts'
 import { payloadAddress, recordPayload } from './record-payload.ts'
 
 type SmsRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids' | 'projections'>
@@ -70,19 +68,14 @@ export async function recordSmsReply(rt: SmsRuntime, phone: string, body: string
   const texted = await rt.readStore.lookupAll<PayloadDoc>(collections.sms_payloads.name, 'to', phone, 10_000)
   const accounts = [...new Set(texted.map((d) => d.accountId))]
   for (const accountId of accounts) {
-    const stream = smsRecipientStream(accountId, phone)
-    const recorded = await rt.eventStore.readStream(stream)
-    const history = asDomainEvents<SmsRecipientEvent>(recorded)
-    const now = rt.clock.now()
-    const events = decideSmsReply(
-      { phone, body, at: toUnixSeconds(now), recipient_id: rt.ids.next() },
-      history.reduce(evolveSmsRecipient, undefined as never),
+    const at = rt.clock.now()
+    const command = { phone, body, at: toUnixSeconds(at), recipient_id: rt.ids.next() }
+    await decideOnStream<SmsRecipientEvent>(
+      rt,
+      smsRecipientStream(accountId, phone),
+      (history) => decideSmsReply(command, history.reduce(evolveSmsRecipient, undefined as never)),
+      () => ({ accountId, correlationId, source: 'api', recordedAt: at.getTime() }),
     )
-    if (events.length === 0) continue
-    const metadata: EventMetadata = { accountId, correlationId, source: 'api', recordedAt: now.getTime() }
-    await rt.eventStore.append([
-      { stream, expected: expectedAfter(recorded.length - 1), events: toNewEvents(events, metadata) },
-    ])
   }
   return accounts.length
 }
