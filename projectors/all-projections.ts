@@ -18,7 +18,6 @@ import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
-import type { TrackerPollEvent } from './polls/tracker-poll.ts'
 import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
@@ -28,9 +27,14 @@ import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { changesPayload, evolvePayload, type PayloadDoc, payloadKey } from './notifications/payload-document.ts'
 import { isPayloadEvent, type PayloadEvent } from '../shared/domain/notifications/payload-outcomes.ts'
 import { evolveNotification, type NotificationDoc } from './notifications/notification.ts'
-import { evolveTrackerIndex, movesTrackerIndex, type TrackerIndexDoc } from './orders/tracker-index.ts'
+import {
+  evolveTrackerIndex,
+  movesTrackerIndex,
+  type TrackerIndexDoc,
+  type TrackerIndexEvent,
+} from './orders/tracker-index.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
-import { evolveOrder } from '../shared/domain/orders/evolve-document.ts'
+import { evolveOrder, orderDelayStatus } from '../shared/domain/orders/evolve-document.ts'
 import { collections, ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { Expansion, orderExpandPaths } from './resources/expansion.ts'
 import { renderOrder } from './resources/render.ts'
@@ -55,7 +59,11 @@ export const accountsProjection = documentProjection<AccountDoc, Recorded<Accoun
 
 const fullOrder = Expansion.full(orderExpandPaths)
 /** The events that may change an order's indexed fields (its e-mail, number and dates): the others are appended. */
-const changesOrderFields: ReadonlySet<string> = new Set(['OrderCreated', 'OrderUpdated'] satisfies OrderEvent['type'][])
+const changesOrderFields: ReadonlySet<string> = new Set([
+  'OrderCreated',
+  'OrderUpdated',
+  'TrackerDelayChanged',
+] satisfies OrderEvent['type'][])
 
 export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent>>({
   name: 'orders',
@@ -69,6 +77,7 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
     order_number: doc.order_number,
     created_at: doc.created_at,
     ordered_at: doc.ordered_at,
+    delay_status: orderDelayStatus(doc),
   }),
   views: (doc) => ({ [ORDER_FULL_VIEW]: JSON.stringify(renderOrder(doc, fullOrder)) }),
   viewsWhenIdle: collections.orders.viewsWhenIdle,
@@ -76,18 +85,20 @@ export const ordersProjection = documentProjection<OrderDoc, Recorded<OrderEvent
 })
 
 /** The index of trackers (source key `<order stream>#<tracker id>`) for GET /v2/trackers and the poller; each lives in its order's document. */
-export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<TrackerPollEvent>>({
+export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<TrackerIndexEvent>>({
   name: 'trackers',
   collection: collections.trackers.name,
-  handles: (event): event is Recorded<TrackerPollEvent> => movesTrackerIndex(event),
+  handles: (event): event is Recorded<TrackerIndexEvent> => movesTrackerIndex(event),
   keyOf: (event) => `${event.stream}#${event.data.tracker_id}`,
   startsDocument: (event) => event.type === 'TrackerCreated',
-  evolve: (doc, event) => evolveTrackerIndex(doc, event as TrackerPollEvent),
+  evolve: (doc, event) => evolveTrackerIndex(doc, event as TrackerIndexEvent),
   id: (doc) => doc.id,
   fields: (doc) => ({
     tracking_number: doc.tracking_number,
     delivery_status_code: doc.delivery_status_code,
     next_poll_at: doc.poll?.next_poll_at ?? null,
+    delay_status: doc.delay_status ?? null,
+    delay_check_at: doc.delay_check_at ?? null,
   }),
 })
 

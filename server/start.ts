@@ -25,6 +25,7 @@ import {
 } from '../reactions/notifications/payload-senders.ts'
 import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
+import { createDelayQueue, startDelaySweep } from '../reactions/delays/sweep.ts'
 import { carrierApiSettings, type ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierRequestCounts, carrierCalls } from '../shared/infra/carriers/calls.ts'
 import { redisLedger } from '../shared/infra/carriers/ledger.ts'
@@ -182,16 +183,28 @@ function openQueues(
   const smsRetries = { attempts: config.SHIPLOG_SMS_ATTEMPTS, firstDelayMs: config.SHIPLOG_SMS_RETRY_DELAY_MS }
   const sms = smsSettings(config) ? createPayloadQueue('sms', config.QUEUE_NAME, redis, smsRetries) : undefined
   const polls = createPollQueues(config.QUEUE_NAME, redis, carriers)
-  const closable = [jobs, deliveries, ...(emails ? [emails] : []), ...(sms ? [sms] : []), ...polls.values()]
+  const delays = createDelayQueue(config.QUEUE_NAME, redis)
+  const closable = [jobs, deliveries, delays, ...(emails ? [emails] : []), ...(sms ? [sms] : []), ...polls.values()]
   // A queue whose Redis is away has nothing to flush: it is only disconnected.
   parts.push(() => isRedisReady(redis) && Promise.all(closable.map((q) => q.close())))
-  return { redis, jobs, deliveries, emails, sms, polls, carriers, carrierLedger, all: closable.map((q) => q.bull) }
+  return {
+    redis,
+    jobs,
+    deliveries,
+    delays,
+    emails,
+    sms,
+    polls,
+    carriers,
+    carrierLedger,
+    all: closable.map((q) => q.bull),
+  }
 }
 type Queues = ReturnType<typeof openQueues>
 
 /**
  * The worker role: jobs, the webhook and e-mail reactions with their senders,
- * and carrier polling. Each BullMQ worker blocks on a Redis connection of its own.
+ * the delay sweep and carrier polling. Each BullMQ worker blocks on a Redis connection of its own.
  */
 async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, parts: Parts) {
   const connection = (name: string) => {
@@ -229,6 +242,11 @@ async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, part
     )
     parts.push(() => smsSender.close())
   }
+  const delaySweep = await startDelaySweep(rt, queues.delays, {
+    queue: queues.redis,
+    worker: () => connectRedis(config.REDIS_URL, rt.logger, 'delay-sweep'),
+  })
+  parts.push(() => delaySweep.close())
   if (queues.carriers.length === 0) return { reactions, polling: undefined }
   const polling = await startCarrierPolling(rt, queues.polls, queues.carriers, {
     queue: queues.redis,

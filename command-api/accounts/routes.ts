@@ -15,14 +15,19 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { changeAccount } from '../../commands/accounts/change-account.ts'
 import { notificationSlugs, notificationTypes } from '../../shared/domain/notifications/types.ts'
 import { channelList } from '../../shared/domain/vocabulary/channels.ts'
-import { quietHours } from '../../shared/domain/events/account-events.ts'
-import { notificationSettingsOf } from '../../projectors/accounts/account.ts'
+import { delayRules, quietHours } from '../../shared/domain/events/account-events.ts'
+import { delayRulesOf, notificationSettingsOf } from '../../projectors/accounts/account.ts'
 import { renderNotificationType } from '../../projectors/resources/render.ts'
 
 export const updateAccountBody = z
-  .strictObject({ language_code: accountLanguage, sms_quiet_hours: quietHours.nullable() })
+  .strictObject({
+    language_code: accountLanguage,
+    sms_quiet_hours: quietHours.nullable(),
+    /** Either rule alone may be sent: the other keeps its value. */
+    delay_rules: delayRules.partial(),
+  })
   .partial()
-  .refine((body) => Object.keys(body).length > 0, 'must change language_code or sms_quiet_hours')
+  .refine((body) => Object.keys(body).length > 0, 'must change language_code, sms_quiet_hours or delay_rules')
 
 export function accountWriteRoutes(app: App, rt: Runtime) {
   app.patch(
@@ -31,15 +36,18 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
       schema: {
         body: updateAccountBody,
         response: { 200: accountResource },
-        summary: "Change the account's settings: its customers' default language, the quiet hours of SMS",
+        summary:
+          "Change the account's settings: its customers' default language, the quiet hours of SMS, the delay rules",
       },
     },
     async (request, reply) => {
       const { account, keyId } = callerOf(request)
+      const { delay_rules, ...rest } = request.body
+      const changes = delay_rules ? { ...rest, delay_rules: { ...delayRulesOf(account), ...delay_rules } } : rest
       const { position } = await changeAccount(
         rt,
         account.id,
-        (at) => ({ type: 'UpdateAccount', data: { changes: request.body, at } }),
+        (at) => ({ type: 'UpdateAccount', data: { changes, at } }),
         { source: 'api', correlationId: request.id, keyId },
       )
       const doc = await rt.readStore.get<AccountDoc>(collections.accounts.name, account.id, account.id)

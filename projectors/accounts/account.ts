@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { DEFAULT_DELAY_RULES } from '../../shared/domain/delivery/delays.ts'
 import { DEFAULT_QUIET_HOURS } from '../../shared/domain/notifications/quiet-hours.ts'
 import { channelsOf } from '../../shared/domain/notifications/channels.ts'
 import type { accountResource } from '../resources/schemas.ts'
@@ -51,9 +52,13 @@ export const renderAccount = (a: AccountDoc): z.output<typeof accountResource> =
   name: a.name,
   language_code: a.language_code,
   sms_quiet_hours: a.sms_quiet_hours === undefined ? DEFAULT_QUIET_HOURS : a.sms_quiet_hours,
+  delay_rules: delayRulesOf(a),
   created_at: a.created_at,
   updated_at: a.updated_at,
 })
+
+/** The account's delay rules: the defaults until it changes them. */
+export const delayRulesOf = (a: Pick<AccountDoc, 'delay_rules'>) => a.delay_rules ?? DEFAULT_DELAY_RULES
 
 /** A notification type's settings in an account: on or off, and its channels. */
 export const notificationSettingsOf = (

@@ -3,7 +3,19 @@ import { finalStatuses } from '../../shared/domain/orders/polling.ts'
 import { initialTrackerFields } from '../../shared/domain/orders/state.ts'
 import type { ReadStore, StoredDocument } from '../../shared/infra/read-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
-import { changesPoll, evolveTrackerPoll, type TrackerPoll, type TrackerPollEvent } from '../polls/tracker-poll.ts'
+import {
+  changesPoll,
+  evolveTrackerPoll,
+  trackerPollEventTypes,
+  type TrackerPoll,
+  type TrackerPollEvent,
+} from '../polls/tracker-poll.ts'
+import type { OrderEvent } from '../../shared/domain/events/index.ts'
+import type { DelayStatus } from '../../shared/domain/events/order-events.ts'
+import { delayCheckAfter, movesDelayCheck } from '../../shared/domain/delivery/delays.ts'
+
+const pollEventTypes: ReadonlySet<string> = new Set(trackerPollEventTypes)
+const isPollEvent = (event: TrackerIndexEvent): event is TrackerPollEvent => pollEventTypes.has(event.type)
 import type { OrderDoc, TrackerDoc } from '../../shared/domain/orders/document.ts'
 
 /*
@@ -20,26 +32,44 @@ export interface TrackerIndexDoc {
   created_at: number
   /** Its polling, for a tracker whose carrier has (or had) a tracking API. */
   poll?: TrackerPoll
+  /** Its delay's status, and when the delay is next looked at (absent from entries stored before: none). */
+  delay_status?: DelayStatus | null
+  delay_check_at?: number | null
 }
 
-/** The events that move a tracker's index entry: its creation, its status, its carrier and its polls. */
-export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerPollEvent =>
+/** The events a tracker's index entry follows. */
+export type TrackerIndexEvent =
+  | TrackerPollEvent
+  | Extract<OrderEvent, { type: 'TrackingEventRecorded' | 'TrackerDelayChanged' | 'TrackerDelayChecked' }>
+
+/** The events that move a tracker's index entry: its creation, its status, its carrier, its polls and its delay. */
+export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerIndexEvent =>
   event.type === 'TrackerCreated' ||
   event.type === 'TrackerStatusChanged' ||
   (event.type === 'TrackerUpdated' &&
     (event.data as { changes: TrackerChanges }).changes.delivery_status_code !== undefined) ||
-  changesPoll(event)
+  changesPoll(event) ||
+  movesDelayCheck(event as OrderEvent)
 
 /** The index's own fields of a tracker (a document stored before the index kept only these is trimmed to them). */
-const entryOf = ({ id, tracking_number, delivery_status_code, created_at }: TrackerIndexDoc): TrackerIndexDoc => ({
+const entryOf = ({
   id,
   tracking_number,
   delivery_status_code,
   created_at,
+  delay_status,
+  delay_check_at,
+}: TrackerIndexDoc): TrackerIndexDoc => ({
+  id,
+  tracking_number,
+  delivery_status_code,
+  created_at,
+  delay_status: delay_status ?? null,
+  delay_check_at: delay_check_at ?? null,
 })
 
 /** A tracker's index entry after one of its events (undefined before its creation). */
-export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: TrackerPollEvent) {
+export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: TrackerIndexEvent) {
   let entry: TrackerIndexDoc
   if (event.type === 'TrackerCreated') {
     // Straight from the event: a bulk load creates thousands, and folding each whole tracker to keep four fields costs more than the row.
@@ -49,6 +79,8 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
       tracking_number,
       delivery_status_code: changes.delivery_status_code ?? initialTrackerFields.delivery_status_code,
       created_at: at,
+      delay_status: null,
+      delay_check_at: null,
     }
   } else if (!doc) return undefined
   else {
@@ -60,7 +92,10 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
           : undefined
     entry = { ...entryOf(doc), delivery_status_code: status ?? doc.delivery_status_code }
   }
-  const poll = evolveTrackerPoll(doc?.poll, event, finalStatuses.has(entry.delivery_status_code))
+  const ended = finalStatuses.has(entry.delivery_status_code)
+  if (event.type === 'TrackerDelayChanged') entry.delay_status = event.data.delay?.status ?? null
+  entry.delay_check_at = delayCheckAfter(entry.delay_check_at ?? null, event, entry.delay_status != null, ended)
+  const poll = isPollEvent(event) ? evolveTrackerPoll(doc?.poll, event, ended) : doc?.poll
   if (poll) entry.poll = poll
   return entry
 }

@@ -136,6 +136,7 @@ export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Outp
     ),
     line_items: nestedList(x, `${prefix}line_items`, 'line_item', t.line_items, renderLineItem),
     claims: list(t.claims),
+    delay: t.delay ?? null,
   }
 }
 

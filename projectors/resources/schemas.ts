@@ -1,7 +1,8 @@
 import { notificationChannels } from '../../shared/domain/vocabulary/channels.ts'
-import { quietHours } from '../../shared/domain/events/account-events.ts'
+import { delayRules, quietHours } from '../../shared/domain/events/account-events.ts'
 import { trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
+import { delay } from '../../shared/domain/events/order-events.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import {
   address,
@@ -84,6 +85,16 @@ export const eventResource = z
 /** The fields a tracker's, fulfillment's or order's events set: the document spreads them into the resource. */
 const fieldsOf = <S extends z.ZodObject>(changes: S) => changes.required()
 
+export const delayResource = delay
+  .extend({
+    since: seconds,
+    expected_delivery_date: z
+      .string()
+      .nullable()
+      .meta({ description: 'The revised delivery estimate (YYYY-MM-DD), from its lane; null without enough history' }),
+  })
+  .meta({ id: 'Delay' })
+
 export const trackerResource = fieldsOf(trackerChanges)
   .omit({ carrier: true, carrier_service: true, line_items: true })
   .extend({
@@ -99,6 +110,9 @@ export const trackerResource = fieldsOf(trackerChanges)
     notifications: nestedList(expandable('notification', notificationResource)),
     line_items: nestedList(expandable('line_item', lineItemResource)),
     claims: nestedList(z.record(z.string(), z.unknown())),
+    delay: delayResource.nullable().meta({
+      description: 'null, or why the parcel is behind: late, stalled or at risk (docs/estimation.md)',
+    }),
   })
   .meta({ id: 'Tracker' })
 
@@ -155,6 +169,10 @@ export const accountResource = z
     sms_quiet_hours: quietHours
       .nullable()
       .meta({ description: 'No SMS goes out between these times in the customer’s time zone; null: at any hour' }),
+    delay_rules: delayRules.meta({
+      description:
+        'stalled_after_business_days: business days without a scan before a parcel is stalled, where its lane has not taught better (1–30, default 3); notify_at_risk: whether customers are told of at_risk parcels too (default false)',
+    }),
     created_at: seconds,
     updated_at: seconds,
   })

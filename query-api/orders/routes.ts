@@ -17,6 +17,7 @@ import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { renderOrder } from '../../projectors/resources/render.ts'
 import { sendViewList } from '../shared/send-views.ts'
 import { expandQuery } from '../shared/expand.ts'
+import { delayConditions, delayStatusQuery } from '../shared/delay-filter.ts'
 import { checkTimeFilterRules, timeConditions, timeFilter } from './filters.ts'
 
 const expand = expandQuery(orderExpandPaths)
@@ -26,6 +27,7 @@ const listOrdersQuery = z.object({
   order_number: z.string().optional(),
   created_at: timeFilter.optional(),
   ordered_at: timeFilter.optional(),
+  delay_status: delayStatusQuery,
   expand,
   ...paginationQuery,
 })
@@ -46,6 +48,7 @@ export function orderReadRoutes(app: App, rt: Runtime) {
         ...whereEqual({ email: q.email?.toLowerCase(), order_number: q.order_number }),
         ...timeConditions('created_at', q.created_at),
         ...timeConditions('ordered_at', q.ordered_at),
+        ...delayConditions(q.delay_status),
       ]
       await awaitPosition(request, rt, [ORDERS])
       if (expansion.isFull) {

@@ -10,10 +10,12 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { Expansion, trackerExpandPaths } from '../../projectors/resources/expansion.ts'
 import { listEnvelope, pageQuery, paginationQuery, whereEqual } from '../shared/pagination.ts'
 import { renderTracker } from '../../projectors/resources/render.ts'
+import { delayConditions, delayStatusQuery } from '../shared/delay-filter.ts'
 
 const listTrackersQuery = z.object({
   tracking_number: z.string().optional(),
   delivery_status_code: z.string().optional(),
+  delay_status: delayStatusQuery,
   expand: expandQuery(trackerExpandPaths),
   ...paginationQuery,
 })
@@ -30,7 +32,10 @@ export function trackerReadRoutes(app: App, rt: Runtime) {
       const { account } = callerOf(request)
       const q = request.query
       const expansion = Expansion.parse(q.expand, trackerExpandPaths)
-      const where = whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code })
+      const where = [
+        ...whereEqual({ tracking_number: q.tracking_number, delivery_status_code: q.delivery_status_code }),
+        ...delayConditions(q.delay_status),
+      ]
       await awaitPosition(request, rt, [TRACKERS, collections.orders.name])
       // The index finds the page; each tracker is read from its order's document.
       const page = await rt.readStore.find(TRACKERS, pageQuery(account.id, q, where))

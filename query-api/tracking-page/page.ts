@@ -10,6 +10,7 @@ import { type NotificationLanguage, notificationLanguages } from '../../shared/d
 import { pickupPlace, sameStreet } from '../../shared/domain/pickup-points/pickup-point.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import type { DeliveryStatusCode } from '../../shared/domain/vocabulary/tracking-codes.ts'
+import { delayStatuses } from '../../shared/domain/events/order-events.ts'
 import { trackingPageOf } from '../../shared/domain/tracking-page/settings.ts'
 
 /*
@@ -55,6 +56,10 @@ export const trackingPageData = z
         delivery_status_code: z.string(),
         status: z.string().meta({ description: 'The status in words, in the page’s language' }),
         tone: z.enum(['normal', 'problem', 'done']),
+        delay: z
+          .object({ status: z.enum(delayStatuses), label: z.string(), note: z.string() })
+          .nullable()
+          .meta({ description: 'Why the parcel is behind, in words (docs/estimation.md); null when it is not' }),
         steps: z.array(
           z.object({
             code: z.enum(['ordered', 'shipped', 'out_for_delivery', 'delivered']),
@@ -194,8 +199,11 @@ function parcelOf(
   pickupPoints: readonly PickupPointDoc[],
 ): Parcel {
   const { step, tone } = progressOf(t)
-  const date = t.displayable_expected_delivery_date
-  const kind = t.displayable_expected_delivery_kind
+  const delay = t.delay ?? null
+  // A delayed parcel's revised estimate replaces the date it has passed or will miss.
+  const revised = delay?.expected_delivery_date ?? null
+  const date = revised ?? t.displayable_expected_delivery_date
+  const kind = revised ? 'revised' : t.displayable_expected_delivery_kind
   const when = dateTimeFormat(`${language}|${timeZone}|medium`)
   return {
     tracking_number: t.tracking_number,
@@ -203,7 +211,12 @@ function parcelOf(
     tracking_link: t.tracking_link ?? t.untracked_carrier_url,
     delivery_status_code: t.delivery_status_code,
     status: words.page.status[t.delivery_status_code] ?? t.delivery_status_code,
-    tone,
+    tone: delay && tone === 'normal' ? 'problem' : tone,
+    delay: delay && {
+      status: delay.status,
+      label: words.page.delay[delay.status] ?? delay.status,
+      note: words.page.delay_note,
+    },
     steps: STEPS.map((code, i) => ({
       code,
       label: stepLabel(code, i === step, t, words),

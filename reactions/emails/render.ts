@@ -84,7 +84,9 @@ export function emailFactsOf(
     carrier: tracker?.carrier?.name ?? tracker?.untracked_carrier_name ?? null,
     tracking_number: tracker?.tracking_number ?? null,
     tracking_link: trackingPageUrl ?? tracker?.tracking_link ?? null,
-    expected_delivery_date: tracker?.displayable_expected_delivery_date ?? null,
+    // A delayed parcel's revised estimate replaces the date it has passed or will miss.
+    expected_delivery_date:
+      tracker?.delay?.expected_delivery_date ?? tracker?.displayable_expected_delivery_date ?? null,
     brand: {
       name: settings.brand_name ?? account.name,
       logo_url: settings.logo_url,

@@ -35,7 +35,7 @@ t.test('French, and English for a language without templates', async (t) => {
 })
 
 t.test('every type has its words in both languages; no name greets plainly', async (t) => {
-  t.equal(notificationSlugs.length, 8)
+  t.equal(notificationSlugs.length, 9)
   for (const slug of notificationSlugs) {
     for (const language of ['en', 'fr']) {
       const email = renderEmail({ ...facts, slug, language, first_name: null, carrier: null, tracking_link: null })

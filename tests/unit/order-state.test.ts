@@ -58,7 +58,7 @@ t.test('the shape of the state is pinned with its version', async (t) => {
       trackerFields: keys(order.trackers[0]!.fields),
     },
     {
-      version: 'order-state-3',
+      version: 'order-state-4',
       order: ['fields', 'fulfillments', 'id', 'notified', 'order_number', 'trackers'],
       fields: [
         'canceled',
@@ -83,12 +83,17 @@ t.test('the shape of the state is pinned with its version', async (t) => {
         'status_code',
       ],
       tracker: [
+        'created_at',
+        'delay',
+        'delay_check_at',
+        'delay_notified',
         'event_ids',
         'exception',
         'failed_attempt',
         'fields',
         'fulfillment_id',
         'id',
+        'last_scan_at',
         'notified',
         'origin_at',
         'status_at',

@@ -210,6 +210,11 @@ t.test('an order counts for more with each tracker, carrier event and byte of me
     origin_at: null,
     failed_attempt: false,
     exception: false,
+    created_at: 0,
+    last_scan_at: null,
+    delay: null,
+    delay_notified: false,
+    delay_check_at: null,
   })
   const order = (trackers: number, events: number, custom_variables: Record<string, unknown> | null = null) => ({
     id: 1,

@@ -1,7 +1,7 @@
 import { ShiplogError } from '../errors.ts'
 import type { TrackingPageSettings } from '../tracking-page/settings.ts'
 import type { ChannelSettings } from '../vocabulary/channels.ts'
-import type { QuietHours } from '../events/account-events.ts'
+import type { DelayRules, QuietHours } from '../events/account-events.ts'
 import { changed } from '../same-value.ts'
 import { assertNever, type DomainEvent, type EventData } from '../events/index.ts'
 import type { accountEvents } from '../events/account-events.ts'
@@ -16,6 +16,7 @@ export interface AccountState {
   tracking_page?: TrackingPageSettings
   notification_channels?: ChannelSettings
   sms_quiet_hours?: QuietHours | null
+  delay_rules?: DelayRules
   deleted: boolean
 }
 

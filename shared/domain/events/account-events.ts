@@ -10,6 +10,13 @@ import { notificationChannels } from '../vocabulary/channels.ts'
 export const quietHours = z.strictObject({ from: timeOfDay, until: timeOfDay })
 export type QuietHours = z.infer<typeof quietHours>
 
+/** When a parcel counts as stalled without its lane's lessons, and whether customers hear of `at_risk` (docs/estimation.md). */
+export const delayRules = z.strictObject({
+  stalled_after_business_days: z.number().int().min(1).max(30),
+  notify_at_risk: z.boolean(),
+})
+export type DelayRules = z.infer<typeof delayRules>
+
 /** Events of an account stream (`account-<accountId>`). Keys are only ever stored hashed. */
 export const accountEvents = {
   AccountCreated: z.object({
@@ -30,6 +37,8 @@ export const accountEvents = {
         notification_channels: z.record(z.string(), z.array(z.enum(notificationChannels))),
         /** When no SMS goes out, in the customer's time zone; null: at any hour. */
         sms_quiet_hours: quietHours.nullable(),
+        /** The whole of the delay rules, as they stand after the change. */
+        delay_rules: delayRules,
         /** The whole of the tracking page's settings, as they stand after the change. */
         tracking_page: trackingPageSettings,
       })

@@ -25,6 +25,22 @@ const orderChanges = orderFieldChanges.extend({ shipping_address: recordedAddres
 const fulfillmentChanges = fulfillmentFieldChanges.extend({ shipping_address: recordedAddress })
 const trackingEvent = carrierEvent.extend({ address: storedAddress.nullable() })
 
+export const delayStatuses = ['at_risk', 'late', 'stalled'] as const
+export type DelayStatus = (typeof delayStatuses)[number]
+/** Why a tracker is delayed: its promise passed, no scan for too long (or never one), or behind its lane's parcels. */
+export const delayReasons = ['promise_passed', 'no_scan', 'no_first_scan', 'behind_lane'] as const
+
+/** A tracker's delay, as recorded and rendered. */
+export const delay = z.object({
+  status: z.enum(delayStatuses),
+  /** Unix seconds: when the tracker became so (the promise's end, the stall's start, the day it fell behind). */
+  since: z.number().int(),
+  reason: z.enum(delayReasons),
+  /** The revised estimate of its delivery (YYYY-MM-DD), from its lane's parcels; null without enough of them. */
+  expected_delivery_date: z.string().nullable(),
+})
+export type Delay = z.infer<typeof delay>
+
 /** A new fulfillment's identity and first details. */
 const fulfillmentCreated = z.object({
   fulfillment_id: z.number().int(),
@@ -132,6 +148,23 @@ export const orderEvents = {
     from: z.enum(deliveryStatusCodes),
     to: z.enum(deliveryStatusCodes),
     happened_at: z.number().int(),
+    at,
+  }),
+  /**
+   * The tracker's delay moved: set (`late`, `stalled`, `at_risk`), changed, or
+   * cleared (null); `next_check_at` is when shiplog looks at it again without
+   * waiting for a scan (null: never, its story is over).
+   */
+  TrackerDelayChanged: z.object({
+    tracker_id: z.number().int(),
+    delay: delay.nullable(),
+    next_check_at: z.number().int().nullable(),
+    at,
+  }),
+  /** shiplog looked at the tracker's delay and found it unchanged: only when to look again moved. */
+  TrackerDelayChecked: z.object({
+    tracker_id: z.number().int(),
+    next_check_at: z.number().int().nullable(),
     at,
   }),
 } as const

@@ -10,6 +10,8 @@ export const webhookMessageTypes = [
   'tracker.updated',
   'tracker.status_changed',
   'tracker.event_added',
+  'tracker.delayed',
+  'tracker.delay_cleared',
   'job.completed',
   'job.failed',
   'notification.dispatched',

@@ -49,6 +49,13 @@ export const notificationTypes = {
   ),
   delivered: type(7, 'delivered', 'Delivered', 'package_delivered', 'Sent when the parcel is delivered.'),
   returned: type(8, 'returned', 'Returned', 'other', 'Sent when the parcel goes back to the sender.'),
+  delayed: type(
+    9,
+    'delayed',
+    'Delayed',
+    'other_incidents',
+    'Sent once per delay when the parcel is late or stalled (and at risk, where the delay rules ask), with its revised date.',
+  ),
 } as const satisfies Record<string, NotificationType>
 
 export type NotificationSlug = keyof typeof notificationTypes

@@ -1,4 +1,5 @@
 import type { Address, LineItem, Notification } from '../events/resources.ts'
+import type { Delay } from '../events/order-events.ts'
 import type { FulfillmentFields, OrderFields, TrackerFields } from './state.ts'
 
 /*
@@ -29,6 +30,8 @@ export interface TrackerDoc extends TrackerFields {
   notifications: Notification[]
   line_items: LineItemDoc[]
   claims: Record<string, unknown>[]
+  /** Absent from documents stored before delays were kept: none. */
+  delay?: Delay | null
 }
 
 export interface FulfillmentDoc extends FulfillmentFields {

@@ -1,6 +1,7 @@
 import { assertNever, type EventData } from '../events/index.ts'
 import { initialFulfillmentFields, initialOrderFields, initialTrackerFields } from './state.ts'
 import type { OrderEvent } from '../events/index.ts'
+import type { DelayStatus } from '../events/order-events.ts'
 
 import { expandAddress, expandedChanges, type Notification } from '../events/resources.ts'
 import type { CarrierEventDoc, FulfillmentDoc, OrderDoc, TrackerDoc } from './document.ts'
@@ -49,8 +50,17 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
           : f,
       )
     }
+    case 'TrackerDelayChanged': {
+      const { tracker_id, delay } = event.data
+      return mapFulfillments(order, at, (f) =>
+        f.trackers.some((t) => t.id === tracker_id)
+          ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, delay, updated_at: at } : t)) }
+          : f,
+      )
+    }
+    case 'TrackerDelayChecked':
     case 'TrackerPolled':
-      // Polling's own bookkeeping: the tracker_polls read model keeps it, the order shows nothing of it.
+      // Polling's and the delay sweep's own bookkeeping: the trackers index keeps it, the order shows nothing of it.
       return order
     case 'TrackingLinkRotated':
       // Not a change of the order resource: no `updated_at`, no webhook; the tracking page reads it.
@@ -190,4 +200,17 @@ export const newTracker = (d: Omit<EventData<'TrackerCreated'>, 'changes'>): Tra
   notifications: [],
   line_items: [],
   claims: [],
+  delay: null,
 })
+
+/** The most behind of an order's parcels: late, then stalled, then at risk; null when none is. */
+export function orderDelayStatus(order: OrderDoc): DelayStatus | null {
+  let worst: DelayStatus | null = null
+  for (const f of order.fulfillments)
+    for (const t of f.trackers) {
+      const status = t.delay?.status
+      if (status && (worst === null || SEVERITY.indexOf(status) < SEVERITY.indexOf(worst))) worst = status
+    }
+  return worst
+}
+const SEVERITY: readonly DelayStatus[] = ['late', 'stalled', 'at_risk']

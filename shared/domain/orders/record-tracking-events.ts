@@ -10,6 +10,7 @@ import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { notificationOfStatus } from '../notifications/types.ts'
 import { trackingEventKey } from './tracking.ts'
+import { delayEndedBy } from './delays.ts'
 import { firstsOf } from '../delivery/firsts.ts'
 import {
   carrierMovements,
@@ -128,6 +129,8 @@ export function decideTrackingEvents(
         promisedDelivery(order!, tracker, { shippedAt, origin }, command.carrierServices ?? [], command.learned),
       )
       if (changes) emit({ type: 'TrackerUpdated', data: { tracker_id: trackerId, changes, at } })
+      const ended = delayEndedBy(order!.trackers.find((t) => t.id === trackerId)!, input.happened_at, at)
+      if (ended) emit(ended)
       // Built last, so the customer's e-mail tells the dates this event set.
       const notification = status && statusNotification(order!, trackerId, status.to, command, at)
       if (notification) emit({ type: 'NotificationBuilt', data: { notification, tracker_id: trackerId, at } })

@@ -9,6 +9,9 @@ import {
 } from '../events/resources.ts'
 import { firstsOf, type ScansSeen, scansSeenAfter } from '../delivery/firsts.ts'
 import { statusOfEvent } from '../vocabulary/tracking-codes.ts'
+import { delayCheckAfter } from '../delivery/delays.ts'
+import type { Delay } from '../events/order-events.ts'
+import { finalStatuses } from './polling.ts'
 
 /*
  * The order aggregate as the write side needs it to decide: the current value
@@ -41,6 +44,14 @@ export interface TrackerState extends ScansSeen {
   event_ids: readonly (readonly [key: string, id: number])[]
   /** Slugs of the notification types already built for the tracker. */
   notified: string[]
+  created_at: number
+  /** The latest `happened_at` of its carrier events; null before the first. */
+  last_scan_at: number | null
+  delay: Delay | null
+  /** Whether the customer was told of the current delay: once per episode, from a delay set to its clearing. */
+  delay_notified: boolean
+  /** When its delay is next looked at (`delayCheckAfter`); null: never. */
+  delay_check_at: number | null
 }
 
 export interface OrderState {
@@ -58,7 +69,7 @@ export interface OrderState {
  * bump it whenever either changes, so snapshots folded by the old code are
  * ignored (tests/unit/order-state.test.ts pins the shape).
  */
-export const ORDER_STATE_VERSION = 'order-state-3'
+export const ORDER_STATE_VERSION = 'order-state-4'
 
 /** Order numbers are merchant strings: escaped so any of them is a safe stream name. */
 export const orderStream = (accountId: number, orderNumber: string) =>
@@ -176,7 +187,13 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
         event_ids: [],
         notified: [],
         ...nothingSeen,
+        created_at: event.data.at,
+        last_scan_at: null,
+        delay: null,
+        delay_notified: false,
+        delay_check_at: null,
       }
+      tracker.delay_check_at = delayCheckAfter(null, event, false, finalStatuses.has(fields.delivery_status_code))
       const { fulfillment } = event.data
       const fulfillments = fulfillment
         ? [...state.fulfillments, createdFulfillment({ fulfillment_id, ...fulfillment })]
@@ -185,7 +202,9 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     }
     case 'TrackerUpdated': {
       const { changes } = event.data
-      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, fields: { ...t.fields, ...changes } }))
+      return mapTracker(state, event.data.tracker_id, (t) =>
+        withDelayCheck({ ...t, fields: { ...t.fields, ...changes } }, event),
+      )
     }
     case 'TrackingEventRecorded': {
       const scan = event.data.event
@@ -195,21 +214,36 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
         const status_at = moves && (t.status_at === null || happened_at >= t.status_at) ? happened_at : t.status_at
         // From the scan itself, not the event's `firsts`: events recorded before it was kept have none.
         const seen = scansSeenAfter(t, scan, firstsOf(t, scan))
-        return { ...seen, status_at, event_ids: [...t.event_ids, [key, id] as const] }
+        const last_scan_at = t.last_scan_at === null || happened_at > t.last_scan_at ? happened_at : t.last_scan_at
+        return withDelayCheck(
+          { ...seen, status_at, last_scan_at, event_ids: [...t.event_ids, [key, id] as const] },
+          event,
+        )
       })
     }
     case 'TrackerStatusChanged': {
       const { to } = event.data
-      return mapTracker(state, event.data.tracker_id, (t) => ({
-        ...t,
-        fields: { ...t.fields, delivery_status_code: to },
-      }))
+      return mapTracker(state, event.data.tracker_id, (t) =>
+        withDelayCheck({ ...t, fields: { ...t.fields, delivery_status_code: to } }, event),
+      )
     }
     case 'NotificationBuilt': {
       const slug = event.data.notification.notification_type.slug
       if (event.data.tracker_id === undefined) return { ...state, notified: [...state.notified, slug] }
-      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, notified: [...t.notified, slug] }))
+      return mapTracker(state, event.data.tracker_id, (t) => ({
+        ...t,
+        notified: [...t.notified, slug],
+        delay_notified: t.delay_notified || slug === 'delayed',
+      }))
     }
+    case 'TrackerDelayChanged': {
+      const { delay } = event.data
+      return mapTracker(state, event.data.tracker_id, (t) =>
+        withDelayCheck({ ...t, delay, delay_notified: delay !== null && t.delay_notified }, event),
+      )
+    }
+    case 'TrackerDelayChecked':
+      return mapTracker(state, event.data.tracker_id, (t) => withDelayCheck(t, event))
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
     case 'NotificationPayloadReported':
@@ -220,6 +254,17 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return assertNever(event)
   }
 }
+
+/** The tracker with when its delay is next looked at, after its event. */
+const withDelayCheck = (t: TrackerState, event: OrderEvent): TrackerState => ({
+  ...t,
+  delay_check_at: delayCheckAfter(
+    t.delay_check_at,
+    event,
+    t.delay !== null,
+    finalStatuses.has(t.fields.delivery_status_code),
+  ),
+})
 
 const nothingSeen: ScansSeen = { origin_at: null, failed_attempt: false, exception: false }
 

@@ -57,6 +57,10 @@ export function messageOf(event: DomainEvent, append: readonly DomainEvent[]): M
         subject: { kind: 'tracker', trackerId: event.data.tracker_id },
         previous: { delivery_status_code: event.data.from },
       }
+    case 'TrackerDelayChanged': {
+      const subject = { kind: 'tracker', trackerId: event.data.tracker_id } as const
+      return event.data.delay ? { type: 'tracker.delayed', subject } : { type: 'tracker.delay_cleared', subject }
+    }
     case 'NotificationPayloadDispatched':
       return {
         type: 'notification.dispatched',

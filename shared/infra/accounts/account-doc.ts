@@ -1,5 +1,5 @@
 import type { ChannelSettings } from '../../domain/vocabulary/channels.ts'
-import type { QuietHours } from '../../domain/events/account-events.ts'
+import type { DelayRules, QuietHours } from '../../domain/events/account-events.ts'
 import type { TrackingPageSettings } from '../../domain/tracking-page/settings.ts'
 
 /**
@@ -22,6 +22,8 @@ export interface AccountDoc {
   notification_channels?: ChannelSettings
   /** When no SMS is sent, in the customer's time zone; absent is the default, null none. */
   sms_quiet_hours?: QuietHours | null
+  /** Absent until the account first changes them: the defaults (DEFAULT_DELAY_RULES). */
+  delay_rules?: DelayRules
   /** Absent until the account first changes its tracking page. */
   tracking_page?: TrackingPageSettings
 }

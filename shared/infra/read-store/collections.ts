@@ -5,18 +5,25 @@ import type { CollectionSpec } from './port.ts'
 
 /**
  * The name of an order's full view carries the version of what it holds: a
- * change to the rendering (nested events in descending id order, version 2)
+ * change to the rendering (nested events in descending id order, version 2; trackers' delay, version 3)
  * gets a new name, so a view stored by older code is never served; orders
  * without one are rendered from their documents until it is filled.
  */
-export const ORDER_FULL_VIEW = 'full_2'
+export const ORDER_FULL_VIEW = 'full_3'
 
 /** The read models' collections and the fields each is queried by. */
 export const collections = {
   accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
   orders: {
     name: 'orders',
-    fields: { email: 'text', order_number: 'text', created_at: 'integer', ordered_at: 'integer' },
+    /** `delay_status`: its most behind parcel's (late, then stalled, then at risk). */
+    fields: {
+      email: 'text',
+      order_number: 'text',
+      created_at: 'integer',
+      ordered_at: 'integer',
+      delay_status: 'text',
+    },
     /** A customer's tracking page lookup names an order number, not the shop. */
     lookupFields: ['order_number'],
     /** `full`: the order rendered with every expansion, the answer dashboards and syncs ask for most. */
@@ -54,9 +61,15 @@ export const collections = {
   pickup_points: { name: 'pickup_points', fields: { merchant_id: 'text', place: 'text' } },
   trackers: {
     name: 'trackers',
-    fields: { tracking_number: 'text', delivery_status_code: 'text', next_poll_at: 'integer' },
-    /** The trackers whose carrier shiplog polls, by when they are due. */
-    dueFields: ['next_poll_at'],
+    fields: {
+      tracking_number: 'text',
+      delivery_status_code: 'text',
+      next_poll_at: 'integer',
+      delay_status: 'text',
+      delay_check_at: 'integer',
+    },
+    /** The trackers whose carrier shiplog polls, and those whose delay is to be looked at, by when they are due. */
+    dueFields: ['next_poll_at', 'delay_check_at'],
   },
   /**
    * Each notification: where it is (its order's document, `order_key`), for

@@ -128,7 +128,8 @@ type CollectionOf = (name: string) => Collection<Stored>
 async function pageRows(collection: Collection<Stored>, query: FindQuery, projection?: Document) {
   const filter: Document = { accountId: query.accountId }
   for (const c of query.where ?? []) {
-    filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), [operators[c.op]]: c.value }
+    const test = c.op === 'in' ? { $in: c.values } : { [operators[c.op]]: c.value }
+    filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), ...test }
   }
   const id: Document = {}
   if (query.startingAfter !== undefined) id.$gt = query.startingAfter

@@ -119,11 +119,10 @@ export interface DocumentViews {
 
 export type Comparison = 'eq' | 'gt' | 'gte' | 'lt' | 'lte'
 
-export interface Condition {
-  field: string
-  op: Comparison
-  value: string | number
-}
+export type Condition =
+  | { field: string; op: Comparison; value: string | number }
+  /** The field holds one of the values. */
+  | { field: string; op: 'in'; values: readonly (string | number)[] }
 
 export interface FindQuery {
   accountId: number

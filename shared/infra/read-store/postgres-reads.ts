@@ -44,7 +44,12 @@ async function pageRows<R>(pool: pg.Pool, spec: CollectionSpec, query: FindQuery
     params.push(value)
     return `$${params.length}`
   }
-  for (const c of query.where ?? []) clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ${param(c.value)}`)
+  for (const c of query.where ?? [])
+    clauses.push(
+      c.op === 'in'
+        ? `${fieldColumn(spec, c.field)} = ANY(${param(c.values)})`
+        : `${fieldColumn(spec, c.field)} ${operators[c.op]} ${param(c.value)}`,
+    )
   if (query.startingAfter !== undefined) clauses.push(`id > ${param(query.startingAfter)}`)
   if (query.endingBefore !== undefined) clauses.push(`id < ${param(query.endingBefore)}`)
   const forward = query.startingAfter !== undefined && query.endingBefore === undefined

@@ -22,6 +22,11 @@ function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, se
   const clauses = ['account_id = ?']
   const params: unknown[] = [query.accountId]
   for (const c of query.where ?? []) {
+    if (c.op === 'in') {
+      clauses.push(`${fieldColumn(spec, c.field)} IN (${c.values.map(() => '?').join(', ')})`)
+      params.push(...c.values)
+      continue
+    }
     clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ?`)
     params.push(c.value)
   }

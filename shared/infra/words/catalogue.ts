@@ -16,6 +16,9 @@ export interface PageWords {
   steps: Record<string, string>
   expected_kind: Record<string, string>
   days: Record<string, string>
+  /** Each delay status in words, and what the page says of a delayed parcel. */
+  delay: Record<string, string>
+  delay_note: string
 }
 
 /** One language's catalogue: the e-mails' words, each type's, and the tracking page's. */
