@@ -17,6 +17,10 @@ import { businessDaysBetween } from '../shared/domain/delivery/business-days.ts'
 import type { Contribution } from '../shared/domain/delivery/sums.ts'
 import type { DeliveredParcel } from '../shared/domain/delivery/backtest.ts'
 import { weekSumsOf } from '../projectors/deliveries/delivery-stats.ts'
+import { laneKey } from '../shared/domain/delivery/delay-model.ts'
+import type { ParcelStory } from '../shared/domain/delivery/delay-backtest.ts'
+import { afterBusinessDays, parcelDaysTo } from '../shared/domain/delivery/delays.ts'
+import { WORKING_WEEK } from '../shared/domain/delivery/business-days.ts'
 
 /** A small seeded generator (mulberry32): the same history every run. */
 export function seeded(seed: number) {
@@ -129,3 +133,80 @@ export const bucketWritesOf = (accountId: number, parcels: readonly DeliveredPar
     accountId,
     parcels.map((p) => p.lane),
   )
+
+/** A lane of the delays' synthetic year: its transit distribution, and its promise (the usual transit). */
+export interface DelayLane {
+  carrier: string
+  service: string
+  destination: string
+  shape: Shape
+  december?: Shape
+}
+
+/** A synthetic parcel and the first morning its scans betrayed it: the best any detection could do. */
+export interface GeneratedStory extends ParcelStory {
+  /** The first morning (Unix seconds) it lacked a scan a parcel on time would have had; null if it never did. */
+  first_sign: number | null
+}
+
+/**
+ * A year of delivered parcels with their scans, `perDay` a working day from
+ * France: each promised its lane's usual transit, scanned when it ships and
+ * at the end of each business day of its journey (one scan in ten is
+ * missed, as carriers do). A parcel that takes longer was held somewhere
+ * without a scan: in the line-haul for three in four, on its last leg (where
+ * nothing shows it) for the rest. One carrier is slower in December.
+ */
+export function generateDelayStories(
+  lanes: readonly DelayLane[],
+  from: CalendarDate,
+  to: CalendarDate,
+  perDay: number,
+) {
+  const random = seeded(7)
+  const stories: GeneratedStory[] = []
+  for (let day = from; day <= to; day = addDays(day, 1)) {
+    if (weekdayOf(day) === 'saturday' || weekdayOf(day) === 'sunday' || isPublicHoliday('FR', day)) continue
+    for (let n = 0; n < perDay; n++) {
+      const lane = lanes[Math.floor(random() * lanes.length)]!
+      const promised = modeOf(lane.shape)
+      const shape = lane.december && day >= `${day.slice(0, 4)}-12-01` ? lane.december : lane.shape
+      const transit = draw(shape, random())
+      const days = parcelDaysTo({ country: lane.destination, state: null }, WORKING_WEEK)
+      const at = (d: CalendarDate, hour: number) =>
+        instantOf(days.zone, d, `${String(hour).padStart(2, '0')}:00`).getTime() / 1000
+      const shipped_at = instantOf('Europe/Paris', day, '11:00').getTime() / 1000
+      const held = Math.max(0, transit - promised)
+      // Where the hold happens: before leg `k` of the usual journey (1 … promised).
+      const k =
+        held === 0
+          ? Number.POSITIVE_INFINITY
+          : promised > 1 && random() < 0.75
+            ? 1 + Math.floor(random() * (promised - 1))
+            : promised
+      const scans = [shipped_at]
+      let firstSign: number | null = null
+      for (let leg = 1; leg < transit; leg++) {
+        const moving = leg < k || leg >= k + held
+        if (!moving && firstSign === null) firstSign = at(afterBusinessDays(days, day, leg + 1), 0)
+        if (moving && random() >= 1 / 10)
+          scans.push(at(afterBusinessDays(days, day, leg), 9 + Math.floor(random() * 8)))
+      }
+      const delivered_at = at(afterBusinessDays(days, day, transit), 10 + Math.floor(random() * 6))
+      scans.push(delivered_at)
+      stories.push({
+        lane: laneKey(lane.carrier, lane.service, lane.destination),
+        carrier_code: lane.carrier,
+        service_code: lane.service,
+        created_at: shipped_at - 3600,
+        shipped_at,
+        delivered_at,
+        promise: afterBusinessDays(days, day, promised),
+        scans,
+        days,
+        first_sign: firstSign,
+      })
+    }
+  }
+  return stories
+}

@@ -57,14 +57,18 @@ export const MIN_GAPS = 200
 /** Situations are counted up to three days ahead and three quiet days: beyond, parcels behave alike. */
 const cellOf = (s: Situation) => `${Math.min(s.days_to_promise, 3)}|${Math.min(s.quiet_days, 3)}`
 
-const bump = (d: Distribution, key: number) => d.set(key, (d.get(key) ?? 0) + 1)
+const bump = (d: Distribution, key: number, by: number) => {
+  const n = (d.get(key) ?? 0) + by
+  if (n === 0) d.delete(key)
+  else d.set(key, n)
+}
 
-/** Adds a delivered parcel to its lane's model, in place. */
-export function learnFrom(model: DelayModel, parcel: DeliveredParcel) {
+/** Adds a delivered parcel to its lane's model (or takes it back, `sign` -1: a window moving on), in place. */
+export function learnFrom(model: DelayModel, parcel: DeliveredParcel, sign: 1 | -1 = 1) {
   const { days, promise, scans } = parcel
   const lane = model.get(parcel.lane) ?? { parcels: 0, cells: new Map(), gaps: new Map() }
   model.set(parcel.lane, lane)
-  lane.parcels++
+  lane.parcels += sign
   const shipped = dayOf(days, parcel.shipped_at)
   const delivered = dayOf(days, parcel.delivered_at)
   const late = delivered > promise
@@ -78,12 +82,12 @@ export function learnFrom(model: DelayModel, parcel: DeliveredParcel) {
     const key = cellOf(situation)
     const cell = lane.cells.get(key) ?? { parcels: 0, late: 0, remaining: new Map() }
     lane.cells.set(key, cell)
-    cell.parcels++
-    if (late) cell.late++
-    bump(cell.remaining, businessDaysWithin(days, d, addDays(delivered, 1)))
+    cell.parcels += sign
+    if (late) cell.late += sign
+    bump(cell.remaining, businessDaysWithin(days, d, addDays(delivered, 1)), sign)
   }
   for (let i = 1; i < scans.length; i++)
-    bump(lane.gaps, businessDaysWithin(days, dayOf(days, scans[i - 1]!), dayOf(days, scans[i]!)))
+    bump(lane.gaps, businessDaysWithin(days, dayOf(days, scans[i - 1]!), dayOf(days, scans[i]!)), sign)
 }
 
 /** What a lane teaches of its open parcels; undefined while it has fewer than MIN_LANE_PARCELS delivered. */

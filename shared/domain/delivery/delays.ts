@@ -47,7 +47,7 @@ export interface LaneLessons {
 }
 
 /** A parcel is at risk when most of its lane's parcels that stood where it stands arrived late. */
-export const AT_RISK_SHARE = 0.5
+export const AT_RISK_SHARE = 0.6
 
 export const DAY_SECONDS = 86_400
 
