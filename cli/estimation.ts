@@ -10,9 +10,23 @@ import { configuredServices } from '../projectors/carrier-services/configured.ts
 const PAGE = 5000
 const folded = orderEventTypes.filter(changesDeliveryFacts)
 
-/** Every delivered parcel of the log, per account: the history, folded from the order streams themselves. */
-export async function deliveredParcels(rt: Pick<Runtime, 'eventStore'>, account?: number) {
-  const orders = new Map<string, { accountId: number; facts: OrderDeliveryFacts }>()
+/** One order's delivery facts as the log folds them, with its account. */
+export interface FoldedOrder {
+  accountId: number
+  facts: OrderDeliveryFacts
+}
+
+/**
+ * Every order's delivery facts, folded from the order streams of the log
+ * (one account's, or all); `also` sees each event folded, for a caller that
+ * keeps more of them.
+ */
+export async function foldedOrders(
+  rt: Pick<Runtime, 'eventStore'>,
+  account?: number,
+  also?: (stream: string, event: OrderEvent) => void,
+) {
+  const orders = new Map<string, FoldedOrder>()
   for (let after: bigint | undefined; ; ) {
     const page = await rt.eventStore.readAll({ after, limit: PAGE, types: folded })
     if (page.length === 0) break
@@ -20,13 +34,22 @@ export async function deliveredParcels(rt: Pick<Runtime, 'eventStore'>, account?
     for (const recorded of page) {
       if (!recorded.stream.startsWith('order-')) continue
       if (account !== undefined && recorded.metadata.accountId !== account) continue
+      const event = asDomainEvents<OrderEvent>([recorded])[0]!
       const current = orders.get(recorded.stream)
-      const facts = evolveDeliveryFacts(current?.facts, asDomainEvents<OrderEvent>([recorded])[0]!)
-      orders.set(recorded.stream, { accountId: recorded.metadata.accountId, facts })
+      orders.set(recorded.stream, {
+        accountId: recorded.metadata.accountId,
+        facts: evolveDeliveryFacts(current?.facts, event),
+      })
+      also?.(recorded.stream, event)
     }
   }
+  return orders
+}
+
+/** Every delivered parcel of the log, per account: the history, folded from the order streams themselves. */
+export async function deliveredParcels(rt: Pick<Runtime, 'eventStore'>, account?: number) {
   const byAccount = new Map<number, DeliveredParcel[]>()
-  for (const { accountId, facts } of orders.values())
+  for (const { accountId, facts } of (await foldedOrders(rt, account)).values())
     for (const p of facts.parcels) {
       const lane = contributionOf(facts, p)
       if (!lane?.delivered || p.shipped_at === null || p.delivered_at === null) continue

@@ -16,6 +16,7 @@ import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/all-projections.ts'
 import { exportEvents } from './events.ts'
 import { runBacktest } from './estimation.ts'
+import { runDelayBacktest } from './delays.ts'
 import { projectionStatus, rebuildProjections } from './projection-commands.ts'
 import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
 
@@ -215,6 +216,19 @@ program
   .option('--account <id>', 'only this account', parseInteger)
   .action((options: { since: string; account?: number }) =>
     withRuntime((rt) => runBacktest(rt, options, process.stdout)),
+  )
+
+program
+  .command('delays')
+  .description('late, stalled and at-risk parcels')
+  .command('backtest')
+  .description(
+    'replays the history: each parcel delivered after the date is looked at every morning of its journey as the sweep would have; prints per carrier service the late parcels, the share flagged a day and at all before their promise passed, the median lead and the share of false flags',
+  )
+  .requiredOption('--since <date>', 'score the parcels delivered after this date (YYYY-MM-DD)', parseDate)
+  .option('--account <id>', 'only this account', parseInteger)
+  .action((options: { since: string; account?: number }) =>
+    withRuntime((rt) => runDelayBacktest(rt, options, process.stdout)),
   )
 
 try {

@@ -7,8 +7,8 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { orderDocumentKeyOf, trackerOfOrder } from '../orders/tracker-index.ts'
 import type { ConfiguredService } from '../../shared/domain/delivery/estimate.ts'
 
-/** The delivered parcels an account's delay model learns from: its latest, enough for every lane of a busy account. */
-const SAMPLE = 5000
+/** The delivered parcels an account's delay model learns from: its latest, enough for every lane of a busy account (the backtest learns from as many). */
+export const DELAY_MODEL_SAMPLE = 5000
 /** How long a model is kept per account and process: lanes change over weeks, not minutes. */
 const TTL_MS = 3600_000
 
@@ -29,7 +29,7 @@ const destinationOf = (order: OrderDoc, tracker: TrackerDoc) => {
 }
 
 /**
- * What an account's latest delivered parcels (SAMPLE at most, each with a
+ * What an account's latest delivered parcels (DELAY_MODEL_SAMPLE at most, each with a
  * promise and a carrier) teach of its lanes (delay-model.ts); kept an hour
  * per account and process, so the sweep reads it at no cost.
  */
@@ -58,7 +58,7 @@ async function learnDelayModel(
   const page = await rt.readStore.find(collections.trackers.name, {
     accountId,
     where: [{ field: 'delivery_status_code', op: 'eq', value: 'delivered' }],
-    limit: SAMPLE,
+    limit: DELAY_MODEL_SAMPLE,
   })
   const orders = await rt.readStore.getManyByKey<OrderDoc>(collections.orders.name, [
     ...new Set(page.docs.map((r) => orderDocumentKeyOf(r.key))),

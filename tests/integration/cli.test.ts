@@ -218,3 +218,59 @@ t.test('the CLI: estimation backtest scores the learned dates beside the configu
   t.not(refused.status, 0)
   t.match(refused.stderr, /expected a date YYYY-MM-DD/)
 })
+
+t.test(
+  'the CLI: delays backtest says how early late parcels were flagged, and how many flags were false',
+  async (t) => {
+    const env = await serviceEnvironment(t)
+    const account = createAccountWithCli(env, 'Acme')
+    const server = await spawnServer(env)
+    t.teardown(() => server.kill('SIGKILL'))
+    const send = (path: string, method: string, body: unknown) =>
+      call(server.url, account.private_key, path, { method, body: JSON.stringify(body) })
+    // Twelve Mondays from 3 August 2026, ten parcels each promised the Wednesday: five scanned Tuesday
+    // and delivered Wednesday, five held without a scan and delivered Friday.
+    const DAY = 86_400
+    const parcels = Array.from({ length: 120 }, (_, i) => {
+      const monday = Date.parse('2026-08-03T07:00:00Z') / 1000 + Math.floor(i / 10) * 7 * DAY
+      return { n: `D${i}`, monday, onTime: i % 2 === 0 }
+    })
+    const trackers = parcels.map((p) => ({
+      order_number: p.n,
+      tracking_number: `TN-${p.n}`,
+      carrier_code: 'colissimo',
+      carrier_service_code: 'home',
+      address_country: 'FR',
+      expected_delivery_at: new Date((p.monday + 2 * DAY) * 1000).toISOString(),
+    }))
+    t.equal((await send('/v1/trackers', 'POST', { trackers })).status, 201)
+    const events = parcels.flatMap((p) => [
+      { tracking_number: `TN-${p.n}`, event_type_code: 'origin_scan', happened_at: p.monday },
+      ...(p.onTime
+        ? [
+            { tracking_number: `TN-${p.n}`, event_type_code: 'transit', happened_at: p.monday + DAY },
+            { tracking_number: `TN-${p.n}`, event_type_code: 'delivered', happened_at: p.monday + 2 * DAY },
+          ]
+        : [{ tracking_number: `TN-${p.n}`, event_type_code: 'delivered', happened_at: p.monday + 4 * DAY }]),
+    ])
+    t.equal((await send('/v2/trackers/events', 'POST', { events })).status, 201)
+
+    const run = shiplogCli(['delays', 'backtest', '--since', '2026-09-28', '--account', String(account.id)], env)
+    t.equal(run.status, 0, run.stderr)
+    const lines = run.stdout.split('\n')
+    t.match(lines[0], `account ${account.id}`)
+    // The last four weeks, learned from the eight before: each held parcel flagged on its Wednesday's morning,
+    // a day before its promise passed; no parcel on time flagged.
+    t.match(
+      lines.find((l) => l.startsWith('colissimo/home')),
+      /colissimo\/home\s+40\s+20\s+100\.0 %\s+100\.0 %\s+24 h\s+0\.0 %/,
+    )
+    t.match(
+      lines.find((l) => l.startsWith('all')),
+      /all\s+40\s+20\s+100\.0 %/,
+    )
+    const refused = shiplogCli(['delays', 'backtest'], env)
+    t.not(refused.status, 0)
+    t.match(refused.stderr, /--since/)
+  },
+)
