@@ -167,27 +167,18 @@ for (const r of rows) console.log(line(`${r.carrier_code}/${r.service_code}`, r,
 // A parcel promised for the next working day has no morning between its shipping and that day: none can be flagged a day ahead.
 const longer = lanes.filter((l) => modeOf(l.shape) > 1).map((l) => l.carrier)
 const longerRows = rows.filter((r) => longer.includes(r.carrier_code))
-const longerTotal = longerRows.reduce(
-  (sum, r) => ({
-    ...sum,
-    parcels: sum.parcels + r.parcels,
-    late: sum.late + r.late,
-    flagged_a_day_early: sum.flagged_a_day_early + r.flagged_a_day_early,
-    flagged_before: sum.flagged_before + r.flagged_before,
-    flagged: sum.flagged + r.flagged,
-    false_flags: sum.false_flags + r.false_flags,
-  }),
-  {
-    ...total,
-    parcels: 0,
-    late: 0,
-    flagged_a_day_early: 0,
-    flagged_before: 0,
-    flagged: 0,
-    false_flags: 0,
-    median_lead_hours: null,
-  },
-)
+const longerTotal: DelayScore = {
+  parcels: 0,
+  late: 0,
+  flagged_a_day_early: 0,
+  flagged_before: 0,
+  median_lead_hours: null,
+  flagged: 0,
+  false_flags: 0,
+}
+for (const r of longerRows)
+  for (const field of ['parcels', 'late', 'flagged_a_day_early', 'flagged_before', 'flagged', 'false_flags'] as const)
+    longerTotal[field] += r[field]
 console.log(line('promised ≥ 2 days', longerTotal, firstSign(longer)))
 console.log(line('all', total, firstSign()))
 const share = (n: number, of: number) => pct(of ? n / of : 0).trim()

@@ -63,6 +63,7 @@ export async function startServer(
   const parts = startedParts(rt.logger)
   let app: App | undefined
   let polling: Awaited<ReturnType<typeof startCarrierPolling>> | undefined
+  let delaySweep: Awaited<ReturnType<typeof startDelaySweep>> | undefined
   const reactions: { name: string; position(): bigint }[] = []
   // Once: a second call (a test's teardown after a restart) waits for the first.
   let closing: Promise<void> | undefined
@@ -93,6 +94,7 @@ export async function startServer(
       redisAvailable: queues && (() => isRedisReady(queues.redis)),
       reactions: () => new Map(reactions.map((r) => [r.name, r.position()])),
       carrierPolling: () => polling?.stats,
+      delaySweeps: () => delaySweep?.sweeps(),
       carrierRequests: () => carrierRequests,
       token: config.SHIPLOG_METRICS_TOKEN,
     })
@@ -116,6 +118,7 @@ export async function startServer(
     if (roles.has('worker')) {
       const started = await startWorkerRole(config, rt, queues!, parts)
       polling = started.polling
+      delaySweep = started.delaySweep
       reactions.push(...started.reactions)
     }
     await app.listen({ port: config.PORT, host: config.HOST }).catch((error: NodeJS.ErrnoException) => {
@@ -247,11 +250,11 @@ async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, part
     worker: () => connectRedis(config.REDIS_URL, rt.logger, 'delay-sweep'),
   })
   parts.push(() => delaySweep.close())
-  if (queues.carriers.length === 0) return { reactions, polling: undefined }
+  if (queues.carriers.length === 0) return { reactions, delaySweep, polling: undefined }
   const polling = await startCarrierPolling(rt, queues.polls, queues.carriers, {
     queue: queues.redis,
     worker: () => connectRedis(config.REDIS_URL, rt.logger, 'carrier-polling'),
   })
   parts.push(() => polling.close())
-  return { reactions, polling }
+  return { reactions, delaySweep, polling }
 }

@@ -92,6 +92,15 @@ t.test('a promise three days gone makes a parcel late at once: told once, listed
   )
   t.match(receiver.received[0]!.json, { type: 'tracker.delayed', data: { object: { delay: { status: 'late' } } } })
 
+  const link = await server.request('GET', `/v2/orders/${created.body.trackers[0].order_id}/tracking_link`)
+  const page = await fetch(`${link.body.url}.json`)
+  t.match((await page.json()).parcels[0], {
+    tone: 'problem',
+    delay: { status: 'late', label: 'Running late' },
+  })
+  const html = await (await fetch(link.body.url)).text()
+  t.match(html, /<p class="delay" data-delay="late"><strong>Running late\.<\/strong>/, 'the page says so')
+
   await recordTrackingEvents(server, [
     { tracking_number: 'TN-LATE', event_type_code: 'delivered', happened_at: nowSeconds() - 60 },
   ])
@@ -195,12 +204,15 @@ t.test(
     )
     // Today's parcels, shipped this morning and promised Wednesday: one to France, one to Belgium (no history there).
     const today = Math.floor(Date.parse('2026-11-16T08:00:00Z') / 1000)
+    const rules = { delay_rules: { notify_at_risk: true } }
+    t.equal((await server.request('PATCH', '/v2/account', { body: rules })).status, 200)
     await postTrackers(
       server,
       ['FR', 'BE'].map((country) => ({
         order_number: `N-${country}`,
         tracking_number: `TN-${country}`,
         carrier_code: 'colissimo',
+        email: 'ada@example.com',
         address_country: country,
         expected_delivery_at: '2026-11-18T12:00:00Z',
       })),
@@ -218,6 +230,15 @@ t.test(
     const atRisk = await delayed(server, 'TN-FR', 'at_risk')
     t.match(atRisk.delay, { status: 'at_risk', reason: 'behind_lane', expected_delivery_date: '2026-11-20' })
     t.equal((await trackerOf(server, 'TN-BE')).delay, null, 'a lane without history has no parcel at risk')
+    const told = await server.request(
+      'GET',
+      '/v2/trackers?tracking_number=TN-FR&expand[]=notifications.notification_type',
+    )
+    const notification = told.body.data[0].notifications.data.find(
+      (n: { notification_type: { slug: string } }) => n.notification_type.slug === 'delayed',
+    )
+    const preview = await server.request('GET', `/v2/notifications/${notification.id}/preview`)
+    t.match(preview.body.text, 'Expected delivery: Friday, November 20, 2026', 'the e-mail gives the revised date')
     const order = await server.request('GET', '/v2/orders?delay_status=at_risk')
     t.same(
       order.body.data.map((o: { order_number: string }) => o.order_number),

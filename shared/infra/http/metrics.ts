@@ -22,6 +22,8 @@ export interface MetricSources {
   carrierPolling?: () => { polls: ReadonlyMap<string, number>; ticks: number; stopped: ReadonlySet<string> } | undefined
   /** Carrier API calls by `api|outcome`, from this process. */
   carrierRequests?: () => ReadonlyMap<string, number>
+  /** Sweeps for trackers due a delay look this process made; undefined without the worker role. */
+  delaySweeps?: () => number | undefined
 }
 
 /**
@@ -132,6 +134,18 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
       registers: [registry],
       collect() {
         for (const api of carrierPolling()?.stopped ?? []) this.set({ api }, 1)
+      },
+    })
+  }
+  if (sources.delaySweeps) {
+    const sweeps = sources.delaySweeps
+    new Counter({
+      name: 'shiplog_delay_sweeps_total',
+      help: 'Times this process looked for the trackers due a delay look',
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(sweeps() ?? 0)
       },
     })
   }
