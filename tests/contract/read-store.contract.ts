@@ -146,6 +146,16 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       [11, 10, 9],
     )
     t.equal(range.hasMore, true)
+    const oneOf = await store.find(contractCollection.name, {
+      accountId: 1,
+      limit: 100,
+      where: [{ field: 'created_at', op: 'in', values: [1003, 1007, 1999] }],
+    })
+    t.same(
+      oneOf.docs.map((d) => d.id),
+      [8, 4],
+      'a field holding one of several values',
+    )
   })
 
   t.test('due documents: an integer field at most a bound, every account, lowest first, never null', async (t) => {
