@@ -40,7 +40,7 @@ export interface TrackerIndexDoc {
 /** The events a tracker's index entry follows. */
 export type TrackerIndexEvent =
   | TrackerPollEvent
-  | Extract<OrderEvent, { type: 'TrackingEventRecorded' | 'TrackerDelayChanged' | 'TrackerDelayChecked' }>
+  | Extract<OrderEvent, { type: 'TrackerDelayChanged' | 'TrackerDelayChecked' }>
 
 /** The events that move a tracker's index entry: its creation, its status, its carrier, its polls and its delay. */
 export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerIndexEvent =>

@@ -182,7 +182,8 @@ export function delayVerdict(
  * The earliest a tracker's delay can change, as its events alone tell it,
  * before shiplog has looked with its lane's lessons: the end of its promised
  * day in the earliest time zone there is (UTC+14), and a day after its
- * creation, its shipping or an old scan arriving. A check that comes early
+ * creation or its shipping (a scan dated days back that ships it is then due
+ * at once). A later scan only moves a stall later. A check that comes early
  * finds nothing and says when to look again.
  */
 export const promiseBound = (promise: CalendarDate | null): number | null =>
@@ -221,10 +222,6 @@ export function delayCheckAfter(
       if (changes.shipped_at != null) next = earlierOf(next, changes.shipped_at + DAY_SECONDS)
       return next
     }
-    case 'TrackingEventRecorded': {
-      const { event: scan, at } = event.data
-      return scan.happened_at + DAY_SECONDS < at ? earlierOf(check, scan.happened_at + DAY_SECONDS) : check
-    }
     case 'TrackerDelayChanged':
     case 'TrackerDelayChecked':
       return event.data.next_check_at
@@ -240,8 +237,6 @@ export function movesDelayCheck(event: OrderEvent): boolean {
       return (
         event.data.changes.displayable_expected_delivery_date !== undefined || event.data.changes.shipped_at != null
       )
-    case 'TrackingEventRecorded':
-      return event.data.event.happened_at + DAY_SECONDS < event.data.at
     case 'TrackerDelayChanged':
     case 'TrackerDelayChecked':
       return true

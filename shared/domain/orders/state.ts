@@ -215,10 +215,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
         // From the scan itself, not the event's `firsts`: events recorded before it was kept have none.
         const seen = scansSeenAfter(t, scan, firstsOf(t, scan))
         const last_scan_at = t.last_scan_at === null || happened_at > t.last_scan_at ? happened_at : t.last_scan_at
-        return withDelayCheck(
-          { ...seen, status_at, last_scan_at, event_ids: [...t.event_ids, [key, id] as const] },
-          event,
-        )
+        return { ...seen, status_at, last_scan_at, event_ids: [...t.event_ids, [key, id] as const] }
       })
     }
     case 'TrackerStatusChanged': {
