@@ -19,6 +19,9 @@ import { runBacktest } from './estimation.ts'
 import { runDelayBacktest } from './delays.ts'
 import { projectionStatus, rebuildProjections } from './projection-commands.ts'
 import { createAccount, deleteAccount, listAccounts, rotateKeys } from '../commands/accounts/change-account.ts'
+import { createUser, deleteUser, resetPassword } from '../commands/users/change-user.ts'
+import { type ConsoleRole, consoleRoles } from '../shared/domain/events/user-events.ts'
+import { listUsers, passwordFromStdin } from './users.ts'
 
 const parseRoles = (value: string): Role[] => {
   const roles = value.split(',').map((r) => r.trim())
@@ -69,6 +72,11 @@ const parseEventType = (value: string, previous: string[] = []) => {
     throw new InvalidArgumentError(`unknown event type ${value}; event types are ${eventTypes.join(', ')}`)
   }
   return [...previous, value]
+}
+const parseRole = (value: string) => {
+  if (!(consoleRoles as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${consoleRoles.join(', ')}`)
+  return value as ConsoleRole
 }
 const parseInteger = (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected an integer')
@@ -216,6 +224,45 @@ program
   .option('--account <id>', 'only this account', parseInteger)
   .action((options: { since: string; account?: number }) =>
     withRuntime((rt) => runBacktest(rt, options, process.stdout)),
+  )
+
+const users = program.command('users').description("manage the console's users")
+users
+  .command('create')
+  .description('create a console user of an account, the password read from standard input')
+  .requiredOption('--account <id>', 'the account the user belongs to', parseInteger)
+  .requiredOption('--email <email>', 'the address the user signs in with')
+  .option('--role <role>', 'owner (also manages keys and users) or member', parseRole, 'member' as ConsoleRole)
+  .requiredOption('--password-stdin', 'read the password from standard input (never from the command line)')
+  .action((options: { account: number; email: string; role: ConsoleRole }) =>
+    withRuntime(async (rt) => {
+      const password = await passwordFromStdin()
+      const user = await createUser(rt, {
+        accountId: options.account,
+        email: options.email,
+        role: options.role,
+        password,
+      })
+      process.stdout.write(`${JSON.stringify(user)}\n`)
+    }),
+  )
+users
+  .command('list')
+  .description("an account's console users as JSON lines, never a password")
+  .requiredOption('--account <id>', 'the account', parseInteger)
+  .action((options: { account: number }) => withRuntime((rt) => listUsers(rt, options.account, process.stdout)))
+users
+  .command('delete')
+  .description('delete a console user: their sessions end at once')
+  .requiredOption('--email <email>', "the user's address")
+  .action((options: { email: string }) => withRuntime((rt) => deleteUser(rt, options.email)))
+users
+  .command('reset-password')
+  .description("set a console user's password, read from standard input; their sessions end")
+  .requiredOption('--email <email>', "the user's address")
+  .requiredOption('--password-stdin', 'read the password from standard input')
+  .action((options: { email: string }) =>
+    withRuntime(async (rt) => resetPassword(rt, options.email, await passwordFromStdin())),
   )
 
 program

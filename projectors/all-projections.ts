@@ -2,6 +2,7 @@ import { deliveryStatsProjection } from './deliveries/delivery-stats.ts'
 import type { SmsRecipientEvent } from '../shared/domain/notifications/sms-recipients.ts'
 import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
 import type { AccountEvent } from '../shared/domain/accounts/account.ts'
+import { evolveUserState, type UserEvent, type UserState } from '../shared/domain/users/user.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import {
@@ -11,6 +12,7 @@ import {
   orderEventTypes,
   pickupPointEventTypes,
   smsRecipientEventTypes,
+  userEventTypes,
   webhookEndpointEventTypes,
   webhookMessageEventTypes,
 } from '../shared/domain/events/index.ts'
@@ -211,8 +213,19 @@ export const webhookDeliveriesProjection = documentProjection<WebhookDeliveryDoc
 })
 
 /** Every projection, by name. */
+/** Console users, by their stream (`user-<e-mail>`): what a session is checked against, and the lists of an account's users. */
+export const usersProjection = documentProjection<UserState, Recorded<UserEvent>>({
+  name: 'users',
+  collection: collections.users.name,
+  handles: isOneOf(userEventTypes),
+  evolve: (doc, event) => evolveUserState(doc, event as UserEvent),
+  id: (doc) => doc.user_id,
+  fields: (doc) => ({ email: doc.deleted ? null : doc.email.toLowerCase() }),
+})
+
 export const projections: readonly Projection[] = [
   accountsProjection,
+  usersProjection,
   ordersProjection,
   trackersProjection,
   jobsProjection,

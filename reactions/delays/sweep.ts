@@ -1,4 +1,4 @@
-import { Queue, Worker } from 'bullmq'
+import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
@@ -7,7 +7,7 @@ import { DEFAULT_DELAY_RULES } from '../../shared/domain/delivery/delays.ts'
 import { decideDelay } from '../../shared/domain/orders/delays.ts'
 import { foldOrderState } from '../../shared/domain/orders/state.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
-import { createWorkQueue, quietQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
+import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
@@ -26,6 +26,8 @@ export interface DelayCheck {
 }
 
 const TRACKERS = collections.trackers.name
+/** The scheduled job's name: the checks are `run`. */
+const SWEEP = 'sweep'
 /** Trackers queued per sweep at most; the rest are found by the next. */
 const MAX_DUE_PER_SWEEP = 50_000
 
@@ -55,50 +57,43 @@ export async function startDelaySweep(
   const log = rt.logger.child({ role: 'delay-sweep' })
   const every = rt.config.SHIPLOG_DELAY_SWEEP_INTERVAL
   const check = delayChecker(rt)
-  const workerConnection = connections.worker()
-  const worker = new Worker<DelayCheck>(
-    queue.name,
-    async (job) =>
-      check(job.data).catch((error: unknown) => {
-        // The order moved meanwhile: its tracker is looked at again at the next sweep.
-        if (isConcurrencyError(error)) return
-        throw error
-      }),
-    { connection: workerConnection, concurrency: 8 },
-  )
-  worker.on('error', (error) => {
-    if (isRedisReady(workerConnection)) log.error({ err: error }, 'delay check worker error')
-  })
-
-  const sweepQueue = quietQueue(new Queue(`${rt.config.QUEUE_NAME}-delay-sweeps`, { connection: connections.queue }))
-  const schedule = () => sweepQueue.upsertJobScheduler('delay-sweep', { every: every * 1000 }, { name: 'sweep' })
+  let sweeps = 0
+  const sweep = async () => {
+    const now = toUnixSeconds(rt.clock.now())
+    const due = await rt.readStore.lookupDue<TrackerIndexDoc>(
+      TRACKERS,
+      'delay_check_at',
+      now + every,
+      MAX_DUE_PER_SWEEP,
+    )
+    for (const { key, accountId, doc } of due) {
+      const at = doc.delay_check_at!
+      await queue.enqueue({ accountId, key, due: at }, at > now ? at * 1000 : undefined)
+    }
+    sweeps++
+  }
+  // The sweep is a scheduled job of the same queue: one worker, one connection, runs both.
+  const schedule = () => queue.bull.upsertJobScheduler(SWEEP, { every: every * 1000 }, { name: SWEEP })
   await schedule()
   const reschedule = () => {
     schedule().catch((error: unknown) => log.warn({ err: error }, 'delay sweep schedule not restored'))
   }
   connections.queue.on('ready', reschedule)
-  const sweepConnection = connections.worker()
-  let sweeps = 0
-  const sweeper = new Worker(
-    sweepQueue.name,
-    async () => {
-      const now = toUnixSeconds(rt.clock.now())
-      const due = await rt.readStore.lookupDue<TrackerIndexDoc>(
-        TRACKERS,
-        'delay_check_at',
-        now + every,
-        MAX_DUE_PER_SWEEP,
-      )
-      for (const { key, accountId, doc } of due) {
-        const at = doc.delay_check_at!
-        await queue.enqueue({ accountId, key, due: at }, at > now ? at * 1000 : undefined)
-      }
-      sweeps++
+  const connection = connections.worker()
+  const worker = new Worker<DelayCheck>(
+    queue.name,
+    async (job) => {
+      if (job.name === SWEEP) return sweep()
+      return check(job.data).catch((error: unknown) => {
+        // The order moved meanwhile: its tracker is looked at again at the next sweep.
+        if (isConcurrencyError(error)) return
+        throw error
+      })
     },
-    { connection: sweepConnection },
+    { connection, concurrency: 8 },
   )
-  sweeper.on('error', (error) => {
-    if (isRedisReady(sweepConnection)) log.error({ err: error }, 'delay sweep error')
+  worker.on('error', (error) => {
+    if (isRedisReady(connection)) log.error({ err: error }, 'delay sweep worker error')
   })
   log.info({ every_seconds: every }, 'delay sweep started')
 
@@ -106,10 +101,8 @@ export async function startDelaySweep(
     sweeps: () => sweeps,
     async close() {
       connections.queue.off('ready', reschedule)
-      await Promise.all([sweeper, worker].map((w) => (isRedisReady(sweepConnection) ? w.close() : w.close(true))))
-      if (isRedisReady(connections.queue)) await sweepQueue.close()
-      sweepConnection.disconnect()
-      workerConnection.disconnect()
+      await (isRedisReady(connection) ? worker.close() : worker.close(true))
+      connection.disconnect()
     },
   }
 }

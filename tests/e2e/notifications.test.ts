@@ -191,7 +191,7 @@ t.test('French customers get French e-mails; the account can turn a type off', a
   const mailbox = await startMailbox(t)
   const server = await start(t, mailbox)
   const types = await server.request('GET', '/v2/notification_types')
-  t.equal(types.body.data.length, 8)
+  t.equal(types.body.data.length, 9)
   t.match(types.body.data[0], { object: 'notification_type', slug: 'order_placed', enabled: true })
   const off = await server.request('PATCH', '/v2/notification_types/order_placed', { body: { enabled: false } })
   t.match(off, { status: 200, body: { slug: 'order_placed', enabled: false } })

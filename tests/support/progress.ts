@@ -72,12 +72,18 @@ export async function pollTicksPassed(server: Pick<RunningServer, 'url'>, queueS
   await queueDrained(server, queueSuffix)
 }
 
-/** Waits until the delay sweep has looked for due trackers twice more, and the checks it queued have run. */
+/**
+ * Waits until the delay sweep has looked for due trackers twice more, and
+ * the checks it queued for now have run (its next sweep always waits, delayed).
+ */
 export async function delaySweepsPassed(server: Pick<RunningServer, 'url'>) {
   const from = await metric(server, 'shiplog_delay_sweeps_total')
   await until(
     () => metric(server, 'shiplog_delay_sweeps_total'),
     (n) => n >= from + 2,
   )
-  await queueDrained(server, 'delays')
+  await until(
+    () => jobsIn(server, 'delays', 'waiting|active'),
+    (n) => n === 0,
+  )
 }

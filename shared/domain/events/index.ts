@@ -6,6 +6,7 @@ import { orderEvents } from './order-events.ts'
 import { pickupPointEvents } from './pickup-point-events.ts'
 import { requestEvents } from './request-events.ts'
 import { smsRecipientEvents } from './sms-events.ts'
+import { userEvents } from './user-events.ts'
 import { webhookEndpointEvents, webhookMessageEvents } from './webhook-events.ts'
 
 /** Every event shiplog writes: its type name and the zod schema of its data, the single source of truth. */
@@ -19,6 +20,7 @@ export const eventSchemas = {
   ...webhookEndpointEvents,
   ...webhookMessageEvents,
   ...smsRecipientEvents,
+  ...userEvents,
 } as const
 
 export type EventType = keyof typeof eventSchemas
@@ -37,6 +39,7 @@ export const jobEventTypes = Object.keys(jobEvents) as (keyof typeof jobEvents)[
 export const webhookEndpointEventTypes = Object.keys(webhookEndpointEvents) as (keyof typeof webhookEndpointEvents)[]
 export const webhookMessageEventTypes = Object.keys(webhookMessageEvents) as (keyof typeof webhookMessageEvents)[]
 export const smsRecipientEventTypes = Object.keys(smsRecipientEvents) as (keyof typeof smsRecipientEvents)[]
+export const userEventTypes = Object.keys(userEvents) as (keyof typeof userEvents)[]
 export const pickupPointEventTypes = Object.keys(pickupPointEvents) as (keyof typeof pickupPointEvents)[]
 
 /** Checks an event against its schema before it is appended; a mismatch is a bug, never client input. */

@@ -14,6 +14,8 @@ export const ORDER_FULL_VIEW = 'full_3'
 /** The read models' collections and the fields each is queried by. */
 export const collections = {
   accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
+  /** Console users; `email` (lower case, null once deleted) finds the one signing in, whatever their account. */
+  users: { name: 'users', fields: { email: 'text' }, lookupFields: ['email'] },
   orders: {
     name: 'orders',
     /** `delay_status`: its most behind parcel's (late, then stalled, then at risk). */
