@@ -101,6 +101,7 @@ export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<T
     next_poll_at: doc.poll?.next_poll_at ?? null,
     delay_status: doc.delay_status ?? null,
     delay_check_at: doc.delay_check_at ?? null,
+    carrier_code: doc.carrier_code ?? null,
   }),
 })
 
@@ -209,10 +210,9 @@ export const webhookDeliveriesProjection = documentProjection<WebhookDeliveryDoc
   handles: isOneOf(webhookMessageEventTypes),
   evolve: (doc, event) => evolveWebhookDelivery(doc, event as WebhookMessageEvent),
   id: (doc) => doc.delivery_id,
-  fields: (doc) => ({ endpoint_id: doc.endpoint_id, status: doc.status }),
+  fields: (doc) => ({ endpoint_id: doc.endpoint_id, status: doc.status, subject: doc.subject ?? null }),
 })
 
-/** Every projection, by name. */
 /** Console users, by their stream (`user-<e-mail>`): what a session is checked against, and the lists of an account's users. */
 export const usersProjection = documentProjection<UserState, Recorded<UserEvent>>({
   name: 'users',
@@ -223,6 +223,7 @@ export const usersProjection = documentProjection<UserState, Recorded<UserEvent>
   fields: (doc) => ({ email: doc.deleted ? null : doc.email.toLowerCase() }),
 })
 
+/** Every projection, by name. */
 export const projections: readonly Projection[] = [
   accountsProjection,
   usersProjection,

@@ -30,6 +30,8 @@ export interface TrackerIndexDoc {
   tracking_number: string
   delivery_status_code: string
   created_at: number
+  /** Its carrier's code (absent from entries stored before it was kept: read as none). */
+  carrier_code?: string | null
   /** Its polling, for a tracker whose carrier has (or had) a tracking API. */
   poll?: TrackerPoll
   /** Its delay's status, and when the delay is next looked at (absent from entries stored before: none). */
@@ -57,6 +59,7 @@ const entryOf = ({
   tracking_number,
   delivery_status_code,
   created_at,
+  carrier_code,
   delay_status,
   delay_check_at,
 }: TrackerIndexDoc): TrackerIndexDoc => ({
@@ -64,6 +67,7 @@ const entryOf = ({
   tracking_number,
   delivery_status_code,
   created_at,
+  carrier_code: carrier_code ?? null,
   delay_status: delay_status ?? null,
   delay_check_at: delay_check_at ?? null,
 })
@@ -79,6 +83,7 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
       tracking_number,
       delivery_status_code: changes.delivery_status_code ?? initialTrackerFields.delivery_status_code,
       created_at: at,
+      carrier_code: changes.carrier?.code ?? null,
       delay_status: null,
       delay_check_at: null,
     }
@@ -92,6 +97,8 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
           : undefined
     entry = { ...entryOf(doc), delivery_status_code: status ?? doc.delivery_status_code }
   }
+  if (event.type === 'TrackerUpdated' && event.data.changes.carrier !== undefined)
+    entry.carrier_code = event.data.changes.carrier?.code ?? null
   const ended = finalStatuses.has(entry.delivery_status_code)
   if (event.type === 'TrackerDelayChanged') entry.delay_status = event.data.delay?.status ?? null
   entry.delay_check_at = delayCheckAfter(entry.delay_check_at ?? null, event, entry.delay_status != null, ended)

@@ -9,6 +9,7 @@ import {
   type TrackingPageSettings,
 } from '../../shared/domain/tracking-page/settings.ts'
 import { pagePhrase, type TrackingPageData } from './page.ts'
+import type { RenderedPage } from '../../shared/infra/http/html-page.ts'
 
 /*
  * The tracking page's HTML, from the templates beside this file: Handlebars
@@ -35,11 +36,7 @@ export const stylesheet = (() => {
 
 const languageNames: Record<NotificationLanguage, string> = { en: 'English', fr: 'Français' }
 
-export interface RenderedPage {
-  html: string
-  /** The Content-Security-Policy the page is served with. */
-  policy: string
-}
+export type { RenderedPage }
 
 interface Chrome {
   language: NotificationLanguage

@@ -21,7 +21,8 @@ import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { trackingLinkOf, type TrackingTokens, trackingTokens } from '../../shared/infra/tracking-tokens.ts'
-import { renderLookupPage, renderNotFoundPage, renderTrackingPage, type RenderedPage, stylesheet } from './html.ts'
+import { renderLookupPage, renderNotFoundPage, renderTrackingPage, stylesheet } from './html.ts'
+import { sendAsset, sendPage } from '../../shared/infra/http/html-page.ts'
 import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
 
 /*
@@ -68,19 +69,6 @@ const writtenIn = (tag: string) =>
 const browserLanguage = (request: FastifyRequest) =>
   acceptedLanguages(request.headers['accept-language']).find(writtenIn)
 
-/** An HTML page with the headers every page of the tracking site carries. */
-function sendPage(reply: FastifyReply, status: number, page: RenderedPage) {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', page.policy)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
-    .header('cache-control', 'private, no-cache')
-    .send(page.html)
-}
-
 /** The customer's pages (the token is the key), the lookup form, and the merchant's routes of the page. */
 export function trackingPageReadRoutes(app: App, rt: Runtime, limits: AttemptLimits) {
   const tokens = trackingTokens(rt.secrets)
@@ -116,11 +104,9 @@ function customerPageRoutes(app: App, rt: Runtime, tokens: TrackingTokens) {
     return buildTrackingPage({ order, account, language, pickupPoints })
   }
 
-  app.get('/track/assets/tracking-page.css', { config: PUBLIC, schema: { hide: true } }, async (request, reply) => {
-    reply.header('etag', stylesheet.etag).header('cache-control', 'public, max-age=86400')
-    if (request.headers['if-none-match'] === stylesheet.etag) return reply.status(304).send()
-    return reply.header('content-type', 'text/css; charset=utf-8').send(stylesheet.body)
-  })
+  app.get('/track/assets/tracking-page.css', { config: PUBLIC, schema: { hide: true } }, async (request, reply) =>
+    sendAsset(reply, request.headers['if-none-match'], { ...stylesheet, contentType: 'text/css; charset=utf-8' }),
+  )
 
   app.get(
     '/track/:token',

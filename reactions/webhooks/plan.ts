@@ -27,6 +27,8 @@ export interface PlannedMessage {
   position: bigint
   type: WebhookMessageType
   body: string
+  /** The stream of the event it tells of. */
+  subject: string
 }
 
 /** Who hears of the events of the log. */
@@ -93,6 +95,7 @@ export async function messagesOf(
         position: event.position,
         type: message.type,
         body,
+        subject: event.stream,
       })
     }
   }

@@ -84,6 +84,7 @@ export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 
           position: m.position.toString(),
           type: m.type,
           body: m.body,
+          subject: m.subject,
           at: toUnixSeconds(now),
         },
         metadata: {

@@ -33,7 +33,14 @@ t.test('the trackers index keeps what trackers are found by, and moves with the 
   // Given a tracker created
   const [creation] = await apply([recorded(2, 'TrackerCreated', { ...created, changes: { carrier: null }, at: AT })])
   // Then its delay is due a first look a day later
-  const fresh = { id: 11, tracking_number: 'TN-1', created_at: AT, delay_status: null, delay_check_at: AT + DAY }
+  const fresh = {
+    id: 11,
+    tracking_number: 'TN-1',
+    created_at: AT,
+    carrier_code: null,
+    delay_status: null,
+    delay_check_at: AT + DAY,
+  }
   t.same(creation!.doc, { ...fresh, delivery_status_code: 'pending' })
   t.same(creation!.fields, {
     tracking_number: 'TN-1',
@@ -41,6 +48,7 @@ t.test('the trackers index keeps what trackers are found by, and moves with the 
     next_poll_at: null,
     delay_status: null,
     delay_check_at: AT + DAY,
+    carrier_code: null,
   })
 
   // When a carrier event is recorded and dates the tracker, without moving its status nor its delay's bounds
@@ -124,6 +132,7 @@ t.test('a tracker created with a status is indexed under it', async (t) => {
     tracking_number: 'TN-1',
     delivery_status_code: 'in_transit',
     created_at: AT,
+    carrier_code: 'ups',
     poll: { carrier_code: 'ups', api: 'ups', since: AT, interval: null, next_poll_at: AT },
     delay_status: null,
     delay_check_at: AT + DAY,
@@ -168,6 +177,7 @@ t.test('a full tracker document stored before the index became an index is trimm
     tracking_number: 'TN-1',
     delivery_status_code: 'delivered',
     created_at: AT,
+    carrier_code: null,
     delay_status: null,
     delay_check_at: null,
   })

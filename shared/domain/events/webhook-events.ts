@@ -77,6 +77,8 @@ export const webhookMessageEvents = {
     position: z.string(),
     type: z.enum(webhookMessageTypes),
     body: z.string(),
+    /** The stream of the event it tells of (an order's, a job's): what the console lists an order's messages by. */
+    subject: z.string().optional(),
     at,
   }),
   WebhookDeliveryAttempted: z.object({

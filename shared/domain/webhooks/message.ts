@@ -10,6 +10,8 @@ export interface WebhookMessageState {
   position: string
   type: WebhookMessageType
   body: string
+  /** The stream of the event it tells of; null for a message recorded before it was kept. */
+  subject: string | null
   created_at: number
   status: 'pending' | 'succeeded' | 'failed'
   /** Every attempt ever made, replays included. */
@@ -78,13 +80,14 @@ export function evolveWebhookMessageState(
   event: WebhookMessageEvent,
 ): WebhookMessageState {
   if (event.type === 'WebhookMessageCreated') {
-    const { delivery_id, endpoint_id, position, type, body, at } = event.data
+    const { delivery_id, endpoint_id, position, type, body, subject, at } = event.data
     return {
       delivery_id,
       endpoint_id,
       position,
       type,
       body,
+      subject: subject ?? null,
       created_at: at,
       status: 'pending',
       attempts: 0,

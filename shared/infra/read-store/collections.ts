@@ -69,6 +69,7 @@ export const collections = {
       next_poll_at: 'integer',
       delay_status: 'text',
       delay_check_at: 'integer',
+      carrier_code: 'text',
     },
     /** The trackers whose carrier shiplog polls, and those whose delay is to be looked at, by when they are due. */
     dueFields: ['next_poll_at', 'delay_check_at'],
@@ -91,7 +92,11 @@ export const collections = {
    */
   delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer', changed: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
-  webhook_deliveries: { name: 'webhook_deliveries', fields: { endpoint_id: 'integer', status: 'text' } },
+  /** `subject`: the stream of the event a message tells of (an order's), for the console's page of that order. */
+  webhook_deliveries: {
+    name: 'webhook_deliveries',
+    fields: { endpoint_id: 'integer', status: 'text', subject: 'text' },
+  },
 } as const satisfies Record<string, CollectionSpec>
 
 export const allCollections: CollectionSpec[] = Object.values(collections)
