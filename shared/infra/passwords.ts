@@ -29,10 +29,14 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** A hash nobody's password matches, checked against when no user has the address, so both take as long. */
 let decoy: Promise<string> | undefined
+const decoyHash = () => {
+  decoy ??= hashPassword(randomBytes(16).toString('hex'))
+  return decoy
+}
 
 /** Whether the password is the one hashed; undefined `stored` still costs a hash. */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const hash = stored ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'))))
+  const hash = stored ?? (await decoyHash())
   const [scheme, n, r, p, salt, key] = hash.split('$')
   if (scheme !== 'scrypt' || !salt || !key) return false
   const expected = Buffer.from(key, 'base64url')
