@@ -225,6 +225,8 @@ const configSchema = z.object({
   SHIPLOG_ESTIMATION_WINDOW_DAYS: z.coerce.number().int().min(7).max(730).default(90),
   /** Seconds between two looks for trackers due a poll; also a tracker's first wait between polls. */
   SHIPLOG_POLL_INTERVAL: z.coerce.number().int().min(1).default(3600),
+  /** Minutes a console session may go unused before it ends. */
+  SHIPLOG_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** Seconds between two sweeps for trackers whose delay is due a look; each deadline within is queued at its second. */
   SHIPLOG_DELAY_SWEEP_INTERVAL: z.coerce.number().int().min(1).default(60),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */

@@ -156,6 +156,16 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       [8, 4],
       'a field holding one of several values',
     )
+    t.equal(await store.count(contractCollection.name, { accountId: 1 }), 20, 'counted: every document of the account')
+    t.equal(
+      await store.count(contractCollection.name, {
+        accountId: 1,
+        where: [{ field: 'email', op: 'eq', value: 'odd@x.io' }],
+      }),
+      10,
+      'counted: those the conditions select',
+    )
+    t.equal(await store.count(contractCollection.name, { accountId: 2 }), 0, 'counted within the account')
   })
 
   t.test('due documents: an integer field at most a bound, every account, lowest first, never null', async (t) => {

@@ -86,6 +86,7 @@ t.test('the shape of the state is pinned with its version', async (t) => {
         'created_at',
         'delay',
         'delay_check_at',
+        'delay_handled',
         'delay_notified',
         'event_ids',
         'exception',

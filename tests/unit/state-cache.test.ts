@@ -214,6 +214,7 @@ t.test('an order counts for more with each tracker, carrier event and byte of me
     last_scan_at: null,
     delay: null,
     delay_notified: false,
+    delay_handled: false,
     delay_check_at: null,
   })
   const order = (trackers: number, events: number, custom_variables: Record<string, unknown> | null = null) => ({

@@ -161,6 +161,8 @@ export const orderEvents = {
     next_check_at: z.number().int().nullable(),
     at,
   }),
+  /** Someone of the merchant's (a console user, by e-mail) dealt with the tracker's current delay. */
+  TrackerDelayHandled: z.object({ tracker_id: z.number().int(), by: z.string(), at }),
   /** shiplog looked at the tracker's delay and found it unchanged: only when to look again moved. */
   TrackerDelayChecked: z.object({
     tracker_id: z.number().int(),

@@ -12,6 +12,7 @@ import type { OrderEvent } from '../events/index.ts'
 import type { DelayRules } from '../events/account-events.ts'
 import type { Delay } from '../events/order-events.ts'
 import type { IdSource } from '../ids.ts'
+import { ShiplogError } from '../errors.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { finalStatuses } from './polling.ts'
@@ -140,4 +141,15 @@ export function delayEndedBy(tracker: TrackerState, happenedAt: number, at: numb
   const bound = promiseBound(tracker.fields.displayable_expected_delivery_date)
   const next_check_at = ended ? null : earlierOf(bound, Math.max(at, happenedAt + DAY_SECONDS))
   return { type: 'TrackerDelayChanged', data: { tracker_id: tracker.id, delay: null, next_check_at, at } }
+}
+
+/** Someone of the merchant's marks a tracker's current delay handled: once; a tracker without a delay has none to handle. */
+export function decideDelayHandled(
+  command: { tracker_id: number; by: string; at: number },
+  order: OrderState | undefined,
+): OrderEvent[] {
+  const tracker = order?.trackers.find((t) => t.id === command.tracker_id)
+  if (!tracker) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Tracker not found')
+  if (tracker.delay === null) throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The parcel has no delay to handle')
+  return tracker.delay_handled ? [] : [{ type: 'TrackerDelayHandled', data: command }]
 }

@@ -32,6 +32,8 @@ export interface TrackerDoc extends TrackerFields {
   claims: Record<string, unknown>[]
   /** Absent from documents stored before delays were kept: none. */
   delay?: Delay | null
+  /** Who dealt with the current delay, and when (the console's; the API does not show it). */
+  delay_handled?: { by: string; at: number } | null
 }
 
 export interface FulfillmentDoc extends FulfillmentFields {

@@ -54,9 +54,27 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
       const { tracker_id, delay } = event.data
       return mapFulfillments(order, at, (f) =>
         f.trackers.some((t) => t.id === tracker_id)
-          ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, delay, updated_at: at } : t)) }
+          ? {
+              ...f,
+              trackers: f.trackers.map((t) =>
+                t.id === tracker_id ? { ...t, delay, delay_handled: null, updated_at: at } : t,
+              ),
+            }
           : f,
       )
+    }
+    case 'TrackerDelayHandled': {
+      // The console's note, not a change of the tracker resource: no updated_at, no webhook.
+      const { tracker_id, by } = event.data
+      const handled = { by, at }
+      return {
+        ...order,
+        fulfillments: order.fulfillments.map((f) =>
+          f.trackers.some((t) => t.id === tracker_id)
+            ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, delay_handled: handled } : t)) }
+            : f,
+        ),
+      }
     }
     case 'TrackerDelayChecked':
     case 'TrackerPolled':

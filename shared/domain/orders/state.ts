@@ -50,6 +50,8 @@ export interface TrackerState extends ScansSeen {
   delay: Delay | null
   /** Whether the customer was told of the current delay: once per episode, from a delay set to its clearing. */
   delay_notified: boolean
+  /** Whether someone of the merchant's dealt with the current delay; a new delay reopens it. */
+  delay_handled: boolean
   /** When its delay is next looked at (`delayCheckAfter`); null: never. */
   delay_check_at: number | null
 }
@@ -191,6 +193,7 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
         last_scan_at: null,
         delay: null,
         delay_notified: false,
+        delay_handled: false,
         delay_check_at: null,
       }
       tracker.delay_check_at = delayCheckAfter(null, event, false, finalStatuses.has(fields.delivery_status_code))
@@ -236,11 +239,16 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
     case 'TrackerDelayChanged': {
       const { delay } = event.data
       return mapTracker(state, event.data.tracker_id, (t) =>
-        withDelayCheck({ ...t, delay, delay_notified: delay !== null && t.delay_notified }, event),
+        withDelayCheck(
+          { ...t, delay, delay_notified: delay !== null && t.delay_notified, delay_handled: false },
+          event,
+        ),
       )
     }
     case 'TrackerDelayChecked':
       return mapTracker(state, event.data.tracker_id, (t) => withDelayCheck(t, event))
+    case 'TrackerDelayHandled':
+      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, delay_handled: true }))
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
     case 'NotificationPayloadReported':

@@ -124,13 +124,19 @@ export async function createMongoReadStore(url: string, collections: readonly Co
 type Checkpoints = Collection<{ _id: string; position: Long }>
 type CollectionOf = (name: string) => Collection<Stored>
 
-/** A page in descending id order, on the (account, field, id) indexes. */
-async function pageRows(collection: Collection<Stored>, query: FindQuery, projection?: Document) {
+/** The filter of an account's documents the conditions select. */
+function filterOf(query: Pick<FindQuery, 'accountId' | 'where'>): Document {
   const filter: Document = { accountId: query.accountId }
   for (const c of query.where ?? []) {
     const test = c.op === 'in' ? { $in: c.values } : { [operators[c.op]]: c.value }
     filter[`f.${c.field}`] = { ...(filter[`f.${c.field}`] as Document | undefined), ...test }
   }
+  return filter
+}
+
+/** A page in descending id order, on the (account, field, id) indexes. */
+async function pageRows(collection: Collection<Stored>, query: FindQuery, projection?: Document) {
+  const filter = filterOf(query)
   const id: Document = {}
   if (query.startingAfter !== undefined) id.$gt = query.startingAfter
   if (query.endingBefore !== undefined) id.$lt = query.endingBefore
@@ -188,6 +194,9 @@ function documentReads(collection: CollectionOf, specOf: (name: string) => Colle
         .project<{ _id: string; f: Record<string, string> }>({ _id: 1, [`f.${field}`]: 1 })
         .toArray()
       return groupKeys(rows.map((r) => ({ value: r.f[field]!, key: r._id })))
+    },
+    async count(name: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
+      return collection(name).countDocuments(filterOf(query))
     },
     async find<D>(name: string, query: FindQuery) {
       const { rows, hasMore } = await pageRows(collection(name), query)

@@ -33,11 +33,8 @@ const toStored = <D>(spec: CollectionSpec, r: Row): StoredDocument<D> =>
     r.pending,
   )
 
-/**
- * A page in descending id order (ascending from a `startingAfter` cursor,
- * then flipped), one more row than asked to tell whether there is more.
- */
-async function pageRows<R>(pool: pg.Pool, spec: CollectionSpec, query: FindQuery, select: string) {
+/** The WHERE clauses of an account's documents the conditions select, with their parameters and how to add one. */
+function filterOf(spec: CollectionSpec, query: Pick<FindQuery, 'accountId' | 'where'>) {
   const params: unknown[] = [query.accountId]
   const clauses = ['account_id = $1']
   const param = (value: unknown) => {
@@ -50,6 +47,15 @@ async function pageRows<R>(pool: pg.Pool, spec: CollectionSpec, query: FindQuery
         ? `${fieldColumn(spec, c.field)} = ANY(${param(c.values)})`
         : `${fieldColumn(spec, c.field)} ${operators[c.op]} ${param(c.value)}`,
     )
+  return { clauses, params, param }
+}
+
+/**
+ * A page in descending id order (ascending from a `startingAfter` cursor,
+ * then flipped), one more row than asked to tell whether there is more.
+ */
+async function pageRows<R>(pool: pg.Pool, spec: CollectionSpec, query: FindQuery, select: string) {
+  const { clauses, params, param } = filterOf(spec, query)
   if (query.startingAfter !== undefined) clauses.push(`id > ${param(query.startingAfter)}`)
   if (query.endingBefore !== undefined) clauses.push(`id < ${param(query.endingBefore)}`)
   const forward = query.startingAfter !== undefined && query.endingBefore === undefined
@@ -129,6 +135,15 @@ export function postgresReads(
         [accountId, values],
       )
       return groupKeys(found as { value: string; key: string }[])
+    },
+    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
+      const spec = specOf(collection)
+      const { clauses, params } = filterOf(spec, query)
+      const { rows: counted } = await pool.query(
+        `SELECT COUNT(*)::int AS n FROM ${spec.name} WHERE ${clauses.join(' AND ')}`,
+        params,
+      )
+      return (counted[0] as { n: number }).n
     },
     async find<D>(collection: string, query: FindQuery) {
       const spec = specOf(collection)

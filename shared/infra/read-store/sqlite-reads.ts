@@ -13,12 +13,8 @@ import {
 
 /* The embedded read store's reads: documents by id, key or field, and pages of documents or of their views. */
 
-/**
- * A page in descending id order: chosen on the index alone (ids and rowids),
- * then only its rows are read, so a range filter sorts small index entries,
- * never whole documents.
- */
-function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, select: string) {
+/** The WHERE clauses and their parameters of an account's documents the conditions select. */
+function filterOf(spec: CollectionSpec, query: Pick<FindQuery, 'accountId' | 'where'>) {
   const clauses = ['account_id = ?']
   const params: unknown[] = [query.accountId]
   for (const c of query.where ?? []) {
@@ -30,6 +26,16 @@ function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, se
     clauses.push(`${fieldColumn(spec, c.field)} ${operators[c.op]} ?`)
     params.push(c.value)
   }
+  return { clauses, params }
+}
+
+/**
+ * A page in descending id order: chosen on the index alone (ids and rowids),
+ * then only its rows are read, so a range filter sorts small index entries,
+ * never whole documents.
+ */
+function pageRows<R>(sql: Statements, spec: CollectionSpec, query: FindQuery, select: string) {
+  const { clauses, params } = filterOf(spec, query)
   if (query.startingAfter !== undefined) {
     clauses.push('id > ?')
     params.push(query.startingAfter)
@@ -110,6 +116,14 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
         )
         .all(accountId, JSON.stringify(values))
       return groupKeys(rows)
+    },
+    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
+      const spec = specOf(collection)
+      const { clauses, params } = filterOf(spec, query)
+      const row = sql
+        .prepared<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${spec.name} WHERE ${clauses.join(' AND ')}`)
+        .get(...params)
+      return row?.n ?? 0
     },
     async find<D>(collection: string, query: FindQuery) {
       const spec = specOf(collection)
