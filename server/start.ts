@@ -3,6 +3,7 @@ import { projections } from '../projectors/all-projections.ts'
 import { startProjectorThread } from '../projectors/projector-thread.ts'
 import { ProjectionProgress } from '../shared/infra/read-store/projection-progress.ts'
 import { queryApi } from '../query-api/index.ts'
+import { consoleRoutes } from '../console/routes.ts'
 import { createAttemptLimits } from '../shared/infra/attempt-limits.ts'
 import type { Clock } from '../shared/infra/clock.ts'
 import { type Config, type Role, smsSettings } from '../shared/infra/config.ts'
@@ -104,11 +105,10 @@ export async function startServer(
     if (roles.has('query')) {
       const limitsRedis = connectRedis(config.REDIS_URL, rt.logger, 'limits', { failFast: true })
       parts.push(() => limitsRedis.disconnect())
-      queryApi(
-        app,
-        rt,
-        createAttemptLimits(limitsRedis, config.QUEUE_NAME, () => rt.clock.nowMs()),
-      )
+      const limits = createAttemptLimits(limitsRedis, config.QUEUE_NAME, () => rt.clock.nowMs())
+      queryApi(app, rt, limits)
+      // The console reads like the query API, and writes through the same commands as the API.
+      consoleRoutes(app, rt, limits)
     }
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()

@@ -116,20 +116,28 @@ export const trackerOfOrder = (order: OrderDoc, trackerId: number): TrackerDoc |
 }
 
 /**
- * The trackers of these index rows as their orders' documents hold them, in
- * the rows' order; one read for all their orders. The index and the orders
- * are committed together, so every row finds its tracker.
+ * The trackers of these index rows as their orders' documents hold them,
+ * each with its order, in the rows' order; one read for all their orders.
+ * The index and the orders are committed together, so every row finds its
+ * tracker.
  */
-export async function trackersOf(store: ReadStore, rows: readonly StoredDocument<unknown>[]): Promise<TrackerDoc[]> {
+export async function parcelsOf(
+  store: ReadStore,
+  rows: readonly StoredDocument<unknown>[],
+): Promise<{ order: OrderDoc; tracker: TrackerDoc }[]> {
   const orders = await store.getManyByKey<OrderDoc>(collections.orders.name, [
     ...new Set(rows.map((r) => orderDocumentKeyOf(r.key))),
   ])
   return rows.flatMap((r) => {
-    const order = orders.get(orderDocumentKeyOf(r.key))
-    const tracker = order && trackerOfOrder(order.doc, r.id)
-    return tracker ? [tracker] : []
+    const order = orders.get(orderDocumentKeyOf(r.key))?.doc
+    const tracker = order && trackerOfOrder(order, r.id)
+    return order && tracker ? [{ order, tracker }] : []
   })
 }
+
+/** The trackers of these index rows, in the rows' order. */
+export const trackersOf = async (store: ReadStore, rows: readonly StoredDocument<unknown>[]) =>
+  (await parcelsOf(store, rows)).map((p) => p.tracker)
 
 /** One tracker, by its key (`<order stream>#<tracker id>`): read from its order alone. */
 export async function trackerByKey(store: ReadStore, key: string): Promise<TrackerDoc | undefined> {

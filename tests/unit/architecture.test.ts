@@ -43,8 +43,12 @@ const HOUSE: ReadonlyArray<readonly [room: string, mayImport: readonly string[]]
   ['jobs', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
   ['command-api', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
   ['query-api', [...DOMAIN, 'shared/infra', 'projectors', 'reactions']],
-  ['server', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'jobs', 'command-api', 'query-api']],
-  ['cli', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'jobs', 'server']],
+  ['console', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
+  [
+    'server',
+    [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'jobs', 'command-api', 'query-api', 'console'],
+  ],
+  ['cli', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'jobs', 'console', 'server']],
   ['bin', [...DOMAIN, 'shared/infra', 'cli']],
 ]
 const ROOMS: Room[] = [...domainRooms, ...HOUSE.map(([path, mayImport]) => ({ path, mayImport }))]

@@ -9,7 +9,7 @@ import { ConcurrencyError } from '../../domain/errors.ts'
 export type Position = bigint
 
 /** Where the command that wrote an event came from: a request, a job, a reaction to the log, or the operator's CLI. */
-export type CommandSource = 'api' | 'job' | 'reaction' | 'cli'
+export type CommandSource = 'api' | 'job' | 'reaction' | 'cli' | 'console'
 
 export interface EventMetadata {
   accountId: number

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import Handlebars from 'handlebars'
+import type { DelayStatus } from '../shared/domain/events/order-events.ts'
+import type { RenderedPage } from '../shared/infra/http/html-page.ts'
+
+/*
+ * The console's HTML, from the templates beside this file: Handlebars
+ * escapes every value. Pages work without script; the one script (copying a
+ * link) and the style sheet are served by shiplog, as the
+ * Content-Security-Policy requires.
+ */
+
+const file = (name: string) => readFileSync(new URL(name, import.meta.url), 'utf8')
+
+/** An asset served with a long cache: its address changes with its content. */
+const asset = (name: string, contentType: string) => {
+  const body = file(`./assets/${name}`)
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`
+  return { body, etag, contentType, path: `/console/assets/${name}?v=${etag.slice(1, 9)}` }
+}
+export const assets = {
+  'console.css': asset('console.css', 'text/css; charset=utf-8'),
+  'console.js': asset('console.js', 'text/javascript; charset=utf-8'),
+} as const
+
+const STATUS_WORDS: Record<string, string> = {
+  pending: 'Pending',
+  info_received: 'Info received',
+  in_transit: 'In transit',
+  out_for_delivery: 'Out for delivery',
+  failed_attempt: 'Failed attempt',
+  available_for_pickup: 'Available for pickup',
+  exception: 'Exception',
+  delivered: 'Delivered',
+  returned: 'Returned',
+  expired: 'Expired',
+}
+/** Each status's tone: grey, blue (moving), amber (the customer must act), green, red. */
+const STATUS_TONE: Record<string, string> = {
+  pending: 'grey',
+  info_received: 'grey',
+  expired: 'grey',
+  in_transit: 'blue',
+  out_for_delivery: 'blue',
+  failed_attempt: 'amber',
+  available_for_pickup: 'amber',
+  delivered: 'green',
+  exception: 'red',
+  returned: 'red',
+}
+const DELAY_WORDS: Record<DelayStatus, string> = { late: 'Late', stalled: 'Stalled', at_risk: 'At risk' }
+const REASON_WORDS: Record<string, string> = {
+  promise_passed: 'its promised day has passed',
+  no_scan: 'no carrier scan for too long',
+  no_first_scan: 'no first scan since it was created',
+  behind_lane: 'behind what its lane’s on-time parcels had reached',
+}
+
+export const statusWords = STATUS_WORDS
+export const delayWords = DELAY_WORDS
+
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+})
+const SHORT = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+})
+
+const pages = Handlebars.create()
+pages.registerHelper('status', (code: string) => STATUS_WORDS[code] ?? code)
+pages.registerHelper('tone', (code: string) => STATUS_TONE[code] ?? 'grey')
+pages.registerHelper('delayWord', (status: DelayStatus) => DELAY_WORDS[status] ?? status)
+pages.registerHelper('reason', (reason: string) => REASON_WORDS[reason] ?? reason)
+/** "Tue 12 Mar 2026, 14:32" for Unix seconds, on detail pages. */
+pages.registerHelper('time', (seconds: number | null | undefined) =>
+  typeof seconds === 'number' ? DATE_TIME.format(new Date(seconds * 1000)) : '–',
+)
+/** "12 Mar 14:32", in lists. */
+pages.registerHelper('short', (seconds: number | null | undefined) =>
+  typeof seconds === 'number' ? SHORT.format(new Date(seconds * 1000)) : '–',
+)
+pages.registerHelper('iso', (seconds: number | null | undefined) =>
+  typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : '',
+)
+/** Whole days from a time to now, for a delay's age ("3 d"). */
+pages.registerHelper('age', (seconds: number, now: number) => `${Math.max(0, Math.floor((now - seconds) / 86_400))} d`)
+pages.registerHelper('eq', (a: unknown, b: unknown) => a === b)
+pages.registerPartial('layout', file('./templates/layout.html.hbs'))
+pages.registerPartial('badges', file('./templates/badges.html.hbs'))
+
+const templates = Object.fromEntries(
+  ['login', 'overview', 'parcels', 'order', 'delays', 'preview', 'error'].map((name) => [
+    name,
+    pages.compile(file(`./templates/${name}.html.hbs`), { strict: false }),
+  ]),
+) as Record<'login' | 'overview' | 'parcels' | 'order' | 'delays' | 'preview' | 'error', HandlebarsTemplateDelegate>
+
+/** Only shiplog's own style sheet and script, no inline code, forms to itself, never framed. */
+const POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "script-src 'self'",
+  "img-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** What every signed-in page's frame shows: who is signed in, the search, the navigation, a message. */
+export interface Frame {
+  user?: { email: string; role: string }
+  csrf?: string
+  q?: string
+  /** The navigation entry of the page. */
+  current?: 'overview' | 'parcels' | 'delays'
+  openDelays?: number
+  flash?: string
+}
+
+export function renderConsolePage(
+  name: keyof typeof templates,
+  title: string,
+  frame: Frame,
+  data: Record<string, unknown>,
+): RenderedPage {
+  const html = templates[name]({
+    ...data,
+    title,
+    frame,
+    stylesheet: assets['console.css'].path,
+    script: assets['console.js'].path,
+  })
+  return { html, policy: POLICY }
+}

@@ -1,0 +1,285 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { decideOnStream, executeCommand } from '../commands/execute.ts'
+import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
+import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
+import { notFound } from '../shared/domain/errors.ts'
+import type { OrderEvent } from '../shared/domain/events/index.ts'
+import { delayStatuses } from '../shared/domain/events/order-events.ts'
+import { decideDelayHandled } from '../shared/domain/orders/delays.ts'
+import type { OrderDoc } from '../shared/domain/orders/document.ts'
+import { foldOrderState } from '../shared/domain/orders/state.ts'
+import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
+import { sendPage } from '../shared/infra/http/html-page.ts'
+import type { UserState } from '../shared/domain/users/user.ts'
+import type { AccountDoc } from '../shared/infra/accounts/account-doc.ts'
+import { publicUrlOf } from '../shared/infra/http/public-url.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
+import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-tokens.ts'
+import { emailPreview } from '../reactions/emails/preview.ts'
+import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
+import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
+import { delayWords, renderConsolePage, statusWords } from './html.ts'
+import { customerOf, delayedParcels, filtersOf, findParcels, type Parcel } from './parcels.ts'
+import type { Frame } from './html.ts'
+
+const ORDERS = collections.orders.name
+const TRACKERS = collections.trackers.name
+
+/** A signed-in user's request: who, their account, and the frame of the page. */
+export interface ConsoleRequest {
+  user: UserState
+  account: AccountDoc
+  frame: Frame
+}
+
+type SignedIn = (request: FastifyRequest, reply: FastifyReply) => Promise<ConsoleRequest | undefined>
+type Query = Record<string, string | undefined>
+
+const idOf = (value: unknown) => {
+  const id = Number(value)
+  if (!Number.isSafeInteger(id) || id <= 0) throw notFound('Not found')
+  return id
+}
+
+/** A parcel as a row shows it: with its customer and the date it should arrive. */
+const rowOf = (p: Parcel) => ({
+  ...p,
+  customer: customerOf(p.order),
+  expected: p.tracker.delay?.expected_delivery_date ?? p.tracker.displayable_expected_delivery_date,
+})
+
+export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: SignedIn) {
+  const options = { config: { auth: 'none' as const }, schema: { hide: true } }
+  const openDelays = (accountId: number) =>
+    rt.readStore.count(TRACKERS, { accountId, where: [{ field: 'delay_status', op: 'in', values: delayStatuses }] })
+  /** A page for the signed-in user, with the frame every page has. */
+  const page =
+    (
+      current: 'overview' | 'parcels' | 'delays' | undefined,
+      build: (c: ConsoleRequest, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+    ) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const c = await signedIn(request, reply)
+      if (!c) return reply
+      c.frame.current = current
+      c.frame.openDelays = await openDelays(c.account.id)
+      c.frame.flash = (request.query as Query).done
+      return build(c, request, reply)
+    }
+  const now = () => toUnixSeconds(rt.clock.now())
+
+  scope.get(
+    '/console',
+    options,
+    page('overview', async (c, _request, reply) => {
+      const accountId = c.account.id
+      const count = (field: string, value: string) =>
+        rt.readStore.count(TRACKERS, { accountId, where: [{ field, op: 'eq', value }] })
+      const statuses = await Promise.all(
+        deliveryStatusCodes.map(async (code) => ({ code, count: await count('delivery_status_code', code) })),
+      )
+      const delays = await Promise.all(
+        delayStatuses.map(async (s) => ({ label: delayWords[s], count: await count('delay_status', s) })),
+      )
+      const midnight = Math.floor(now() / 86_400) * 86_400
+      const orders = await rt.readStore.count(ORDERS, {
+        accountId,
+        where: [{ field: 'created_at', op: 'gte', value: midnight }],
+      })
+      const flagged = (await delayedParcels(rt, accountId, false)).filter(
+        (p) => (p.tracker.delay?.since ?? 0) >= midnight,
+      )
+      const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
+      return sendPage(
+        reply,
+        200,
+        renderConsolePage('overview', 'Overview', c.frame, {
+          statuses,
+          delays,
+          attention,
+          today: { orders, flagged: flagged.slice(0, 10) },
+        }),
+      )
+    }),
+  )
+
+  scope.get(
+    '/console/parcels',
+    options,
+    page('parcels', async (c, request, reply) => {
+      const filters = filtersOf(request.query as Query)
+      const found = await findParcels(rt, c.account.id, filters)
+      // An exact tracking or order number opens its order.
+      if (filters.q && found.onlyOrder) return reply.redirect(`/console/orders/${found.onlyOrder.id}`, 303)
+      const last = found.parcels.at(-1)
+      const query = (extra: Record<string, string | number | undefined>) => {
+        const params = new URLSearchParams()
+        for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
+          if (v !== undefined) params.set(k, String(v))
+        return `/console/parcels?${params}`
+      }
+      return sendPage(
+        reply,
+        200,
+        renderConsolePage('parcels', 'Parcels', c.frame, {
+          filters,
+          filtered: Boolean(filters.q || filters.status || filters.carrier || filters.delay),
+          parcels: found.parcels.map(rowOf),
+          now: now(),
+          statusOptions: deliveryStatusCodes.map((code) => ({ code, selected: code === filters.status })),
+          delayOptions: [...delayStatuses, 'any'].map((value) => ({
+            value,
+            label: value === 'any' ? 'Any delay' : delayWords[value as keyof typeof delayWords],
+            selected: value === filters.delay,
+          })),
+          carriers: Object.keys(carrierRegistry).sort(),
+          nextPage: found.hasMore && last ? query({ before: last.tracker.id }) : null,
+          firstPage: query({}),
+        }),
+      )
+    }),
+  )
+
+  scope.get(
+    '/console/orders/:id',
+    options,
+    page(undefined, async (c, request, reply) => {
+      const stored = await rt.readStore.get<OrderDoc>(ORDERS, c.account.id, idOf((request.params as Query).id))
+      if (!stored) throw notFound('Order not found')
+      const order = stored.doc
+      const trackers = order.fulfillments.flatMap((f) => f.trackers)
+      const deliveries = await rt.readStore.find<WebhookDeliveryDoc>(collections.webhook_deliveries.name, {
+        accountId: c.account.id,
+        where: [{ field: 'subject', op: 'eq', value: stored.key }],
+        limit: 100,
+      })
+      const tally = new Map<string, number>()
+      for (const t of trackers) tally.set(t.delivery_status_code, (tally.get(t.delivery_status_code) ?? 0) + 1)
+      const summary = trackers.length
+        ? `${trackers.length} parcel${trackers.length > 1 ? 's' : ''}: ${[...tally].map(([s, n]) => `${n} ${(statusWords[s] ?? s).toLowerCase()}`).join(', ')}`
+        : 'Not shipped yet'
+      return sendPage(
+        reply,
+        200,
+        renderConsolePage('order', `Order ${order.order_number}`, c.frame, {
+          order,
+          customer: customerOf(order),
+          summary,
+          now: now(),
+          trackingLink: trackingPageUrlOf(rt, c.account.id, order),
+          parcels: trackers.map((tracker, i) => ({
+            number: i + 1,
+            tracker,
+            sentence: sentenceOf(tracker, now()),
+            events: [...tracker.events]
+              .sort((a, b) => b.happened_at - a.happened_at)
+              .map((e) => ({
+                happened_at: e.happened_at,
+                status: e.event_type_code,
+                message: e.message || e.messages.en || '',
+                place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
+              })),
+            notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])],
+          })),
+          webhooks: deliveries.docs.map((d) => d.doc),
+        }),
+      )
+    }),
+  )
+
+  const tokens = trackingTokens(rt.secrets)
+  scope.post(
+    '/console/orders/:id/tracking_link/rotate',
+    { ...options, preHandler: scope.csrfProtection },
+    page(undefined, async (c, request, reply) => {
+      const id = idOf((request.params as Query).id)
+      const command = { source: 'console' as const, account: c.account, correlationId: request.id }
+      const link = { tokens, baseUrl: publicUrlOf(rt, request) }
+      const response = await executeCommand(rt, command, () => planTrackingLinkRotation(rt, command, id, link))
+      if (response.status === 404) throw notFound('Order not found')
+      return reply.redirect(
+        `/console/orders/${id}?done=${encodeURIComponent('A new link was made: earlier links no longer work.')}`,
+        303,
+      )
+    }),
+  )
+
+  scope.get(
+    '/console/delays',
+    options,
+    page('delays', async (c, request, reply) => {
+      const handled = (request.query as Query).handled === '1'
+      const parcels = await delayedParcels(rt, c.account.id, handled)
+      return sendPage(
+        reply,
+        200,
+        renderConsolePage('delays', 'Delays', c.frame, {
+          handled,
+          now: now(),
+          parcels: parcels.map((p) => ({ ...rowOf(p), told: toldOf(p) })),
+        }),
+      )
+    }),
+  )
+
+  scope.post(
+    '/console/delays/:id/handled',
+    { ...options, preHandler: scope.csrfProtection },
+    page(undefined, async (c, request, reply) => {
+      const id = idOf((request.params as Query).id)
+      const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
+      if (!entry) throw notFound('Parcel not found')
+      const command = { tracker_id: id, by: c.user.email, at: now() }
+      await decideOnStream<OrderEvent>(
+        rt,
+        orderDocumentKeyOf(entry.key),
+        (history) => decideDelayHandled(command, foldOrderState(history)),
+        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
+      )
+      const back = (request.body as { back?: string } | undefined)?.back
+      const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
+      return reply.redirect(`${target}?done=${encodeURIComponent('Marked handled.')}`, 303)
+    }),
+  )
+
+  scope.get(
+    '/console/notifications/:id/preview',
+    options,
+    page(undefined, async (c, request, reply) => {
+      const { order, notification, email } = await emailPreview(rt, c.account, idOf((request.params as Query).id))
+      return sendPage(
+        reply,
+        200,
+        renderConsolePage('preview', email.subject, c.frame, {
+          orderId: order.id,
+          orderNumber: order.order_number,
+          notificationId: notification.id,
+          slug: notification.notification_type.slug,
+          subject: email.subject,
+          text: email.text,
+        }),
+      )
+    }),
+  )
+}
+
+/** One sentence on where a parcel is: its status, carrier, and its last scan's age and place. */
+function sentenceOf(tracker: OrderDoc['fulfillments'][number]['trackers'][number], now: number) {
+  const status = statusWords[tracker.delivery_status_code] ?? tracker.delivery_status_code
+  const carrier = tracker.carrier?.name ?? tracker.untracked_carrier_name
+  const last = [...tracker.events].sort((a, b) => b.happened_at - a.happened_at)[0]
+  const days = last ? Math.floor((now - last.happened_at) / 86_400) : 0
+  const age = !last ? 'no carrier scan yet' : days === 0 ? 'last scan today' : `last scan ${days} d ago`
+  const place = last?.address?.city ? ` in ${last.address.city}` : ''
+  return `${status}${carrier ? ` with ${carrier}` : ''}, ${age}${last ? place : ''}.`
+}
+
+/** What the customer was told of a parcel's delay: its `delayed` notification's e-mail or SMS, or nothing. */
+function toldOf(p: Parcel) {
+  const told = p.tracker.notifications.filter((n) => n.notification_type.slug === 'delayed').at(-1)
+  if (!told) return 'Not told'
+  const sent = told.notification_payloads.map((payload) => `${payload.type} ${payload.status}`)
+  return sent.length ? sent.join(', ') : 'No address to write to'
+}

@@ -1,0 +1,162 @@
+import t from 'tap'
+import { createUser } from '../../commands/users/change-user.ts'
+import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
+
+/*
+ * The console over HTTP, as a browser would use it without script: sign-in,
+ * the session cookie and its flags, CSRF on every form, rate limiting, and
+ * an account's pages closed to another account's user.
+ */
+
+const PASSWORD = 'correct horse battery'
+
+/** A browser's cookie jar, enough for one site. */
+function jar() {
+  const cookies = new Map<string, string>()
+  return {
+    header: () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+    take(response: Response) {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair] = line.split(';')
+        const at = pair!.indexOf('=')
+        const value = pair!.slice(at + 1)
+        if (value === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(pair!.slice(0, at))
+        else cookies.set(pair!.slice(0, at), value)
+      }
+    },
+    cookies,
+  }
+}
+type Jar = ReturnType<typeof jar>
+
+async function get(server: TestServer, path: string, cookies: Jar) {
+  const response = await fetch(`${server.url}${path}`, { headers: { cookie: cookies.header() }, redirect: 'manual' })
+  cookies.take(response)
+  return { status: response.status, location: response.headers.get('location'), html: await response.text(), response }
+}
+
+async function post(server: TestServer, path: string, cookies: Jar, form: Record<string, string>) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { cookie: cookies.header(), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  })
+  cookies.take(response)
+  return { status: response.status, location: response.headers.get('location'), html: await response.text(), response }
+}
+
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ''
+
+async function signIn(server: TestServer, cookies: Jar, email: string, password = PASSWORD) {
+  const form = await get(server, '/console/login', cookies)
+  return post(server, '/console/login', cookies, {
+    _csrf: csrfOf(form.html),
+    email,
+    password,
+    next: '/console/parcels',
+  })
+}
+
+t.test('sign in, the session cookie, sign out; wrong credentials get one message', async (t) => {
+  const server = await startTestServer(t)
+  await createUser(server.runtime, {
+    accountId: server.accountId,
+    email: 'Ada@Example.com',
+    role: 'owner',
+    password: PASSWORD,
+  })
+  const cookies = jar()
+
+  const away = await get(server, '/console', cookies)
+  t.equal(away.status, 303)
+  t.equal(away.location, '/console/login?next=%2Fconsole')
+  const login = await get(server, '/console/login', cookies)
+  t.match(login.html, /name="email"[^>]*autocomplete="username"/)
+  t.match(login.html, /name="password"/)
+
+  const wrongPassword = await signIn(server, cookies, 'ada@example.com', 'not the password')
+  const wrongEmail = await signIn(server, cookies, 'nobody@example.com')
+  t.equal(wrongPassword.status, 401)
+  t.equal(wrongEmail.status, 401)
+  t.match(wrongPassword.html, 'Wrong e-mail or password.')
+  t.match(wrongEmail.html, 'Wrong e-mail or password.', 'the same message, whichever was wrong')
+
+  const signedIn = await signIn(server, cookies, 'ada@example.com')
+  t.equal(signedIn.status, 303)
+  t.equal(signedIn.location, '/console/parcels', 'back where the user was going')
+  const cookie = signedIn.response.headers.getSetCookie().find((c) => c.startsWith('shiplog_console='))!
+  t.match(cookie, /HttpOnly/i)
+  t.match(cookie, /SameSite=Lax/i)
+  t.match(cookie, /Path=\/console/)
+  t.notMatch(cookie, /Secure/, 'not Secure over plain http')
+
+  const parcels = await get(server, '/console/parcels', cookies)
+  t.equal(parcels.status, 200)
+  t.match(parcels.response.headers.get('content-security-policy'), "default-src 'none'")
+
+  // An altered cookie signs nobody in.
+  const tampered = jar()
+  const value = cookies.cookies.get('shiplog_console')!
+  tampered.cookies.set(
+    'shiplog_console',
+    value.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+  )
+  t.equal((await get(server, '/console/parcels', tampered)).status, 303, 'an altered cookie signs out')
+
+  const stolen = cookies.cookies.get('shiplog_console')!
+  const out = await post(server, '/console/logout', cookies, { _csrf: csrfOf(parcels.html) })
+  t.equal(out.status, 303)
+  const replayed = jar()
+  replayed.cookies.set('shiplog_console', stolen)
+  t.equal((await get(server, '/console/parcels', replayed)).status, 303, 'a session ends on sign-out, copies too')
+})
+
+t.test('a form without its CSRF token is refused and changes nothing', async (t) => {
+  const server = await startTestServer(t)
+  await createUser(server.runtime, {
+    accountId: server.accountId,
+    email: 'ada@example.com',
+    role: 'member',
+    password: PASSWORD,
+  })
+  const cookies = jar()
+  const noToken = await post(server, '/console/login', cookies, { email: 'ada@example.com', password: PASSWORD })
+  t.equal(noToken.status, 403)
+  t.notOk(cookies.cookies.has('shiplog_console'), 'no session')
+  await signIn(server, cookies, 'ada@example.com')
+  const created = await postTrackers(server, [{ order_number: 'C-1', tracking_number: 'TN-C1', carrier_code: 'ups' }])
+  const orderId = created.body.trackers[0].order_id
+  const before = await server.request('GET', `/v2/orders/${orderId}/tracking_link`)
+  const refused = await post(server, `/console/orders/${orderId}/tracking_link/rotate`, cookies, {})
+  t.equal(refused.status, 403)
+  t.match(refused.html, 'nothing was changed')
+  const after = await server.request('GET', `/v2/orders/${orderId}/tracking_link`)
+  t.equal(after.body.token, before.body.token, 'the link did not change')
+  const page = await get(server, `/console/orders/${orderId}`, cookies)
+  const rotated = await post(server, `/console/orders/${orderId}/tracking_link/rotate`, cookies, {
+    _csrf: csrfOf(page.html),
+  })
+  t.equal(rotated.status, 303)
+  const moved = await server.request('GET', `/v2/orders/${orderId}/tracking_link`)
+  t.not(moved.body.token, before.body.token, 'with its token, the link moved')
+})
+
+t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
+  const server = await startTestServer(t)
+  const other = await server.newAccount()
+  await createUser(server.runtime, { accountId: other.id, email: 'eve@example.com', role: 'owner', password: PASSWORD })
+  const created = await postTrackers(server, [{ order_number: 'P-1', tracking_number: 'TN-P1', carrier_code: 'ups' }])
+  const cookies = jar()
+  await signIn(server, cookies, 'eve@example.com')
+  const theirs = await get(server, `/console/orders/${created.body.trackers[0].order_id}`, cookies)
+  t.equal(theirs.status, 404)
+  const search = await get(server, '/console/parcels?q=TN-P1', cookies)
+  t.notMatch(search.html, 'TN-P1</td>', 'not found by a search either')
+
+  const guesser = jar()
+  for (let i = 0; i < 10; i++) t.equal((await signIn(server, guesser, 'eve@example.com', `guess ${i}`)).status, 401)
+  const limited = await signIn(server, guesser, 'eve@example.com')
+  t.equal(limited.status, 429, 'even the right password waits')
+  t.match(limited.html, /Try again in \d+ seconds/)
+})
