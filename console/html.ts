@@ -78,7 +78,7 @@ const SHORT = new Intl.DateTimeFormat('en-GB', {
 })
 
 const pages = Handlebars.create()
-pages.registerHelper('status', (code: string) => STATUS_WORDS[code] ?? code)
+pages.registerHelper('statusWord', (code: string) => STATUS_WORDS[code] ?? code)
 pages.registerHelper('tone', (code: string) => STATUS_TONE[code] ?? 'grey')
 pages.registerHelper('delayWord', (status: DelayStatus) => DELAY_WORDS[status] ?? status)
 pages.registerHelper('reason', (reason: string) => REASON_WORDS[reason] ?? reason)

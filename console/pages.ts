@@ -8,7 +8,7 @@ import { delayStatuses } from '../shared/domain/events/order-events.ts'
 import { decideDelayHandled } from '../shared/domain/orders/delays.ts'
 import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { foldOrderState } from '../shared/domain/orders/state.ts'
-import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
+import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
 import type { UserState } from '../shared/domain/users/user.ts'
@@ -47,13 +47,15 @@ const idOf = (value: unknown) => {
 const rowOf = (p: Parcel) => ({
   ...p,
   customer: customerOf(p.order),
-  expected: p.tracker.delay?.expected_delivery_date ?? p.tracker.displayable_expected_delivery_date,
+  expected: p.tracker.delivered_at
+    ? `Delivered ${new Date(p.tracker.delivered_at * 1000).toISOString().slice(0, 10)}`
+    : (p.tracker.delay?.expected_delivery_date ?? p.tracker.displayable_expected_delivery_date),
 })
 
 export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: SignedIn) {
   const options = { config: { auth: 'none' as const }, schema: { hide: true } }
   const openDelays = (accountId: number) =>
-    rt.readStore.count(TRACKERS, { accountId, where: [{ field: 'delay_status', op: 'in', values: delayStatuses }] })
+    rt.readStore.count(TRACKERS, { accountId, where: [{ field: 'delay_open', op: 'eq', value: 1 }] })
   /** A page for the signed-in user, with the frame every page has. */
   const page =
     (
@@ -177,7 +179,7 @@ export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: Sign
               .sort((a, b) => b.happened_at - a.happened_at)
               .map((e) => ({
                 happened_at: e.happened_at,
-                status: e.event_type_code,
+                moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
                 message: e.message || e.messages.en || '',
                 place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
               })),

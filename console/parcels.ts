@@ -121,7 +121,9 @@ export function customerOf(order: OrderDoc) {
 export async function delayedParcels(rt: Pick<Runtime, 'readStore'>, accountId: number, handled: boolean) {
   const page = await rt.readStore.find<TrackerIndexDoc>(TRACKERS, {
     accountId,
-    where: [{ field: 'delay_status', op: 'in', values: delayStatuses }],
+    where: handled
+      ? [{ field: 'delay_status', op: 'in', values: delayStatuses }]
+      : [{ field: 'delay_open', op: 'eq', value: 1 }],
     limit: 500,
   })
   const parcels = await parcelsOf(rt.readStore, page.docs)

@@ -102,6 +102,7 @@ export const trackersProjection = documentProjection<TrackerIndexDoc, Recorded<T
     delay_status: doc.delay_status ?? null,
     delay_check_at: doc.delay_check_at ?? null,
     carrier_code: doc.carrier_code ?? null,
+    delay_open: doc.delay_status && !doc.delay_handled ? 1 : null,
   }),
 })
 

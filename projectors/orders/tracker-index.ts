@@ -37,12 +37,14 @@ export interface TrackerIndexDoc {
   /** Its delay's status, and when the delay is next looked at (absent from entries stored before: none). */
   delay_status?: DelayStatus | null
   delay_check_at?: number | null
+  /** Whether someone dealt with its current delay (the console's delays page lists the others). */
+  delay_handled?: boolean
 }
 
 /** The events a tracker's index entry follows. */
 export type TrackerIndexEvent =
   | TrackerPollEvent
-  | Extract<OrderEvent, { type: 'TrackerDelayChanged' | 'TrackerDelayChecked' }>
+  | Extract<OrderEvent, { type: 'TrackerDelayChanged' | 'TrackerDelayChecked' | 'TrackerDelayHandled' }>
 
 /** The events that move a tracker's index entry: its creation, its status, its carrier, its polls and its delay. */
 export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerIndexEvent =>
@@ -51,7 +53,8 @@ export const movesTrackerIndex = (event: { type: string; data: unknown }): event
   (event.type === 'TrackerUpdated' &&
     (event.data as { changes: TrackerChanges }).changes.delivery_status_code !== undefined) ||
   changesPoll(event) ||
-  movesDelayCheck(event as OrderEvent)
+  movesDelayCheck(event as OrderEvent) ||
+  event.type === 'TrackerDelayHandled'
 
 /** The index's own fields of a tracker (a document stored before the index kept only these is trimmed to them). */
 const entryOf = ({
@@ -62,6 +65,7 @@ const entryOf = ({
   carrier_code,
   delay_status,
   delay_check_at,
+  delay_handled,
 }: TrackerIndexDoc): TrackerIndexDoc => ({
   id,
   tracking_number,
@@ -70,6 +74,7 @@ const entryOf = ({
   carrier_code: carrier_code ?? null,
   delay_status: delay_status ?? null,
   delay_check_at: delay_check_at ?? null,
+  delay_handled: delay_handled ?? false,
 })
 
 /** A tracker's index entry after one of its events (undefined before its creation). */
@@ -86,6 +91,7 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
       carrier_code: changes.carrier?.code ?? null,
       delay_status: null,
       delay_check_at: null,
+      delay_handled: false,
     }
   } else if (!doc) return undefined
   else {
@@ -100,7 +106,11 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
   if (event.type === 'TrackerUpdated' && event.data.changes.carrier !== undefined)
     entry.carrier_code = event.data.changes.carrier?.code ?? null
   const ended = finalStatuses.has(entry.delivery_status_code)
-  if (event.type === 'TrackerDelayChanged') entry.delay_status = event.data.delay?.status ?? null
+  if (event.type === 'TrackerDelayChanged') {
+    entry.delay_status = event.data.delay?.status ?? null
+    entry.delay_handled = false
+  }
+  if (event.type === 'TrackerDelayHandled') entry.delay_handled = true
   entry.delay_check_at = delayCheckAfter(entry.delay_check_at ?? null, event, entry.delay_status != null, ended)
   const poll = isPollEvent(event) ? evolveTrackerPoll(doc?.poll, event, ended) : doc?.poll
   if (poll) entry.poll = poll

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, startBrowser } from '../support/browser.ts'
+import { axeViolations, browserSkip, keep, startBrowser, widthsOf } from '../support/browser.ts'
 import { csvForm } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { startTestServer } from '../support/server.ts'
@@ -16,7 +16,6 @@ import { createOrder, linkOf, pushEvents, trackedOrder } from '../support/tracki
 
 const skip = browserSkip()
 const T0 = 1_795_000_000
-const axeSource = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8')
 
 /** A shop with a brand, one order of two parcels: one out for delivery, one waiting at a pickup point. */
 async function shop(t: Test) {
@@ -83,15 +82,6 @@ async function shop(t: Test) {
 /** What a person reads in an element: its text, whitespace as shown. */
 const textOf = (page: Page, selector: string) => page.locator(selector).allInnerTexts()
 
-async function axeViolations(page: Page) {
-  await page.evaluate(axeSource)
-  // Run in the page, where axe, document and window are; this file is compiled without the DOM's types.
-  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as { violations: unknown }
-  return (result.violations as { id: string; impact: string; help: string }[]).filter(
-    (v) => v.impact === 'serious' || v.impact === 'critical',
-  )
-}
-
 // One shop and one browser for the file's tests, closed when it ends.
 let fixture: Awaited<ReturnType<typeof shop>> & { browser: Browser }
 if (!skip) t.before(async () => (fixture = { ...(await shop(t)), browser: await startBrowser(t) }))
@@ -124,7 +114,7 @@ t.test('reads as a customer sees it: status, date, pickup point and timeline', {
     .evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)
   t.equal(brand, 'rgb(122, 31, 162)', 'the brand colour, from the hashed style the policy allows')
   t.same(refused, [], 'nothing refused by the Content-Security-Policy')
-  await keep(page, 'tracking-page-en.png')
+  await keep(page, 'tracking-page-en.png', { width: 800, height: 1200 })
   await page.close()
 })
 
@@ -139,7 +129,7 @@ t.test('switches language from the page’s own links', { skip }, async (t) => {
   t.equal((await textOf(page, '.parcel:first-of-type .event .message'))[0], 'En cours de livraison')
   t.match((await textOf(page, '.expected-delivery'))[0], /jeudi 19 novembre 2026/)
   t.equal(await page.locator('html').getAttribute('lang'), 'fr')
-  await keep(page, 'tracking-page-fr.png')
+  await keep(page, 'tracking-page-fr.png', { width: 800, height: 1200 })
   await page.close()
 })
 
@@ -188,20 +178,9 @@ t.test('a phone-sized screen shows the page without horizontal scrolling', { ski
   for (const path of [`/track/${token}`, `/track/${token}?lang=fr`, `/track?account=${server.accountId}`]) {
     const page = await context.newPage()
     await page.goto(`${server.url}${path}`)
-    const widths = (await page.evaluate(
-      '({ content: document.documentElement.scrollWidth, screen: window.innerWidth })',
-    )) as { content: number; screen: number }
+    const widths = await widthsOf(page)
     t.ok(widths.content <= widths.screen, `${path}: ${widths.content} px wide on a ${widths.screen} px screen`)
     await page.close()
   }
   await context.close()
 })
-
-/** Keeps a screenshot when SHIPLOG_SCREENSHOTS names a folder (docs/images/ has the README's). */
-async function keep(page: Page, name: string) {
-  const folder = process.env.SHIPLOG_SCREENSHOTS
-  if (!folder) return
-  mkdirSync(folder, { recursive: true })
-  await page.setViewportSize({ width: 800, height: 1200 })
-  await page.screenshot({ path: `${folder}/${name}`, fullPage: true })
-}

@@ -40,6 +40,7 @@ t.test('the trackers index keeps what trackers are found by, and moves with the 
     carrier_code: null,
     delay_status: null,
     delay_check_at: AT + DAY,
+    delay_handled: false,
   }
   t.same(creation!.doc, { ...fresh, delivery_status_code: 'pending' })
   t.same(creation!.fields, {
@@ -49,6 +50,7 @@ t.test('the trackers index keeps what trackers are found by, and moves with the 
     delay_status: null,
     delay_check_at: AT + DAY,
     carrier_code: null,
+    delay_open: null,
   })
 
   // When a carrier event is recorded and dates the tracker, without moving its status nor its delay's bounds
@@ -136,6 +138,7 @@ t.test('a tracker created with a status is indexed under it', async (t) => {
     poll: { carrier_code: 'ups', api: 'ups', since: AT, interval: null, next_poll_at: AT },
     delay_status: null,
     delay_check_at: AT + DAY,
+    delay_handled: false,
   })
   t.equal(creation!.fields.delivery_status_code, 'in_transit')
 })
@@ -180,6 +183,7 @@ t.test('a full tracker document stored before the index became an index is trimm
     carrier_code: null,
     delay_status: null,
     delay_check_at: null,
+    delay_handled: false,
   })
 })
 

@@ -70,6 +70,8 @@ export const collections = {
       delay_status: 'text',
       delay_check_at: 'integer',
       carrier_code: 'text',
+      /** 1 for a tracker whose delay nobody has handled yet. */
+      delay_open: 'integer',
     },
     /** The trackers whose carrier shiplog polls, and those whose delay is to be looked at, by when they are due. */
     dueFields: ['next_poll_at', 'delay_check_at'],
