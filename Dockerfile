@@ -14,6 +14,7 @@ COPY command-api ./command-api
 COPY jobs ./jobs
 COPY projectors ./projectors
 COPY query-api ./query-api
+COPY console ./console
 COPY reactions ./reactions
 COPY server ./server
 COPY shared ./shared

@@ -15,7 +15,7 @@ console.error('shiplog: compiling the TypeScript sources into dist/')
 rmSync('dist', { recursive: true, force: true })
 const tsc = spawnSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 if (tsc.status !== 0) process.exit(tsc.status ?? 1)
-// The worker threads' plain JavaScript entries, the templates, the words' catalogues and the tracking page's assets, and the version the CLI reads.
+// The worker threads' plain JavaScript entries, the templates, the words' catalogues and the tracking page's and the console's assets, and the version the CLI reads.
 const copyEntries = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
@@ -29,7 +29,7 @@ const copyEntries = (dir) => {
       cpSync(path, join('dist', path))
   }
 }
-for (const dir of ['shared', 'projectors', 'reactions', 'query-api']) copyEntries(dir)
+for (const dir of ['shared', 'projectors', 'reactions', 'query-api', 'console']) copyEntries(dir)
 cpSync('package.json', 'dist/package.json')
 // Dated when the build started: a source saved during the build is newer, and the next start builds again.
 writeFileSync(BUILT_STAMP, '')
