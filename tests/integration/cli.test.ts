@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -274,3 +274,63 @@ t.test(
     t.match(refused.stderr, /--since/)
   },
 )
+
+t.test('the CLI: console users, their password read from standard input, never printed', async (t) => {
+  const env = await serviceEnvironment(t)
+  const account = createAccountWithCli(env, 'Acme')
+  const users = (args: string[], input?: string) =>
+    spawnSync(process.execPath, ['bin/shiplog.js', 'users', ...args], { env, encoding: 'utf8', input })
+  const created = users(
+    ['create', '--account', String(account.id), '--email', 'Sam@Shop.example', '--role', 'owner', '--password-stdin'],
+    'a long passphrase\n',
+  )
+  t.equal(created.status, 0, created.stderr)
+  t.match(JSON.parse(created.stdout), { account_id: account.id, email: 'sam@shop.example', role: 'owner' })
+  t.notMatch(created.stdout, 'passphrase', 'the password is never printed')
+  const again = users(
+    ['create', '--account', String(account.id), '--email', 'sam@shop.example', '--password-stdin'],
+    'another passphrase\n',
+  )
+  t.not(again.status, 0)
+  t.match(again.stderr, 'already exists')
+  const short = users(
+    ['create', '--account', String(account.id), '--email', 'kim@shop.example', '--password-stdin'],
+    'short\n',
+  )
+  t.not(short.status, 0)
+  t.match(short.stderr, 'at least 12 characters')
+  const role = users([
+    'create',
+    '--account',
+    String(account.id),
+    '--email',
+    'kim@shop.example',
+    '--role',
+    'boss',
+    '--password-stdin',
+  ])
+  t.not(role.status, 0)
+  t.match(role.stderr, 'owner, member')
+  const noAccount = users(
+    ['create', '--account', '999999', '--email', 'kim@shop.example', '--password-stdin'],
+    'a long passphrase\n',
+  )
+  t.not(noAccount.status, 0)
+  t.match(noAccount.stderr, 'Account 999999 not found')
+
+  const listed = users(['list', '--account', String(account.id)])
+  t.equal(listed.status, 0, listed.stderr)
+  const lines = listed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  t.same(
+    lines.map((u) => [u.email, u.role]),
+    [['sam@shop.example', 'owner']],
+  )
+  t.notMatch(listed.stdout, /password|scrypt/)
+  t.equal(users(['reset-password', '--email', 'sam@shop.example', '--password-stdin'], 'a new passphrase!\n').status, 0)
+  t.equal(users(['delete', '--email', 'sam@shop.example']).status, 0)
+  t.equal(users(['list', '--account', String(account.id)]).stdout, '', 'deleted')
+  t.match(users(['delete', '--email', 'sam@shop.example']).stderr, 'No console user has this e-mail')
+})
