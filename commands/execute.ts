@@ -188,7 +188,7 @@ const projectionNames = projections.map((p) => p.name)
  * answers once the read models have passed it (bounded), so a client that
  * never sends X-Shiplog-Position back still reads what it wrote.
  */
-async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>, position: Position) {
+export async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>, position: Position) {
   if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return
   const wait = rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS
   await waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)

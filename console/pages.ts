@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { decideOnStream, executeCommand } from '../commands/execute.ts'
+import { decideOnStream, executeCommand, untilVisible } from '../commands/execute.ts'
 import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
 import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
 import { notFound } from '../shared/domain/errors.ts'
@@ -234,12 +234,14 @@ export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: Sign
       const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
       if (!entry) throw notFound('Parcel not found')
       const command = { tracker_id: id, by: c.user.email, at: now() }
-      await decideOnStream<OrderEvent>(
+      const position = await decideOnStream<OrderEvent>(
         rt,
         orderDocumentKeyOf(entry.key),
         (history) => decideDelayHandled(command, foldOrderState(history)),
         () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
       )
+      // The page it returns to reads the read models: it shows the change.
+      if (position !== undefined) await untilVisible(rt, position)
       const back = (request.body as { back?: string } | undefined)?.back
       const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
       return reply.redirect(`${target}?done=${encodeURIComponent('Marked handled.')}`, 303)
