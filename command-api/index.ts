@@ -8,6 +8,8 @@ import { pickupPointWriteRoutes } from './pickup-points/routes.ts'
 import { orderWriteRoutes } from './orders/routes.ts'
 import { trackerWriteRoutes } from './trackers/routes.ts'
 import { webhookEndpointWriteRoutes } from './webhooks/routes.ts'
+import { connectionWriteRoutes } from './connections/routes.ts'
+import { storeWebhookRoutes } from './connections/store-webhooks.ts'
 import { smsWriteRoutes } from './sms/routes.ts'
 
 /** The command role: every write route. */
@@ -18,5 +20,7 @@ export function commandApi(app: App, rt: Runtime, queue: JobQueue, polls: PollQu
   pickupPointWriteRoutes(app, rt, queue)
   carrierServiceWriteRoutes(app, rt)
   webhookEndpointWriteRoutes(app, rt, queue)
+  connectionWriteRoutes(app, rt)
+  storeWebhookRoutes(app, rt)
   smsWriteRoutes(app, rt)
 }

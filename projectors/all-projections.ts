@@ -3,6 +3,11 @@ import type { SmsRecipientEvent } from '../shared/domain/notifications/sms-recip
 import { pickupPlace } from '../shared/domain/pickup-points/pickup-point.ts'
 import type { AccountEvent } from '../shared/domain/accounts/account.ts'
 import { evolveUserState, type UserEvent, type UserState } from '../shared/domain/users/user.ts'
+import {
+  type ConnectionEvent,
+  type ConnectionState,
+  evolveConnection,
+} from '../shared/domain/connections/connection.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import {
@@ -224,10 +229,20 @@ export const usersProjection = documentProjection<UserState, Recorded<UserEvent>
   fields: (doc) => ({ email: doc.deleted ? null : doc.email.toLowerCase() }),
 })
 
+export const connectionsProjection = documentProjection<ConnectionState, Recorded<ConnectionEvent>>({
+  name: 'connections',
+  collection: collections.connections.name,
+  handles: isOneOf(['ConnectionCreated', 'ConnectionUpdated', 'ConnectionDeleted']),
+  evolve: (doc, event) => evolveConnection(doc, event as ConnectionEvent),
+  id: (doc) => doc.id,
+  fields: () => ({}),
+})
+
 /** Every projection, by name. */
 export const projections: readonly Projection[] = [
   accountsProjection,
   usersProjection,
+  connectionsProjection,
   ordersProjection,
   trackersProjection,
   jobsProjection,

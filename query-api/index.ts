@@ -14,6 +14,7 @@ import { pickupPointReadRoutes } from './pickup-points/routes.ts'
 import { notificationReadRoutes } from './notifications/routes.ts'
 import { trackerReadRoutes } from './trackers/routes.ts'
 import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
+import { connectionReadRoutes } from './connections/routes.ts'
 import { trackingPageReadRoutes } from './tracking-page/routes.ts'
 import { analyticsReadRoutes } from './analytics/routes.ts'
 
@@ -46,6 +47,7 @@ export function queryApi(app: App, rt: Runtime, limits: AttemptLimits) {
   pickupPointReadRoutes(app, rt)
   deliveryEstimationReadRoutes(app, rt)
   webhookEndpointReadRoutes(app, rt)
+  connectionReadRoutes(app, rt)
   notificationReadRoutes(app, rt)
   trackingPageReadRoutes(app, rt, limits)
   analyticsReadRoutes(app, rt)

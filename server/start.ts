@@ -27,6 +27,7 @@ import {
 import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
 import { createDelayQueue, startDelaySweep } from '../reactions/delays/sweep.ts'
+import { startStoreOrdersReaction } from '../reactions/connections/store-orders.ts'
 import { carrierApiSettings, type ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierRequestCounts, carrierCalls } from '../shared/infra/carriers/calls.ts'
 import { redisLedger } from '../shared/infra/carriers/ledger.ts'
@@ -219,7 +220,9 @@ async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, part
   parts.push(() => worker.close())
   const webhookReaction = startWebhookReaction(rt, queues.deliveries)
   parts.push(() => webhookReaction.stop())
-  const reactions = [webhookReaction]
+  const storeOrders = startStoreOrdersReaction(rt)
+  parts.push(() => storeOrders.stop())
+  const reactions = [webhookReaction, storeOrders]
   const webhookSender = startWebhookSender(rt, queues.deliveries, connection('webhooks'))
   parts.push(() => webhookSender.close())
   if (config.SMTP_URL && queues.emails) {

@@ -10,15 +10,14 @@ import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/w
 import type { JobDoc } from '../../projectors/jobs/job.ts'
 import { notFound, ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.ts'
-import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
   decideWebhookEndpoint,
   evolveWebhookEndpointState,
   type WebhookEndpointCommand,
   type WebhookEndpointEvent,
+  type WebhookEndpointState,
   webhookEndpointStream,
 } from '../../shared/domain/webhooks/endpoint.ts'
-import { expectedAfter } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
@@ -26,8 +25,13 @@ import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
-import { executeCommand, metadataFor, toNewEvents } from '../../commands/execute.ts'
-import { acceptJobRequest, commandRequest, pathCalled, sendCommandResponse } from '../command-request.ts'
+import {
+  acceptJobRequest,
+  changeOneStream,
+  type commandRequest,
+  pathCalled,
+  type sendCommandResponse,
+} from '../command-request.ts'
 
 const ENDPOINTS = '/v2/webhook_endpoints'
 
@@ -132,7 +136,7 @@ async function noReplayRunning(rt: Runtime, accountId: number, endpointId: numbe
 }
 
 /** Decides a command on one endpoint's stream and answers the endpoint as it then stands. */
-async function changeEndpoint(
+function changeEndpoint(
   rt: Runtime,
   request: Parameters<typeof commandRequest>[0],
   reply: Parameters<typeof sendCommandResponse>[0],
@@ -142,31 +146,17 @@ async function changeEndpoint(
   answer: (all: WebhookEndpointEvent[]) => { status: number; body: unknown },
 ) {
   const { account } = callerOf(request)
-  const stream = webhookEndpointStream(account.id, endpointId)
-  const command = commandRequest(request)
-  const response = await executeCommand(rt, command, async () => {
-    const recorded = await rt.eventStore.readStream(stream)
-    const history = asDomainEvents<WebhookEndpointEvent>(recorded)
-    const now = rt.clock.now()
-    const state = history.reduce(evolveWebhookEndpointState, undefined as never)
-    const events = decideWebhookEndpoint(decide(toUnixSeconds(now)), state)
-    const readPosition = recorded.at(-1)?.position ?? 0n
-    return {
-      appends: [
-        {
-          stream,
-          expected: expectedAfter(recorded.length - 1),
-          events: toNewEvents(events, metadataFor(command, now.getTime())),
-        },
-      ],
-      ...answer([...history, ...events]),
-      readPosition,
-    }
+  return changeOneStream<WebhookEndpointEvent, WebhookEndpointState>(rt, request, reply, {
+    stream: webhookEndpointStream(account.id, endpointId),
+    evolve: evolveWebhookEndpointState,
+    decide: (at, state) => decideWebhookEndpoint(decide(at), state),
+    answer,
+    // The answer is recorded (for Idempotency-Key repeats) with the secret sealed; the client gets it open.
+    reveal: (body) => {
+      const shown = body as { secret?: string }
+      return shown?.secret === undefined ? shown : { ...shown, secret: rt.secrets.open(shown.secret) }
+    },
   })
-  // The answer is recorded (for Idempotency-Key repeats) with the secret sealed; the client gets it open.
-  const body = response.body as { secret?: string }
-  const shown = body?.secret === undefined ? body : { ...body, secret: rt.secrets.open(body.secret) }
-  return sendCommandResponse(reply, { ...response, body: shown })
 }
 /** The endpoint as the answer shows it; `sealed`, a secret made by this command, shown once (opened on the way out). */
 

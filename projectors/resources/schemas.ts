@@ -3,6 +3,7 @@ import { delayRules, quietHours } from '../../shared/domain/events/account-event
 import { trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
 import { z } from 'zod'
 import { delay } from '../../shared/domain/events/order-events.ts'
+import { connectionPlatforms, connectionStatuses } from '../../shared/domain/events/connection-events.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
 import {
   address,
@@ -177,6 +178,25 @@ export const accountResource = z
     updated_at: seconds,
   })
   .meta({ id: 'Account' })
+
+export const connectionResource = z
+  .object({
+    object: z.literal('connection'),
+    id,
+    platform: z.enum(connectionPlatforms),
+    shop_domain: z.string().optional().meta({ description: 'Shopify: the shop’s myshopify.com domain' }),
+    store_url: z.string().optional().meta({ description: 'WooCommerce: the store’s address' }),
+    status: z.enum(connectionStatuses).meta({
+      description: 'unauthorized: the store refused the credentials; nothing is called until they change',
+    }),
+    webhook_url: z.string().meta({ description: 'The address to give the store for its order webhooks' }),
+    complete_when_delivered: z.boolean().meta({
+      description: 'WooCommerce: set the order completed once every parcel is delivered',
+    }),
+    created_at: seconds,
+    updated_at: seconds,
+  })
+  .meta({ id: 'Connection' })
 
 /** The account's tracking page settings (GET and PATCH /v2/tracking_page). */
 export const trackingPageSettingsResource = trackingPageSettings

@@ -133,6 +133,11 @@ const configSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** `true` lets store connections point at private and loopback addresses (a store on the same network, tests). */
+  SHIPLOG_CONNECTOR_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Webhook endpoints one account may hold: each multiplies every event into a message. */
   SHIPLOG_WEBHOOK_ENDPOINTS_MAX: z.coerce.number().int().min(1).max(1000).default(16),
   /** Seconds between a webhook message's failed attempt and the next, one per retry; then it is failed. */

@@ -16,7 +16,7 @@ const DOMAIN_FLOORS: readonly (readonly string[])[] = [
   ['fields.ts'],
   ['tracking-page'],
   ['events'],
-  ['accounts', 'carrier-services', 'carriers', 'delivery', 'jobs', 'pickup-points', 'users', 'webhooks'],
+  ['accounts', 'carrier-services', 'carriers', 'connections', 'delivery', 'jobs', 'pickup-points', 'users', 'webhooks'],
   ['notifications'],
   ['orders'],
 ]

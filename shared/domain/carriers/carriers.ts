@@ -33,6 +33,24 @@ for (const [code, { name, trackingPage }] of Object.entries(carrierRegistry)) {
 const linkFor = (code: string, trackingNumber: string) =>
   linkTemplates.get(code)?.replace('%s', encodeURIComponent(trackingNumber)) ?? null
 
+/** Carriers by their names and codes, in lower case without spaces or punctuation: what a store's free text names. */
+const byName = new Map<string, string>()
+const plain = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '')
+for (const [code, name] of names) {
+  byName.set(plain(code), code)
+  if (!byName.has(plain(name))) byName.set(plain(name), code)
+}
+
+/**
+ * The carrier a store names in free text (Shopify's `tracking_company`,
+ * WooCommerce Shipment Tracking's `tracking_provider`): its code, its name,
+ * or its first word ("DHL eCommerce" is DHL); undefined when none matches.
+ */
+export function carrierCodeOfName(name: string | null | undefined): string | undefined {
+  if (!name?.trim()) return undefined
+  return byName.get(plain(name)) ?? byName.get(plain(name.trim().split(/\s+/)[0]!))
+}
+
 /** The carrier named by the merchant; an unknown code is kept as given, with the code as its name. */
 export function carrierByCode(code: string, trackingNumber: string): CarrierMatch {
   const normalized = code.trim().toLowerCase()

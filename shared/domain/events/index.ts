@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { accountEvents } from './account-events.ts'
 import { carrierServiceEvents } from './carrier-service-events.ts'
+import { connectionEvents } from './connection-events.ts'
 import { jobEvents } from './job-events.ts'
 import { orderEvents } from './order-events.ts'
 import { pickupPointEvents } from './pickup-point-events.ts'
@@ -21,6 +22,7 @@ export const eventSchemas = {
   ...webhookMessageEvents,
   ...smsRecipientEvents,
   ...userEvents,
+  ...connectionEvents,
 } as const
 
 export type EventType = keyof typeof eventSchemas
@@ -39,6 +41,7 @@ export const jobEventTypes = Object.keys(jobEvents) as (keyof typeof jobEvents)[
 export const webhookEndpointEventTypes = Object.keys(webhookEndpointEvents) as (keyof typeof webhookEndpointEvents)[]
 export const webhookMessageEventTypes = Object.keys(webhookMessageEvents) as (keyof typeof webhookMessageEvents)[]
 export const smsRecipientEventTypes = Object.keys(smsRecipientEvents) as (keyof typeof smsRecipientEvents)[]
+export const connectionEventTypes = Object.keys(connectionEvents) as (keyof typeof connectionEvents)[]
 export const userEventTypes = Object.keys(userEvents) as (keyof typeof userEvents)[]
 export const pickupPointEventTypes = Object.keys(pickupPointEvents) as (keyof typeof pickupPointEvents)[]
 

@@ -14,6 +14,8 @@ export const ORDER_FULL_VIEW = 'full_3'
 /** The read models' collections and the fields each is queried by. */
 export const collections = {
   accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
+  /** Store connections (Shopify, WooCommerce), their secrets sealed. */
+  connections: { name: 'connections', fields: {} },
   /** Console users; `email` (lower case, null once deleted) finds the one signing in, whatever their account. */
   users: { name: 'users', fields: { email: 'text' }, lookupFields: ['email'] },
   orders: {
