@@ -8,6 +8,11 @@ import {
   type ConnectionState,
   evolveConnection,
 } from '../shared/domain/connections/connection.ts'
+import {
+  evolveStoreUpdate,
+  type StoreUpdateEvent,
+  type StoreUpdateState,
+} from '../shared/domain/connections/store-updates.ts'
 import { evolveAccount, type AccountDoc } from './accounts/account.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import {
@@ -238,11 +243,21 @@ export const connectionsProjection = documentProjection<ConnectionState, Recorde
   fields: () => ({}),
 })
 
+export const storeUpdatesProjection = documentProjection<StoreUpdateState, Recorded<StoreUpdateEvent>>({
+  name: 'store_updates',
+  collection: collections.store_updates.name,
+  handles: isOneOf(['StoreUpdatePlanned', 'StoreUpdateSent', 'StoreUpdateFailed']),
+  evolve: (doc, event) => evolveStoreUpdate(doc, event as StoreUpdateEvent),
+  id: (doc) => doc.update_id,
+  fields: (doc) => ({ state: doc.state }),
+})
+
 /** Every projection, by name. */
 export const projections: readonly Projection[] = [
   accountsProjection,
   usersProjection,
   connectionsProjection,
+  storeUpdatesProjection,
   ordersProjection,
   trackersProjection,
   jobsProjection,

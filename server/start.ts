@@ -28,6 +28,11 @@ import { sendSmsPayload } from '../reactions/sms/sender.ts'
 import { createPollQueues, startCarrierPolling } from '../reactions/polls/poller.ts'
 import { createDelayQueue, startDelaySweep } from '../reactions/delays/sweep.ts'
 import { startStoreOrdersReaction } from '../reactions/connections/store-orders.ts'
+import {
+  createStoreUpdateQueue,
+  startStoreUpdatePlanning,
+  startStoreUpdateSender,
+} from '../reactions/connections/store-updates.ts'
 import { carrierApiSettings, type ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierRequestCounts, carrierCalls } from '../shared/infra/carriers/calls.ts'
 import { redisLedger } from '../shared/infra/carriers/ledger.ts'
@@ -188,7 +193,16 @@ function openQueues(
   const sms = smsSettings(config) ? createPayloadQueue('sms', config.QUEUE_NAME, redis, smsRetries) : undefined
   const polls = createPollQueues(config.QUEUE_NAME, redis, carriers)
   const delays = createDelayQueue(config.QUEUE_NAME, redis)
-  const closable = [jobs, deliveries, delays, ...(emails ? [emails] : []), ...(sms ? [sms] : []), ...polls.values()]
+  const storeUpdates = createStoreUpdateQueue(config.QUEUE_NAME, redis)
+  const closable = [
+    jobs,
+    deliveries,
+    delays,
+    storeUpdates,
+    ...(emails ? [emails] : []),
+    ...(sms ? [sms] : []),
+    ...polls.values(),
+  ]
   // A queue whose Redis is away has nothing to flush: it is only disconnected.
   parts.push(() => isRedisReady(redis) && Promise.all(closable.map((q) => q.close())))
   return {
@@ -196,6 +210,7 @@ function openQueues(
     jobs,
     deliveries,
     delays,
+    storeUpdates,
     emails,
     sms,
     polls,
@@ -222,7 +237,11 @@ async function startWorkerRole(config: Config, rt: Runtime, queues: Queues, part
   parts.push(() => webhookReaction.stop())
   const storeOrders = startStoreOrdersReaction(rt)
   parts.push(() => storeOrders.stop())
-  const reactions = [webhookReaction, storeOrders]
+  const storeUpdatePlanning = startStoreUpdatePlanning(rt, queues.storeUpdates)
+  parts.push(() => storeUpdatePlanning.stop())
+  const storeUpdateSender = await startStoreUpdateSender(rt, queues.storeUpdates, connection('store-updates'))
+  parts.push(() => storeUpdateSender.close())
+  const reactions = [webhookReaction, storeOrders, storeUpdatePlanning]
   const webhookSender = startWebhookSender(rt, queues.deliveries, connection('webhooks'))
   parts.push(() => webhookSender.close())
   if (config.SMTP_URL && queues.emails) {

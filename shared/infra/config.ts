@@ -133,6 +133,8 @@ const configSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** Replaces `https://<shop_domain>` for Shopify's Admin API (a proxy, or a loopback server in tests). */
+  SHIPLOG_SHOPIFY_API_URL: url(['http:', 'https:']).optional(),
   /** `true` lets store connections point at private and loopback addresses (a store on the same network, tests). */
   SHIPLOG_CONNECTOR_ALLOW_PRIVATE: z
     .enum(['true', 'false'])

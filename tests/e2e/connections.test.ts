@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { until } from '../support/progress.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { recordTrackingEvents, startTestServer, type TestServer } from '../support/server.ts'
+import { SHOPIFY_TOKEN, startLoopbackStore, WOO_KEY, WOO_SECRET } from '../support/stores.ts'
 
 /*
  * Store connections through the public API, and the stores' own webhooks:
@@ -254,4 +255,115 @@ t.test("WooCommerce's ping is answered, and its order webhook brings the order a
     tracking_number: '6A12345678901',
     carrier: { code: 'colissimo' },
   })
+})
+
+t.test(
+  'each status change is written back to Shopify once, through a throttle; a refused token stops it',
+  async (t) => {
+    const store = await startLoopbackStore(t)
+    const server = await startTestServer(t, {
+      env: { SHIPLOG_CONNECTOR_ALLOW_PRIVATE: 'true', SHIPLOG_SHOPIFY_API_URL: store.url },
+    })
+    const connection = (
+      await server.request('POST', '/v2/connections', { body: { ...shopifyConnection, access_token: SHOPIFY_TOKEN } })
+    ).body
+    const body = JSON.stringify(shopifyOrder)
+    await deliver(connection.webhook_url, shopifyHeaders(body, 'w-1'), body)
+    await orderNamed(server, '#1001')
+    const now = Math.floor(Date.now() / 1000)
+    await recordTrackingEvents(server, [
+      { tracking_number: '1Z999AA10123456784', event_type_code: 'transit', happened_at: now - 7200 },
+    ])
+    const events = () => store.fulfillmentEvents.get('255858046') ?? []
+    await until(
+      async () => events().length,
+      (n) => n === 1,
+    )
+    store.failNext.shopify = 1
+    await recordTrackingEvents(server, [
+      { tracking_number: '1Z999AA10123456784', event_type_code: 'delivered', happened_at: now - 60 },
+    ])
+    await until(
+      async () => events().length,
+      (n) => n === 2,
+    )
+    t.same(events(), [
+      { status: 'IN_TRANSIT', happenedAt: new Date((now - 7200) * 1000).toISOString() },
+      { status: 'DELIVERED', happenedAt: new Date((now - 60) * 1000).toISOString() },
+    ])
+    t.ok(store.calls.shopify >= 5, 'read first, written once, throttled once and tried again')
+
+    store.refuse = true
+    const second = JSON.stringify({
+      ...shopifyOrder,
+      id: 1,
+      name: '#1002',
+      fulfillments: [{ ...shopifyOrder.fulfillments[0]!, id: 7, tracking_numbers: ['1Z999AA10123456785'] }],
+    })
+    await deliver(connection.webhook_url, shopifyHeaders(second, 'w-2'), second)
+    await orderNamed(server, '#1002')
+    await recordTrackingEvents(server, [
+      { tracking_number: '1Z999AA10123456785', event_type_code: 'transit', happened_at: now - 60 },
+    ])
+    const refused = await until(
+      async () => (await server.request('GET', `/v2/connections/${connection.id}`)).body,
+      (c) => c.status === 'unauthorized',
+    )
+    t.equal(refused.status, 'unauthorized', 'the connection says the store refused the token')
+    t.equal(store.fulfillmentEvents.get('7'), undefined, 'nothing written')
+  },
+)
+
+t.test('WooCommerce gets a note per status change, once, and the order completed when delivered', async (t) => {
+  const store = await startLoopbackStore(t)
+  const server = await start(t)
+  const connection = (
+    await server.request('POST', '/v2/connections', {
+      body: {
+        platform: 'woocommerce',
+        store_url: store.url,
+        consumer_key: WOO_KEY,
+        consumer_secret: WOO_SECRET,
+        webhook_secret: 'woo-secret',
+      },
+    })
+  ).body
+  const order = {
+    id: 4751,
+    number: '4751',
+    status: 'processing',
+    billing: { first_name: 'Ana', last_name: 'Lima', email: 'ana@example.com' },
+    shipping: { first_name: 'Ana', last_name: 'Lima', city: 'Lyon', postcode: '69002', country: 'FR' },
+    line_items: [{ id: 316, name: 'Blue mug', quantity: 1 }],
+    meta_data: [
+      {
+        key: '_wc_shipment_tracking_items',
+        value: [{ tracking_provider: 'colissimo', tracking_number: '6A12345678902', tracking_id: 'x1' }],
+      },
+    ],
+  }
+  const body = JSON.stringify(order)
+  await deliver(
+    connection.webhook_url,
+    {
+      'x-wc-webhook-topic': 'order.created',
+      'x-wc-webhook-signature': signature('woo-secret', body),
+      'x-wc-webhook-delivery-id': 'woo-d-1',
+    },
+    body,
+  )
+  await orderNamed(server, '4751')
+  store.failNext.woocommerce = 1
+  const now = Math.floor(Date.now() / 1000)
+  await recordTrackingEvents(server, [
+    { tracking_number: '6A12345678902', event_type_code: 'delivered', happened_at: now - 60 },
+  ])
+  await until(
+    async () => store.completed.length,
+    (n) => n === 1,
+  )
+  t.same(store.notes.get('4751'), [
+    `shiplog: parcel 6A12345678902 (Colissimo) is delivered, ${new Date((now - 60) * 1000).toISOString()}`,
+  ])
+  t.same(store.completed, ['4751'], 'every parcel delivered: the order is completed')
 })

@@ -5,7 +5,7 @@ import { changed } from '../same-value.ts'
 
 export type ConnectionEvent = Extract<
   DomainEvent,
-  { type: Exclude<keyof typeof connectionEvents, 'StoreWebhookReceived'> }
+  { type: Extract<keyof typeof connectionEvents, `Connection${string}`> }
 >
 
 /** A store connection, as deciding and the read model need it; its secrets stay sealed. */

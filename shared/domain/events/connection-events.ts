@@ -47,4 +47,23 @@ export const connectionEvents = {
     body: z.string(),
     at,
   }),
+  /**
+   * A tracker's new status, to be written back to the store its order came
+   * from (`storeupdate-<account>_<update id>`): recorded before any call, so
+   * a sweep finds what is still to send whatever Redis lost.
+   */
+  StoreUpdatePlanned: z.object({
+    update_id: z.number().int(),
+    connection_id: z.number().int(),
+    /** The order's stream, and the tracker whose status moved. */
+    order_stream: z.string(),
+    tracker_id: z.number().int(),
+    status: z.string(),
+    happened_at: z.number().int(),
+    at,
+  }),
+  /** The store took the update (or already had it: nothing is written twice). */
+  StoreUpdateSent: z.object({ at }),
+  /** The store refused it for good (its credentials, the order gone): never sent. */
+  StoreUpdateFailed: z.object({ error: z.string(), at }),
 } as const

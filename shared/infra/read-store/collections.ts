@@ -16,6 +16,8 @@ export const collections = {
   accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
   /** Store connections (Shopify, WooCommerce), their secrets sealed. */
   connections: { name: 'connections', fields: {} },
+  /** Status changes to write back to the stores, by `state` (`pending` ones are queued again by a sweep). */
+  store_updates: { name: 'store_updates', fields: { state: 'text' } },
   /** Console users; `email` (lower case, null once deleted) finds the one signing in, whatever their account. */
   users: { name: 'users', fields: { email: 'text' }, lookupFields: ['email'] },
   orders: {

@@ -1,0 +1,34 @@
+import { callStore, type StoreCall } from './calls.ts'
+
+/*
+ * WooCommerce's REST API v3, as shiplog writes a parcel's news back: an
+ * order note per status change (the notes are read first, so none is
+ * written twice), and the order completed once every parcel is delivered.
+ * HTTP Basic with the consumer key and secret.
+ */
+
+export function wooCommerceStore(storeUrl: string, key: string, secret: string, allowPrivate: boolean) {
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}`,
+  }
+  const order = (id: string) => `${storeUrl}/wp-json/wc/v3/orders/${encodeURIComponent(id)}`
+  return {
+    async hasNote(orderId: string, note: string): Promise<StoreCall<boolean>> {
+      const call = await callStore(`${order(orderId)}/notes`, { method: 'GET', headers }, allowPrivate)
+      if (call.kind !== 'ok') return call
+      const notes = (Array.isArray(call.value.json) ? call.value.json : []) as { note?: string }[]
+      return { kind: 'ok', value: notes.some((n) => n.note === note) }
+    },
+    async addNote(orderId: string, note: string): Promise<StoreCall> {
+      const body = JSON.stringify({ note, customer_note: false })
+      const call = await callStore(`${order(orderId)}/notes`, { method: 'POST', headers, body }, allowPrivate)
+      return call.kind === 'ok' ? { kind: 'ok', value: undefined } : call
+    },
+    async complete(orderId: string): Promise<StoreCall> {
+      const body = JSON.stringify({ status: 'completed' })
+      const call = await callStore(order(orderId), { method: 'PUT', headers, body }, allowPrivate)
+      return call.kind === 'ok' ? { kind: 'ok', value: undefined } : call
+    },
+  }
+}
