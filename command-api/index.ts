@@ -20,7 +20,7 @@ export function commandApi(app: App, rt: Runtime, queue: JobQueue, polls: PollQu
   pickupPointWriteRoutes(app, rt, queue)
   carrierServiceWriteRoutes(app, rt)
   webhookEndpointWriteRoutes(app, rt, queue)
-  connectionWriteRoutes(app, rt)
+  connectionWriteRoutes(app, rt, queue)
   storeWebhookRoutes(app, rt)
   smsWriteRoutes(app, rt)
 }

@@ -1,5 +1,6 @@
 import { JobFailure, type JobContext, openJob } from '../commands/jobs/context.ts'
 import { runBatchCreate } from '../commands/orders/upsert.ts'
+import { runBackfill } from '../commands/connections/backfill.ts'
 import { importPickupPoints } from '../commands/pickup-points/import.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
 import type { JobDoc } from '../projectors/jobs/job.ts'
@@ -43,16 +44,12 @@ export async function runJob(
       case 'webhook_endpoints.replay':
         await replayWebhookMessages(ctx, options.deliveries)
         break
-      case 'orders.batch_create': {
-        const account = await rt.readStore.get<AccountDoc>(
-          collections.accounts.name,
-          queued.accountId,
-          queued.accountId,
-        )
-        if (!account || account.doc.deleted) throw new JobFailure('The account was deleted')
-        await runBatchCreate(ctx, account.doc)
+      case 'connections.backfill':
+        await runBackfill(ctx, await accountOf(rt, queued.accountId))
         break
-      }
+      case 'orders.batch_create':
+        await runBatchCreate(ctx, await accountOf(rt, queued.accountId))
+        break
     }
     await appendToJob({ type: 'CompleteJob', at: at() })
     await removeUpload(rt, job)
@@ -69,6 +66,13 @@ export async function runJob(
     }
     throw error
   }
+}
+
+/** The account a job works for; a deleted one fails it. */
+async function accountOf(rt: JobContext['rt'], accountId: number) {
+  const account = await rt.readStore.get<AccountDoc>(collections.accounts.name, accountId, accountId)
+  if (!account || account.doc.deleted) throw new JobFailure('The account was deleted')
+  return account.doc
 }
 
 /**

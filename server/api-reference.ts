@@ -191,6 +191,7 @@ export const apiNotes: Record<string, OperationNotes> = {
   'GET /v2/connections/{id}': { operationId: 'getConnection', tag: 'connections' },
   'PATCH /v2/connections/{id}': { operationId: 'updateConnection', tag: 'connections' },
   'DELETE /v2/connections/{id}': { operationId: 'deleteConnection', tag: 'connections' },
+  'POST /v2/connections/{id}/backfill': { operationId: 'backfillConnection', tag: 'connections' },
   'GET /v2/webhook_endpoints/{id}': { operationId: 'getWebhookEndpoint', tag: 'webhooks' },
   'PATCH /v2/webhook_endpoints/{id}': { operationId: 'updateWebhookEndpoint', tag: 'webhooks' },
   'DELETE /v2/webhook_endpoints/{id}': { operationId: 'deleteWebhookEndpoint', tag: 'webhooks' },

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { renderConnection } from '../../projectors/connections/connection.ts'
-import { connectionResource } from '../../projectors/resources/schemas.ts'
+import { connectionResource, jobResource } from '../../projectors/resources/schemas.ts'
 import {
   type ConnectionEvent,
   type ConnectionState,
@@ -8,13 +8,16 @@ import {
   decideConnection,
   evolveConnection,
 } from '../../shared/domain/connections/connection.ts'
-import { validationError } from '../../shared/domain/errors.ts'
+import { notFound, validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { publicUrlOf } from '../../shared/infra/http/public-url.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
-import { changeOneStream } from '../command-request.ts'
+import { acceptJobRequest, changeOneStream, pathCalled } from '../command-request.ts'
+import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import { dateTime } from '../../shared/domain/fields.ts'
 
 /*
  * A merchant's store connections: `POST /v2/connections` with the store and
@@ -72,7 +75,7 @@ async function checkStore(rt: Runtime, url: string, field: string) {
     throw validationError(`The ${field} is refused: ${refused.reason}`, { [field]: `is refused: ${refused.reason}` })
 }
 
-export function connectionWriteRoutes(app: App, rt: Runtime) {
+export function connectionWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
   const change = (
     request: Parameters<typeof changeOneStream>[1],
     reply: Parameters<typeof changeOneStream>[2],
@@ -167,6 +170,36 @@ export function connectionWriteRoutes(app: App, rt: Runtime) {
         },
         (state) => ({ status: 200, body: renderConnection(account.id, state, publicUrlOf(rt, request)) }),
       )
+    },
+  )
+
+  app.post(
+    '/v2/connections/:id/backfill',
+    {
+      schema: {
+        params,
+        body: z.strictObject({ since: dateTime }),
+        response: { 202: jobResource },
+        summary: "Bring the store's orders created since a time in, as a job: each as POST /v2/orders would",
+      },
+    },
+    async (request, reply) => {
+      const { account } = callerOf(request)
+      const stored = await rt.readStore.get<ConnectionState>(
+        collections.connections.name,
+        account.id,
+        request.params.id,
+      )
+      if (!stored || stored.doc.deleted) throw notFound('Connection not found')
+      const job = {
+        type: 'connections.backfill' as const,
+        payload: {
+          method: 'POST',
+          url: pathCalled(request),
+          body: { connection_id: request.params.id, since: request.body.since },
+        },
+      }
+      return (await acceptJobRequest(rt, jobs, request, job)).send(reply)
     },
   )
 

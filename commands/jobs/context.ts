@@ -20,7 +20,7 @@ export class JobFailure extends Error {
 
 /** What a job's work needs to append its progress: the job as it stands and its stream's revision. */
 export interface JobContext {
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'blobs' | 'clock' | 'ids' | 'config'>
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'blobs' | 'clock' | 'ids' | 'config' | 'secrets'>
   accountId: number
   /** The job as it stands, kept up to date by appendWithProgress. */
   job: JobState

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
+import { waitForJob } from '../support/jobs.ts'
 import { until } from '../support/progress.ts'
 import { recordTrackingEvents, startTestServer, type TestServer } from '../support/server.ts'
 import { SHOPIFY_TOKEN, startLoopbackStore, WOO_KEY, WOO_SECRET } from '../support/stores.ts'
@@ -366,4 +367,75 @@ t.test('WooCommerce gets a note per status change, once, and the order completed
     `shiplog: parcel 6A12345678902 (Colissimo) is delivered, ${new Date((now - 60) * 1000).toISOString()}`,
   ])
   t.same(store.completed, ['4751'], 'every parcel delivered: the order is completed')
+})
+
+t.test('a backfill pages through the store’s past orders, as a job, on either platform', async (t) => {
+  const store = await startLoopbackStore(t)
+  const server = await startTestServer(t, {
+    env: { SHIPLOG_CONNECTOR_ALLOW_PRIVATE: 'true', SHIPLOG_SHOPIFY_API_URL: store.url },
+  })
+  // 120 Shopify orders (three pages of 50), as its GraphQL API lists them.
+  store.shopifyOrders = Array.from({ length: 120 }, (_, i) => ({
+    legacyResourceId: String(5000 + i),
+    name: `#${2000 + i}`,
+    email: `c${i}@example.com`,
+    createdAt: '2026-11-20T10:00:00Z',
+    cancelledAt: null,
+    customer: { firstName: 'Cam', lastName: `N${i}`, email: `c${i}@example.com` },
+    shippingAddress: { city: 'Paris', zip: '75002', countryCodeV2: 'FR', provinceCode: null },
+    lineItems: { nodes: [{ id: `gid://shopify/LineItem/${9000 + i}`, name: 'Mug', sku: 'MUG', quantity: 1 }] },
+    fulfillments: [
+      {
+        legacyResourceId: String(7000 + i),
+        status: 'SUCCESS',
+        trackingInfo: [{ company: 'Colissimo', number: `6A${String(i).padStart(11, '0')}` }],
+      },
+    ],
+  }))
+  const shopify = (
+    await server.request('POST', '/v2/connections', { body: { ...shopifyConnection, access_token: SHOPIFY_TOKEN } })
+  ).body
+  const accepted = await server.request('POST', `/v2/connections/${shopify.id}/backfill`, {
+    body: { since: '2026-11-01T00:00:00Z' },
+  })
+  t.equal(accepted.status, 202)
+  const { job } = await waitForJob(server, accepted.body.id)
+  t.equal(job.status, 'completed')
+  t.equal(job.results.length, 120, 'three pages of 50')
+  t.ok(
+    job.results.every((r: { status: number }) => r.status === 201),
+    'each order created',
+  )
+  const last = await orderNamed(server, '#2119')
+  t.match(last[0].fulfillments.data[0].trackers.data[0], {
+    tracking_number: '6A00000000119',
+    carrier: { code: 'colissimo' },
+  })
+
+  // 150 WooCommerce orders: two pages of 100.
+  store.wooOrders = Array.from({ length: 150 }, (_, i) => ({
+    id: 8000 + i,
+    number: String(8000 + i),
+    billing: { email: `w${i}@example.com`, first_name: 'Wu' },
+    shipping: { city: 'Lyon', postcode: '69002', country: 'FR' },
+    line_items: [{ id: 100 + i, name: 'Tea towel', quantity: 1 }],
+  }))
+  const woo = (
+    await server.request('POST', '/v2/connections', {
+      body: {
+        platform: 'woocommerce',
+        store_url: store.url,
+        consumer_key: WOO_KEY,
+        consumer_secret: WOO_SECRET,
+        webhook_secret: 's',
+      },
+    })
+  ).body
+  const wooJob = await server.request('POST', `/v2/connections/${woo.id}/backfill`, { body: { since: 1_790_000_000 } })
+  const wooDone = (await waitForJob(server, wooJob.body.id)).job
+  t.equal(wooDone.status, 'completed')
+  t.equal(wooDone.results.length, 150, 'two pages of 100')
+  await orderNamed(server, '8149')
+  const missing = await server.request('POST', '/v2/connections/999/backfill', { body: { since: 1 } })
+  t.equal(missing.status, 404)
 })

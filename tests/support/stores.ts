@@ -26,6 +26,9 @@ export interface LoopbackStore {
   /** Refuse every credential. */
   refuse: boolean
   calls: { shopify: number; woocommerce: number }
+  /** Past orders, as Shopify's GraphQL `orders` and WooCommerce's `GET /orders` list them, oldest first. */
+  shopifyOrders: Record<string, unknown>[]
+  wooOrders: Record<string, unknown>[]
 }
 
 const read = async (request: IncomingMessage) => {
@@ -43,6 +46,8 @@ export async function startLoopbackStore(t: Test): Promise<LoopbackStore> {
     failNext: { shopify: 0, woocommerce: 0 },
     refuse: false,
     calls: { shopify: 0, woocommerce: 0 },
+    shopifyOrders: [],
+    wooOrders: [],
   }
   const server = createServer(async (request, response) => {
     const body = await read(request)
@@ -89,9 +94,36 @@ export async function startLoopbackStore(t: Test): Promise<LoopbackStore> {
           extensions: { cost },
         })
       }
+      if (query.includes('orders(')) {
+        // 50 a page; the cursor is the position of the page's last order.
+        const from = variables.cursor ? Number(variables.cursor) + 1 : 0
+        const nodes = store.shopifyOrders.slice(from, from + 50)
+        const end = from + nodes.length - 1
+        return send(200, {
+          data: {
+            orders: {
+              nodes,
+              pageInfo: { hasNextPage: end + 1 < store.shopifyOrders.length, endCursor: String(end) },
+            },
+          },
+          extensions: { cost },
+        })
+      }
       const id = String(variables.id).replace('gid://shopify/Fulfillment/', '')
       const nodes = store.fulfillmentEvents.get(id) ?? []
       return send(200, { data: { fulfillment: { events: { nodes } } }, extensions: { cost } })
+    }
+    const list = /^\/wp-json\/wc\/v3\/orders\?(.*)$/.exec(path)
+    if (list) {
+      store.calls.woocommerce++
+      if (request.headers.authorization !== `Basic ${Buffer.from(`${WOO_KEY}:${WOO_SECRET}`).toString('base64')}`)
+        return send(401, { code: 'woocommerce_rest_cannot_view', message: 'Sorry, you cannot list resources.' })
+      const query = new URLSearchParams(list[1])
+      const perPage = Number(query.get('per_page') ?? 10)
+      const page = Number(query.get('page') ?? 1)
+      response.setHeader('x-wp-totalpages', String(Math.max(1, Math.ceil(store.wooOrders.length / perPage))))
+      response.setHeader('x-wp-total', String(store.wooOrders.length))
+      return send(200, store.wooOrders.slice((page - 1) * perPage, page * perPage))
     }
     const woo = /^\/wp-json\/wc\/v3\/orders\/([^/]+)(\/notes)?$/.exec(path)
     if (woo) {

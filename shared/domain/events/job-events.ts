@@ -14,7 +14,7 @@ export type JobResult = z.infer<typeof jobResult>
 export const jobEvents = {
   JobQueued: z.object({
     job_id: z.number().int(),
-    type: z.enum(['pickup_points.import', 'webhook_endpoints.replay', 'orders.batch_create']),
+    type: z.enum(['pickup_points.import', 'webhook_endpoints.replay', 'orders.batch_create', 'connections.backfill']),
     payload: z.object({ method: z.string(), url: z.string(), body: z.record(z.string(), z.unknown()) }),
     /** The uploaded file, in the blob store. */
     blob: z.string().optional(),

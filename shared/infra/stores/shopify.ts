@@ -19,7 +19,58 @@ const CREATE = `mutation CreateFulfillmentEvent($fulfillmentEvent: FulfillmentEv
   }
 }`
 
+const ORDERS = `query Orders($cursor: String, $query: String) {
+  orders(first: 50, after: $cursor, query: $query, sortKey: CREATED_AT) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      legacyResourceId name email phone createdAt cancelledAt
+      customer { firstName lastName email }
+      shippingAddress { firstName lastName company address1 address2 city zip provinceCode countryCodeV2 phone }
+      lineItems(first: 100) { nodes { id sku name title quantity } }
+      fulfillments { legacyResourceId status trackingInfo { company number } }
+    }
+  }
+}`
+
 export const fulfillmentGid = (id: string) => `gid://shopify/Fulfillment/${id}`
+const idOfGid = (gid: unknown) => (typeof gid === 'string' ? gid.slice(gid.lastIndexOf('/') + 1) : null)
+
+/** An order as the GraphQL API gives it, in the shape its webhooks use (what the mapping reads). */
+function webhookShapeOf(o: StoreJson) {
+  const a = o.shippingAddress
+  return {
+    id: o.legacyResourceId,
+    name: o.name,
+    email: o.email,
+    phone: o.phone,
+    created_at: o.createdAt,
+    cancelled_at: o.cancelledAt,
+    customer: o.customer && {
+      first_name: o.customer.firstName,
+      last_name: o.customer.lastName,
+      email: o.customer.email,
+    },
+    shipping_address: a && {
+      first_name: a.firstName,
+      last_name: a.lastName,
+      company: a.company,
+      address1: a.address1,
+      address2: a.address2,
+      city: a.city,
+      zip: a.zip,
+      province_code: a.provinceCode,
+      country_code: a.countryCodeV2,
+      phone: a.phone,
+    },
+    line_items: (o.lineItems?.nodes ?? []).map((li: StoreJson) => ({ ...li, id: idOfGid(li.id) })),
+    fulfillments: (o.fulfillments ?? []).map((f: StoreJson) => ({
+      id: f.legacyResourceId,
+      status: String(f.status ?? '').toLowerCase(),
+      tracking_company: f.trackingInfo?.[0]?.company ?? null,
+      tracking_numbers: (f.trackingInfo ?? []).map((t: StoreJson) => t.number),
+    })),
+  }
+}
 
 export function shopifyStore(apiUrl: string, accessToken: string, allowPrivate: boolean) {
   async function graphql(query: string, variables: object): Promise<StoreCall<StoreJson>> {
@@ -46,6 +97,23 @@ export function shopifyStore(apiUrl: string, accessToken: string, allowPrivate: 
   }
 
   return {
+    /** A page of the orders created since `since`, oldest first, and the cursor of the next (null at the end). */
+    async ordersSince(
+      since: number,
+      cursor: string | null,
+    ): Promise<StoreCall<{ orders: unknown[]; next: string | null }>> {
+      const query = `created_at:>='${new Date(since * 1000).toISOString()}'`
+      const call = await graphql(ORDERS, { cursor, query })
+      if (call.kind !== 'ok') return call
+      const page = call.value?.orders
+      return {
+        kind: 'ok',
+        value: {
+          orders: (page?.nodes ?? []).map(webhookShapeOf),
+          next: page?.pageInfo?.hasNextPage ? page.pageInfo.endCursor : null,
+        },
+      }
+    },
     /** Whether the fulfillment already has an event of this status at this time. */
     async hasEvent(fulfillmentId: string, status: string, happenedAt: number): Promise<StoreCall<boolean>> {
       const call = await graphql(EVENTS, { id: fulfillmentGid(fulfillmentId) })

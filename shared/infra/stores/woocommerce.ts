@@ -14,6 +14,18 @@ export function wooCommerceStore(storeUrl: string, key: string, secret: string, 
   }
   const order = (id: string) => `${storeUrl}/wp-json/wc/v3/orders/${encodeURIComponent(id)}`
   return {
+    /** A page (from 1) of the orders created since `since`, oldest first, and whether another follows. */
+    async ordersSince(since: number, page: number): Promise<StoreCall<{ orders: unknown[]; more: boolean }>> {
+      const after = encodeURIComponent(new Date(since * 1000).toISOString())
+      const url = `${storeUrl}/wp-json/wc/v3/orders?after=${after}&per_page=100&page=${page}&orderby=date&order=asc`
+      const call = await callStore(url, { method: 'GET', headers }, allowPrivate)
+      if (call.kind !== 'ok') return call
+      const pages = Number(call.value.headers.get('x-wp-totalpages') ?? 1)
+      return {
+        kind: 'ok',
+        value: { orders: Array.isArray(call.value.json) ? call.value.json : [], more: page < pages },
+      }
+    },
     async hasNote(orderId: string, note: string): Promise<StoreCall<boolean>> {
       const call = await callStore(`${order(orderId)}/notes`, { method: 'GET', headers }, allowPrivate)
       if (call.kind !== 'ok') return call
