@@ -8,8 +8,9 @@ import { executeCommand, metadataFor } from '../../commands/execute.ts'
 import { orderOfStore } from '../../commands/connections/store-orders.ts'
 import { planOrderUpsert } from '../../commands/orders/upsert.ts'
 import { startReaction } from '../follow.ts'
+import { shopifyStore } from '../../shared/infra/stores/shopify.ts'
 
-type ReactionRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'ids' | 'logger'>
+type ReactionRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'ids' | 'logger' | 'secrets'>
 
 /**
  * The orders stores send: each recorded webhook of an order topic becomes an
@@ -34,13 +35,30 @@ export function startStoreOrdersReaction(rt: ReactionRuntime) {
           rt.readStore.get<ConnectionState>(collections.connections.name, accountId, data.connection_id),
         ])
         if (!account || account.doc.deleted || !connection || connection.doc.deleted) continue
-        // A fulfillment's own webhook names its order by id only: its order's next webhook carries it whole.
-        if (data.topic.startsWith('fulfillments/')) continue
         let payload: unknown
         try {
           payload = JSON.parse(data.body)
         } catch {
           payload = undefined
+        }
+        // A fulfillment's own webhook names its order by id only: the order is read from the store, whole.
+        if (data.topic.startsWith('fulfillments/')) {
+          const orderId = (payload as { order_id?: unknown } | undefined)?.order_id
+          const store = shopifyStore(
+            rt.config.SHIPLOG_SHOPIFY_API_URL ?? connection.doc.shop,
+            rt.secrets.open(connection.doc.credentials.access_token!),
+            rt.config.SHIPLOG_CONNECTOR_ALLOW_PRIVATE,
+          )
+          const read = orderId === undefined ? undefined : await store.order(String(orderId))
+          if (read?.kind === 'retry') throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', read.error)
+          if (read?.kind !== 'ok' || read.value === null) {
+            log.warn(
+              { connection: data.connection_id, delivery: data.delivery_id, order: orderId },
+              'fulfillment of no order the store gives',
+            )
+            continue
+          }
+          payload = read.value
         }
         const mapped = orderOfStore(connection.doc.platform, payload)
         if (!mapped.ok) {

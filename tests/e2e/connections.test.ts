@@ -436,6 +436,30 @@ t.test('a backfill pages through the store’s past orders, as a job, on either 
   t.equal(wooDone.status, 'completed')
   t.equal(wooDone.results.length, 150, 'two pages of 100')
   await orderNamed(server, '8149')
+
+  // A Shopify fulfillment's own webhook names its order by id: the order is read from the store.
+  store.shopifyOrders.push({
+    ...store.shopifyOrders[0]!,
+    legacyResourceId: '6001',
+    name: '#3001',
+    fulfillments: [
+      { legacyResourceId: '7999', status: 'SUCCESS', trackingInfo: [{ company: 'UPS', number: '1Z999AA10123456799' }] },
+    ],
+  })
+  const fulfillment = JSON.stringify({
+    id: 7999,
+    order_id: 6001,
+    status: 'success',
+    tracking_company: 'UPS',
+    tracking_numbers: ['1Z999AA10123456799'],
+  })
+  const headers = { ...shopifyHeaders(fulfillment, 'f-1'), 'x-shopify-topic': 'fulfillments/create' }
+  t.equal((await deliver(shopify.webhook_url, headers, fulfillment)).status, 200)
+  const [fromFulfillment] = await orderNamed(server, '#3001')
+  t.match(fromFulfillment.fulfillments.data[0].trackers.data[0], {
+    tracking_number: '1Z999AA10123456799',
+    carrier: { code: 'ups' },
+  })
   const missing = await server.request('POST', '/v2/connections/999/backfill', { body: { since: 1 } })
   t.equal(missing.status, 404)
 })

@@ -94,6 +94,11 @@ export async function startLoopbackStore(t: Test): Promise<LoopbackStore> {
           extensions: { cost },
         })
       }
+      if (query.includes('order(id:')) {
+        const id = String(variables.id).replace('gid://shopify/Order/', '')
+        const order = store.shopifyOrders.find((o) => o.legacyResourceId === id) ?? null
+        return send(200, { data: { order }, extensions: { cost } })
+      }
       if (query.includes('orders(')) {
         // 50 a page; the cursor is the position of the page's last order.
         const from = variables.cursor ? Number(variables.cursor) + 1 : 0

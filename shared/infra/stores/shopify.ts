@@ -19,18 +19,19 @@ const CREATE = `mutation CreateFulfillmentEvent($fulfillmentEvent: FulfillmentEv
   }
 }`
 
+/** The fields of an order shiplog reads, in the orders page and the single order alike. */
+const ORDER_FIELDS = `legacyResourceId name email phone createdAt cancelledAt
+  customer { firstName lastName email }
+  shippingAddress { firstName lastName company address1 address2 city zip provinceCode countryCodeV2 phone }
+  lineItems(first: 100) { nodes { id sku name title quantity } }
+  fulfillments { legacyResourceId status trackingInfo { company number } }`
 const ORDERS = `query Orders($cursor: String, $query: String) {
   orders(first: 50, after: $cursor, query: $query, sortKey: CREATED_AT) {
     pageInfo { hasNextPage endCursor }
-    nodes {
-      legacyResourceId name email phone createdAt cancelledAt
-      customer { firstName lastName email }
-      shippingAddress { firstName lastName company address1 address2 city zip provinceCode countryCodeV2 phone }
-      lineItems(first: 100) { nodes { id sku name title quantity } }
-      fulfillments { legacyResourceId status trackingInfo { company number } }
-    }
+    nodes { ${ORDER_FIELDS} }
   }
 }`
+const ORDER = `query Order($id: ID!) { order(id: $id) { ${ORDER_FIELDS} } }`
 
 export const fulfillmentGid = (id: string) => `gid://shopify/Fulfillment/${id}`
 const idOfGid = (gid: unknown) => (typeof gid === 'string' ? gid.slice(gid.lastIndexOf('/') + 1) : null)
@@ -113,6 +114,12 @@ export function shopifyStore(apiUrl: string, accessToken: string, allowPrivate: 
           next: page?.pageInfo?.hasNextPage ? page.pageInfo.endCursor : null,
         },
       }
+    },
+    /** One order, by its id, in its webhooks' shape; null when the store has none. */
+    async order(orderId: string): Promise<StoreCall<unknown>> {
+      const call = await graphql(ORDER, { id: `gid://shopify/Order/${orderId}` })
+      if (call.kind !== 'ok') return call
+      return { kind: 'ok', value: call.value?.order ? webhookShapeOf(call.value.order) : null }
     },
     /** Whether the fulfillment already has an event of this status at this time. */
     async hasEvent(fulfillmentId: string, status: string, happenedAt: number): Promise<StoreCall<boolean>> {
