@@ -29,6 +29,8 @@ export interface LoopbackStore {
   /** Past orders, as Shopify's GraphQL `orders` and WooCommerce's `GET /orders` list them, oldest first. */
   shopifyOrders: Record<string, unknown>[]
   wooOrders: Record<string, unknown>[]
+  /** Milliseconds each answer waits: a store slow enough to be stopped midway. */
+  delayMs: number
 }
 
 const read = async (request: IncomingMessage) => {
@@ -48,9 +50,11 @@ export async function startLoopbackStore(t: Test): Promise<LoopbackStore> {
     calls: { shopify: 0, woocommerce: 0 },
     shopifyOrders: [],
     wooOrders: [],
+    delayMs: 0,
   }
   const server = createServer(async (request, response) => {
     const body = await read(request)
+    if (store.delayMs > 0) await new Promise((r) => setTimeout(r, store.delayMs))
     const send = (status: number, json: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' })
       response.end(JSON.stringify(json))
