@@ -40,7 +40,10 @@ t.test('a backfill and a write-back killed midway finish once each', async (t) =
   t.teardown(() => server.kill('SIGKILL'))
   const send = async (path: string, method = 'GET', body?: unknown) =>
     (
-      await call(server.url, account.private_key, path, { method, body: body && JSON.stringify(body) })
+      await call(server.url, account.private_key, path, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
     ).json() as Promise<any>
   const connection = await send('/v2/connections', 'POST', {
     platform: 'shopify',
