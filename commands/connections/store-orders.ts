@@ -1,4 +1,4 @@
-import { carrierCodeOfName } from '../../shared/domain/carriers/carriers.ts'
+import { carrierCodeOfName, detectCarrier } from '../../shared/domain/carriers/carriers.ts'
 import type { ConnectionPlatform } from '../../shared/domain/events/connection-events.ts'
 import { orderBody, type OrderBody } from '../orders/schema.ts'
 
@@ -17,12 +17,21 @@ type Json = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
 const id = (v: unknown) => (v === null || v === undefined ? null : String(v))
 
-/** A tracker for each number, its carrier named by the store where shiplog knows it. */
-const trackersOf = (numbers: readonly unknown[], company: unknown) =>
+/**
+ * A tracker for each number: its carrier the one the store names where
+ * shiplog knows it, else the one its number shows, else kept by the store's
+ * name for it and its tracking page.
+ */
+const trackersOf = (numbers: readonly unknown[], company: unknown, url?: unknown) =>
   numbers
     .map(text)
     .filter((n): n is string => n !== null)
-    .map((tracking_number) => ({ tracking_number, carrier_code: carrierCodeOfName(text(company)) ?? null }))
+    .map((tracking_number) => {
+      const carrier_code = carrierCodeOfName(text(company)) ?? detectCarrier(tracking_number)?.carrier.code ?? null
+      return carrier_code || !text(company)
+        ? { tracking_number, carrier_code }
+        : { tracking_number, untracked_carrier_name: text(company), untracked_carrier_url: text(url) }
+    })
 
 function shopifyOrder(o: Json) {
   const ship = (o.shipping_address ?? {}) as Json
@@ -61,6 +70,7 @@ function shopifyOrder(o: Json) {
         trackers: trackersOf(
           Array.isArray(f.tracking_numbers) ? f.tracking_numbers : [f.tracking_number],
           f.tracking_company,
+          Array.isArray(f.tracking_urls) ? f.tracking_urls[0] : f.tracking_url,
         ),
       })),
   }
@@ -105,7 +115,11 @@ function wooCommerceOrder(o: Json) {
     })),
     fulfillments: shipmentsOf(o).map((s) => ({
       merchant_id: id(s.tracking_id) ?? id(s.tracking_number),
-      trackers: trackersOf([s.tracking_number], text(s.tracking_provider) ?? text(s.custom_tracking_provider)),
+      trackers: trackersOf(
+        [s.tracking_number],
+        text(s.tracking_provider) ?? text(s.custom_tracking_provider),
+        s.custom_tracking_link,
+      ),
     })),
   }
 }

@@ -77,6 +77,8 @@ const tracker = z.object({
   expected_delivery_at: clearable(dateTime),
   custom_variables: clearable(customVariables),
   mute_notifications: absentIfNull(z.boolean()),
+  untracked_carrier_name: clearable(shortText),
+  untracked_carrier_url: clearable(longText),
 })
 
 const fulfillment = z.object({

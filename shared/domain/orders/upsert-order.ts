@@ -60,6 +60,9 @@ export interface OrderTrackerInput {
   expected_delivery_at?: number | null
   custom_variables?: Record<string, unknown> | null
   mute_notifications?: boolean
+  /** A carrier shiplog does not know, by the name and tracking page the merchant gives it. */
+  untracked_carrier_name?: string | null
+  untracked_carrier_url?: string | null
 }
 
 export interface FulfillmentInput {
@@ -288,6 +291,8 @@ function upsertTracker(decision: Decision, t: OrderTrackerInput, lineItems: Line
       mute_notifications: t.mute_notifications,
       language_code: t.language_code,
       line_items: t.line_items === undefined ? undefined : lineItems,
+      untracked_carrier_name: t.untracked_carrier_name,
+      untracked_carrier_url: t.untracked_carrier_url,
     },
     expectedDelivery(t.expected_delivery_at),
   )
