@@ -127,7 +127,11 @@ t.test(
       (n) => n >= 4,
     )
     await new Promise((r) => setTimeout(r, 2000))
-    t.equal(unreachable(), 5, 'once per connection (queue, job worker, webhook sender, attempt limits, delay sweep)')
+    t.equal(
+      unreachable(),
+      6,
+      'once per connection (queue, job worker, webhook sender, attempt limits, delay sweep, store updates)',
+    )
     t.notMatch(log, /"stack"/, 'no stack traces')
     t.equal(stderr, '', 'nothing on stderr: every line of the log is JSON on stdout')
     t.ok(
