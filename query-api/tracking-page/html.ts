@@ -34,7 +34,14 @@ export const stylesheet = (() => {
   return { body, etag, path: `/track/assets/tracking-page.css?v=${etag.slice(1, 9)}` }
 })()
 
-const languageNames: Record<NotificationLanguage, string> = { en: 'English', fr: 'Français' }
+const languageNames: Record<NotificationLanguage, string> = {
+  en: 'English',
+  fr: 'Français',
+  de: 'Deutsch',
+  es: 'Español',
+  it: 'Italiano',
+  nl: 'Nederlands',
+}
 
 export type { RenderedPage }
 

@@ -305,4 +305,5 @@ function pickupPointOf(t: TrackerDoc, words: Words, points: readonly PickupPoint
 }
 
 /** A phrase of the page's words with the order's values. */
-export const pagePhrase = (words: Words, key: string, values: object) => phrase(words.page[key] as string, values)
+export const pagePhrase = (words: Words, key: string, values: object) =>
+  phrase(words, words.page[key] as string, values)

@@ -53,9 +53,9 @@ export function renderEmail(facts: EmailFacts): RenderedEmail {
   const fields = {
     ...values,
     labels: words,
-    subject: phrase(type.subject, values),
-    greeting: facts.first_name ? phrase(words.greeting, values) : words.greeting_anonymous,
-    body: phrase(type.body, values),
+    subject: phrase(words, type.subject, values),
+    greeting: facts.first_name ? phrase(words, words.greeting, values) : words.greeting_anonymous,
+    body: phrase(words, type.body, values),
   }
   return { subject: fields.subject, text: textLayout(fields), html: htmlLayout(fields) }
 }

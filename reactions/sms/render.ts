@@ -67,12 +67,17 @@ const measure = (body: string) => {
 }
 
 export function renderSms(facts: SmsFacts): RenderedSms {
-  const words = wordsOf(notificationLanguageOf(facts.language)).sms
+  const catalogue = wordsOf(notificationLanguageOf(facts.language))
+  const words = catalogue.sms
   const template = words[facts.slug]
   if (!template) throw new Error(`no SMS text for notification type ${facts.slug}`)
-  const encode = (text: string) => inGsm(text) ?? text
-  let sentence = encode(phrase(template, facts))
-  const link = facts.link ? ` ${encode(phrase(words.track!, facts))}` : ''
+  // A no-break space (French typography) has no GSM-7 twin: a text message takes a plain one, and stays GSM-7.
+  const encode = (text: string) => {
+    const plain = text.replace(/[\u00a0\u202f]/g, ' ')
+    return inGsm(plain) ?? plain
+  }
+  let sentence = encode(phrase(catalogue, template, facts))
+  const link = facts.link ? ` ${encode(phrase(catalogue, words.track!, facts))}` : ''
   let body = `${sentence}${link}`
   // Shortened a word at a time, so the brand, the order number and the link stay whole where they can.
   while (measure(body).segments > MAX_SEGMENTS && sentence.length > 0) {

@@ -242,8 +242,10 @@ t.test('language: the order’s, then ?lang=, with the browser’s for a page wi
   t.match(english.body, 'Your order W-2001')
   t.match(english.body, 'On its way')
   t.match((await page(server, `/track/${token}.json?lang=en`)).body, { language: 'en' })
-  const missing = await page(server, '/track/nothing-here', { 'accept-language': 'de-DE, fr;q=0.8, en;q=0.5' })
+  const missing = await page(server, '/track/nothing-here', { 'accept-language': 'pt-BR, fr;q=0.8, en;q=0.5' })
   t.match(missing.body, 'Page introuvable', 'the first language of the browser shiplog writes')
+  const german = await page(server, '/track/nothing-here', { 'accept-language': 'de-AT, en;q=0.5' })
+  t.match(german.body, 'Seite nicht gefunden', 'German, from the browser')
 })
 
 t.test('lookup: order number and e-mail or postcode, never saying which half was wrong, rate limited', async (t) => {

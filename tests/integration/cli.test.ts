@@ -39,7 +39,7 @@ t.test('the CLI: --version, accounts list, rotate-keys, delete', async (t) => {
   const env = await serviceEnvironment(t)
   const untranslated = shiplogCli(['accounts', 'create', '--name', 'X', '--language', 'xx'], env)
   t.not(untranslated.status, 0, 'a language without notifications is refused')
-  t.match(untranslated.stderr, /must be a language shiplog writes notifications in: en, fr/)
+  t.match(untranslated.stderr, /must be a language shiplog writes notifications in: en, fr, de, es, it, nl/)
   const version = shiplogCli(['--version'], env)
   t.equal(version.stdout.trim(), JSON.parse(readFileSync('package.json', 'utf8')).version)
   const account = createAccountWithCli(env, 'Acme')

@@ -2,6 +2,7 @@ import t from 'tap'
 import { renderEmail } from '../../reactions/emails/render.ts'
 import { wordsOf } from '../../shared/infra/words/catalogue.ts'
 import { notificationSlugs } from '../../shared/domain/notifications/types.ts'
+import { notificationLanguages } from '../../shared/domain/notifications/languages.ts'
 
 const facts = {
   slug: 'delivered',
@@ -26,21 +27,27 @@ t.test('every value is escaped in the HTML and plain in the text', async (t) => 
   t.match(email.text, 'Expected delivery: Wednesday, November 25, 2026')
 })
 
-t.test('French, and English for a language without templates', async (t) => {
+t.test('each language in its own words and dates; English for a language without templates', async (t) => {
   const fr = renderEmail({ ...facts, language: 'fr' })
   t.equal(fr.subject, 'Votre commande A&B-1 a été livrée')
   t.match(fr.text, 'Bonjour Zoë <script>,')
   t.match(fr.text, 'mercredi 25 novembre 2026')
-  t.equal(renderEmail({ ...facts, language: 'de' }).subject, 'Your order A&B-1 has been delivered')
+  const de = renderEmail({ ...facts, language: 'de-AT' })
+  t.equal(de.subject, 'Ihre Bestellung A&B-1 wurde zugestellt')
+  t.match(de.text, 'Mittwoch, 25. November 2026')
+  t.equal(renderEmail({ ...facts, language: 'es' }).subject, 'Tu pedido A&B-1 ha sido entregado')
+  t.equal(renderEmail({ ...facts, language: 'it' }).subject, 'Il tuo ordine A&B-1 è stato consegnato')
+  t.equal(renderEmail({ ...facts, language: 'nl' }).subject, 'Je bestelling A&B-1 is bezorgd')
+  t.equal(renderEmail({ ...facts, language: 'pt' }).subject, 'Your order A&B-1 has been delivered')
 })
 
 t.test('every type has its words in both languages; no name greets plainly', async (t) => {
   t.equal(notificationSlugs.length, 9)
   for (const slug of notificationSlugs) {
-    for (const language of ['en', 'fr']) {
+    for (const language of notificationLanguages) {
       const email = renderEmail({ ...facts, slug, language, first_name: null, carrier: null, tracking_link: null })
       t.ok(email.subject.includes('A&B-1'), `${slug} ${language} names the order`)
-      t.match(email.text, /^Atelier & Co\n\n(Hello|Bonjour),/, 'the brand first, then the greeting')
+      t.match(email.text, /^Atelier & Co\n\n(Hello|Bonjour|Hallo|Hola|Ciao)[,:]/, 'the brand first, then the greeting')
     }
   }
 })
@@ -57,11 +64,29 @@ t.test('the brand: its name or logo at the top, its colour on the button with a 
   t.match(logo.html, 'background: #ffd700; color: #000000;')
 })
 
-t.test('one catalogue per language: English and French have the same phrases, e-mails and page alike', async (t) => {
-  const keys = (value: unknown, prefix = ''): string[] =>
-    typeof value === 'object' && value !== null
-      ? Object.entries(value).flatMap(([k, v]) => keys(v, `${prefix}${k}.`))
-      : [prefix]
-  t.same(keys(wordsOf('fr')).sort(), keys(wordsOf('en')).sort())
-  t.ok(keys(wordsOf('en')).filter((k) => k.startsWith('page.')).length > 40)
+/** Every phrase of a catalogue, by its key (`types.shipped.subject.`). */
+const phrases = (value: unknown, prefix = ''): [string, string][] =>
+  typeof value === 'object' && value !== null
+    ? Object.entries(value).flatMap(([k, v]) => phrases(v, `${prefix}${k}.`))
+    : [[prefix, String(value)]]
+/** The placeholders of an ICU message: `{order_number}`, `{count, plural, …}`. */
+const placeholders = (message: string) => [...message.matchAll(/\{(\w+)/g)].map((m) => m[1]).sort()
+
+t.test('one catalogue per language: the same phrases, each with the same placeholders', async (t) => {
+  const english = new Map(phrases(wordsOf('en')))
+  t.ok([...english.keys()].filter((k) => k.startsWith('page.')).length > 40)
+  for (const language of notificationLanguages) {
+    const theirs = new Map(phrases(wordsOf(language)))
+    t.same([...theirs.keys()].sort(), [...english.keys()].sort(), `${language}: every key, none more`)
+    const differing = [...english].filter(
+      ([key, message]) => !t.same(placeholders(theirs.get(key) ?? ''), placeholders(message)) && key,
+    )
+    t.same(differing, [], `${language}: every phrase with the placeholders of the English one`)
+  }
+})
+
+t.test('French typography: a no-break space before a colon, a semicolon, ! and ?', async (t) => {
+  const spaced = phrases(wordsOf('fr')).filter(([, message]) => / [:;!?]/.test(message))
+  t.same(spaced, [], 'none with a plain space')
+  t.match(renderEmail({ ...facts, language: 'fr' }).text, `Commande\u00a0: A&B-1`)
 })

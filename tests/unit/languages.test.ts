@@ -6,9 +6,11 @@ t.test('a language has notifications when it, or its base language, has template
   t.ok(hasNotifications('fr'))
   t.ok(hasNotifications('fr-CA'))
   t.notOk(hasNotifications('xx'))
-  t.notOk(hasNotifications('de'))
+  t.ok(hasNotifications('de-AT'))
+  t.notOk(hasNotifications('pt'))
   t.equal(notificationLanguageOf('fr-CA'), 'fr')
-  t.equal(notificationLanguageOf('de'), 'en', 'a customer language without templates reads English')
+  t.equal(notificationLanguageOf('nl-BE'), 'nl')
+  t.equal(notificationLanguageOf('pt'), 'en', 'a customer language without templates reads English')
 })
 
 t.test('a regional variant is written in its base language', async (t) => {

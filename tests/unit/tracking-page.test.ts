@@ -78,7 +78,8 @@ t.test('each status on the four steps, a problem shown where it happened', async
 t.test('the language: asked, the order’s, the account’s, the browser’s, else English', async (t) => {
   t.equal(pageLanguage('fr', 'en'), 'fr')
   t.equal(pageLanguage(undefined, 'fr-CA', 'en'), 'fr')
-  t.equal(pageLanguage('de', null, 'FR'), 'fr', 'a language shiplog does not write is passed over')
+  t.equal(pageLanguage('de-AT', null, 'FR'), 'de')
+  t.equal(pageLanguage('pt', null, 'FR'), 'fr', 'a language shiplog does not write is passed over')
   t.equal(pageLanguage(undefined, undefined, 'xx'), 'en')
 })
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { LANGUAGE_CODE, LANGUAGE_CODE_MESSAGE } from '../fields.ts'
 
 /** The languages customer notifications are written in (shared/infra/words/<language>.json). */
-export const notificationLanguages = ['en', 'fr'] as const
+export const notificationLanguages = ['en', 'fr', 'de', 'es', 'it', 'nl'] as const
 export type NotificationLanguage = (typeof notificationLanguages)[number]
 
 /** The language a code is written in: itself, or its base language (`fr-CA` → `fr`), when shiplog has it. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import Handlebars from 'handlebars'
+import { IntlMessageFormat } from 'intl-messageformat'
 import { type NotificationLanguage, notificationLanguages } from '../../domain/notifications/languages.ts'
 
 /*
@@ -19,10 +19,13 @@ export interface PageWords {
   /** Each delay status in words, and what the page says of a delayed parcel. */
   delay: Record<string, string>
   delay_note: string
+  colon: string
 }
 
 /** One language's catalogue: the e-mails' words, each type's, and the tracking page's. */
 export interface Words {
+  /** The language it is written in (set on load, not in the file). */
+  language: NotificationLanguage
   greeting: string
   greeting_anonymous: string
   order: string
@@ -31,6 +34,8 @@ export interface Words {
   expected_delivery: string
   track: string
   closing: string
+  /** What a label takes before its value: `:`, and a no-break space before it in French. */
+  colon: string
   types: Record<string, { subject: string; body: string }>
   page: PageWords
   /** Each type's text message, and the line with the tracking link. */
@@ -40,14 +45,27 @@ export interface Words {
 const languages = Object.fromEntries(
   notificationLanguages.map((language) => [
     language,
-    JSON.parse(readFileSync(new URL(`./${language}.json`, import.meta.url), 'utf8')) as Words,
+    { ...JSON.parse(readFileSync(new URL(`./${language}.json`, import.meta.url), 'utf8')), language } as Words,
   ]),
 ) as Record<NotificationLanguage, Words>
 export const wordsOf = (language: NotificationLanguage): Words => languages[language]
-/** A phrase of the catalogue, filled in as plain text; an HTML layout escapes it where it goes. */
-const phrases = new Map<string, HandlebarsTemplateDelegate>()
-export const phrase = (source: string, values: object) => {
-  const compiled = phrases.get(source) ?? Handlebars.compile(source, { noEscape: true })
-  phrases.set(source, compiled)
-  return compiled(values)
+/**
+ * A phrase of a catalogue in ICU message syntax (`{order_number}`, plurals),
+ * filled in for its language as plain text: a layout escapes it where it goes.
+ * A placeholder with no value reads as nothing.
+ */
+const formats = new Map<string, IntlMessageFormat>()
+export const phrase = (words: Pick<Words, 'language'>, source: string, values: object) => {
+  const key = `${words.language}\u0000${source}`
+  let format = formats.get(key)
+  if (!format) {
+    format = new IntlMessageFormat(source, words.language)
+    formats.set(key, format)
+  }
+  const given = values as Record<string, unknown>
+  const filled = new Proxy(given, {
+    get: (o, k) => (typeof k === 'string' ? (o[k] ?? '') : undefined),
+    has: () => true,
+  })
+  return String(format.format(filled as Record<string, string>))
 }
