@@ -56,6 +56,7 @@ export const trackingPageData = z
         delivery_status_code: z.string(),
         status: z.string().meta({ description: 'The status in words, in the page’s language' }),
         tone: z.enum(['normal', 'problem', 'done']),
+        next: text.meta({ description: 'What happens next, after a failed attempt or at a pickup point, in words' }),
         delay: z
           .object({ status: z.enum(delayStatuses), label: z.string(), note: z.string() })
           .nullable()
@@ -217,6 +218,7 @@ function parcelOf(
       label: words.page.delay[delay.status] ?? delay.status,
       note: words.page.delay_note,
     },
+    next: words.page.next[t.delivery_status_code] ?? null,
     steps: STEPS.map((code, i) => ({
       code,
       label: stepLabel(code, i === step, t, words),
@@ -232,17 +234,20 @@ function parcelOf(
           }
         : null,
     delivered_at: t.delivered_at === null ? null : new Date(t.delivered_at * 1000).toISOString(),
-    delivered: t.delivered_at === null ? null : when.format(new Date(t.delivered_at * 1000)),
+    delivered:
+      t.delivered_at === null
+        ? null
+        : withZone(when.format(new Date(t.delivered_at * 1000)), new Date(t.delivered_at * 1000), language, timeZone),
     pickup_point: t.delivery_status_code === 'available_for_pickup' ? pickupPointOf(t, words, pickupPoints) : null,
     // People read a timeline by when things happened, newest first.
     events: [...t.events]
       .sort((a, b) => b.happened_at - a.happened_at || b.id - a.id)
       .map((e) => ({
         happened_at: new Date(e.happened_at * 1000).toISOString(),
-        time: when.format(new Date(e.happened_at * 1000)),
+        time: withZone(when.format(new Date(e.happened_at * 1000)), new Date(e.happened_at * 1000), language, timeZone),
         event_type_code: e.event_type_code,
         message: e.messages[language] ?? e.message,
-        place: placeOf(e.address),
+        place: placeOf(e.address, language),
       })),
   }
 }
@@ -258,9 +263,33 @@ const dateTimeFormat = memoize((key: string) => {
 const longDate = (date: string, language: string) =>
   dateTimeFormat(`${language}|UTC|full`).format(new Date(`${date}T00:00:00Z`))
 
-const placeOf = (a: Address | null) => {
-  const where = [a?.zip && a.city ? `${a.zip} ${a.city}` : a?.city, a?.country_code].filter(Boolean).join(', ')
+/** A country's name in the page's language ("France", "Frankreich"), its code when Intl has none. */
+const countryNames = memoize((language: string) => new Intl.DisplayNames([language], { type: 'region' }))
+const countryName = (code: string, language: string) => {
+  try {
+    return countryNames(language).of(code.toUpperCase()) ?? code
+  } catch {
+    return code
+  }
+}
+
+const placeOf = (a: Address | null, language: string) => {
+  const country = a?.country_code ? countryName(a.country_code, language) : null
+  const where = [a?.zip && a.city ? `${a.zip} ${a.city}` : a?.city, country].filter(Boolean).join(', ')
   return where || null
+}
+
+/** A time in the parcel's zone, naming the zone ("CET", "MEZ", "UTC+1"; "UTC" without an address). */
+const zoneNames = memoize((key: string) => {
+  const [language, timeZone] = key.split('|') as [string, string]
+  // English names the European zones by their abbreviations where en-GB does.
+  return new Intl.DateTimeFormat(language === 'en' ? 'en-GB' : language, { timeZone, timeZoneName: 'short' })
+})
+const withZone = (formatted: string, date: Date, language: string, timeZone: string) => {
+  const zone = zoneNames(`${language}|${timeZone}`)
+    .formatToParts(date)
+    .find((p) => p.type === 'timeZoneName')?.value
+  return zone ? `${formatted} ${zone}` : formatted
 }
 
 const pickupEventOf = (t: TrackerDoc) =>

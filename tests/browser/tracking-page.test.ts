@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
-import { axeViolations, browserSkip, keep, startBrowser, widthsOf } from '../support/browser.ts'
+import { axeViolations, browserSkip, keep, splitWords, startBrowser, widthsOf } from '../support/browser.ts'
 import { csvForm } from '../support/csv.ts'
 import { waitForJob } from '../support/jobs.ts'
 import { startTestServer } from '../support/server.ts'
@@ -183,4 +183,65 @@ t.test('a phone-sized screen shows the page without horizontal scrolling', { ski
     await page.close()
   }
   await context.close()
+})
+
+t.test(
+  'in each of the six languages, on a phone: whole words, no sideways scroll, nothing axe objects to',
+  { skip },
+  async (t) => {
+    const { server, token, browser } = fixture
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true, bypassCSP: true })
+    const headings: Record<string, string> = {
+      en: 'Your order W-2001',
+      fr: 'Votre commande W-2001',
+      de: 'Ihre Bestellung W-2001',
+      es: 'Tu pedido W-2001',
+      it: 'Il tuo ordine W-2001',
+      nl: 'Je bestelling W-2001',
+    }
+    for (const [language, heading] of Object.entries(headings)) {
+      const page = await phone.newPage()
+      await page.goto(`${server.url}/track/${token}?lang=${language}`)
+      t.equal(await page.locator('h1').innerText(), heading, `${language}: its own words`)
+      t.equal(await page.locator('html').getAttribute('lang'), language)
+      t.same(await splitWords(page), [], `${language}: no word broken across lines`)
+      const widths = await widthsOf(page)
+      t.ok(widths.content <= widths.screen, `${language}: ${widths.content} px wide on a ${widths.screen} px screen`)
+      t.same(
+        (await axeViolations(page)).map((v) => `${v.id}: ${v.help}`),
+        [],
+        `${language}: axe`,
+      )
+      t.match(
+        (await textOf(page, '.event .place'))[0],
+        /, (France|Frankreich|Francia|Frankrijk)$/,
+        'the country by its name',
+      )
+      t.match((await textOf(page, '.event time'))[0], / (CET|MEZ|UTC\+1)$/, 'the time with its zone')
+      await keep(page, `tracking-page-${language}-phone.png`, { width: 375, height: 812 })
+      await page.close()
+    }
+    // Without an order or an account to say, the browser's language chooses.
+    const browserAsked = await browser.newContext({
+      locale: 'es-ES',
+      extraHTTPHeaders: { 'accept-language': 'es-ES,es;q=0.9' },
+    })
+    const spanish = await browserAsked.newPage()
+    await spanish.goto(`${server.url}/track/no-such-link`)
+    t.equal(await spanish.locator('h1').innerText(), 'Página no encontrada', 'Accept-Language chooses the page')
+    await browserAsked.close()
+    await phone.close()
+  },
+)
+
+t.test('on a laptop the page uses the width: the parcels beside the order', { skip }, async (t) => {
+  const { server, token, browser } = fixture
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+  await page.goto(`${server.url}/track/${token}`)
+  const parcel = await page.locator('.parcel').first().boundingBox()
+  const items = await page.locator('.items').boundingBox()
+  t.ok(parcel && items && items.x > parcel.x + parcel.width, 'the order beside the parcels, not under them')
+  t.ok(parcel && parcel.width > 600, `the parcels take the width (${parcel?.width} px)`)
+  await keep(page, 'tracking-page-laptop.png', { width: 1280, height: 900 })
+  await page.close()
 })

@@ -68,9 +68,9 @@ t.test('an order’s page: its parcels, their status, dates and timelines, newes
     ['out_for_delivery', 'origin_scan'],
     'the timeline newest first',
   )
-  t.match(colissimo.events[1], { place: '75015 Paris, FR', message: 'Parcel handed to Colissimo' })
+  t.match(colissimo.events[1], { place: '75015 Paris, France', message: 'Parcel handed to Colissimo' })
   t.equal(colissimo.events[1].happened_at, '2026-11-18T11:06:40.000Z')
-  t.equal(colissimo.events[1].time, 'Nov 18, 2026, 12:06 PM', 'the time in the customer’s zone')
+  t.equal(colissimo.events[1].time, 'Nov 18, 2026, 12:06 PM CET', 'the time in the customer’s zone, named')
   t.match(colissimo.expected_delivery, { kind: 'carrier', kind_label: 'date given by the carrier' })
   t.same(
     colissimo.steps.map((s: any) => s.state),

@@ -51,9 +51,35 @@ export async function keep(page: Page, name: string, viewport: { width: number; 
   await page.screenshot({ path: `${folder}/${name}`, fullPage: true })
 }
 
-/** How wide the page's content is against the screen: no sideways scrolling when the first is not larger. */
-export const widthsOf = async (page: Page) =>
-  (await page.evaluate('({ content: document.documentElement.scrollWidth, screen: window.innerWidth })')) as {
-    content: number
-    screen: number
-  }
+/**
+ * How wide the page's content is against the screen it was given: no
+ * sideways scrolling when the first is not larger. The screen is the
+ * viewport set, not window.innerWidth, which a phone's emulation widens to
+ * fit content too wide for it.
+ */
+export const widthsOf = async (page: Page) => ({
+  content: (await page.evaluate('document.documentElement.scrollWidth')) as number,
+  screen: page.viewportSize()!.width,
+})
+
+/**
+ * The words the page shows broken across two lines: each word of each text
+ * node measured by a Range, split when its boxes stand on different lines.
+ * Run in the page (this file is compiled without the DOM's types).
+ */
+export const splitWords = async (page: Page) =>
+  (await page.evaluate(`(() => {
+    const split = []
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent
+      for (const match of text.matchAll(/\\S+/g)) {
+        const range = document.createRange()
+        range.setStart(node, match.index)
+        range.setEnd(node, match.index + match[0].length)
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)))
+        if (tops.size > 1) split.push(match[0])
+      }
+    }
+    return split
+  })()`)) as string[]

@@ -19,6 +19,8 @@ export interface PageWords {
   /** Each delay status in words, and what the page says of a delayed parcel. */
   delay: Record<string, string>
   delay_note: string
+  /** What happens next, by the status it follows (a failed attempt, a pickup point). */
+  next: Record<string, string>
   colon: string
 }
 
