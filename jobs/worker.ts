@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { isRedisReady } from '../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../shared/infra/jobs/redis.ts'
 import type { JobDoc } from '../projectors/jobs/job.ts'
 import { type JobQueue, keepSweeping, type QueuedJob } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -32,9 +32,7 @@ export function startJobWorker(rt: Runtime, queue: JobQueue, connection: Redis, 
   )
   worker.on('failed', (job, error) => rt.logger.warn({ err: error, job: job?.data }, 'job attempt failed'))
   // While Redis is away its connection says so once; the worker's own retries add nothing.
-  worker.on('error', (error) => {
-    if (isRedisReady(connection)) rt.logger.error({ err: error }, 'job worker error')
-  })
+  worker.on('error', workerErrors(connection, rt.logger, 'job worker error'))
 
   const sweep = async () => {
     for (const status of ['queued', 'processing']) {

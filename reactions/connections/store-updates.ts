@@ -22,7 +22,7 @@ import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import type { StoreCall } from '../../shared/infra/stores/calls.ts'
@@ -140,9 +140,7 @@ export async function startStoreUpdateSender(
     },
     { connection, concurrency: 4 },
   )
-  worker.on('error', (error) => {
-    if (isRedisReady(connection)) log.error({ err: error }, 'store update worker error')
-  })
+  worker.on('error', workerErrors(connection, log, 'store update worker error'))
   return {
     async close() {
       await (isRedisReady(connection) ? worker.close() : worker.close(true))

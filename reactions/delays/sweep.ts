@@ -8,7 +8,7 @@ import { decideDelay } from '../../shared/domain/orders/delays.ts'
 import { foldOrderState } from '../../shared/domain/orders/state.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { decideOnStream } from '../../commands/execute.ts'
@@ -92,9 +92,7 @@ export async function startDelaySweep(
     },
     { connection, concurrency: 8 },
   )
-  worker.on('error', (error) => {
-    if (isRedisReady(connection)) log.error({ err: error }, 'delay sweep worker error')
-  })
+  worker.on('error', workerErrors(connection, log, 'delay sweep worker error'))
   log.info({ every_seconds: every }, 'delay sweep started')
 
   return {

@@ -8,7 +8,7 @@ import type { NotificationChannel } from '../../shared/domain/vocabulary/channel
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { createWorkQueue, keepSweeping, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { startReaction } from '../follow.ts'
 import { type PayloadAddress, payloadAddress } from '../../commands/notifications/record-payload.ts'
@@ -176,9 +176,7 @@ export function startPayloadSender(
     { connection, concurrency: 4, lockDuration: 30_000, stalledInterval: 10_000, maxStalledCount: 10 },
   )
   worker.on('failed', (job, error) => rt.logger.warn({ err: error, payload: job?.data, channel }, 'attempt failed'))
-  worker.on('error', (error) => {
-    if (isRedisReady(connection)) rt.logger.error({ err: error, channel }, 'sender error')
-  })
+  worker.on('error', workerErrors(connection, rt.logger, 'sender error', { channel }))
   const stopSweeping = keepSweeping(
     queue,
     () => sweepBuilt(rt, queue, channel),

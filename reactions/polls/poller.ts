@@ -17,7 +17,7 @@ import type { CarrierEventInput } from '../../shared/domain/orders/record-tracki
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import type { CarrierTrackingApi } from '../../shared/infra/carriers/port.ts'
 import { createWorkQueue, quietQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { StoredDocument } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
@@ -112,9 +112,7 @@ export async function startCarrierPolling(
         lockDuration: 30_000,
       },
     )
-    worker.on('error', (error) => {
-      if (isRedisReady(connection)) log.error({ err: error }, 'carrier poll worker error')
-    })
+    worker.on('error', workerErrors(connection, log, 'carrier poll worker error'))
     return { worker, connection }
   })
 
@@ -142,9 +140,7 @@ export async function startCarrierPolling(
     },
     { connection: tickConnection },
   )
-  ticker.on('error', (error) => {
-    if (isRedisReady(tickConnection)) log.error({ err: error }, 'carrier poll scheduler error')
-  })
+  ticker.on('error', workerErrors(tickConnection, log, 'carrier poll scheduler error'))
   log.info({ apis: carriers.map((c) => c.api.name), every_seconds: base }, 'carrier polling started')
 
   return {

@@ -20,7 +20,7 @@ import {
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
-import { isRedisReady } from '../../shared/infra/jobs/redis.ts'
+import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { type PostOutcome, postJson } from '../../shared/infra/webhooks/outbound.ts'
@@ -139,9 +139,7 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
     // Short locks, checked often: a message held by a worker that died is taken back within seconds.
     { connection, concurrency: CONCURRENCY, lockDuration: 5_000, stalledInterval: 2_000, maxStalledCount: 10 },
   )
-  worker.on('error', (error) => {
-    if (isRedisReady(connection)) rt.logger.error({ err: error }, 'webhook sender error')
-  })
+  worker.on('error', workerErrors(connection, rt.logger, 'webhook sender error'))
   const sweep = async () => {
     const pending = await rt.readStore.lookupAll<WebhookDeliveryDoc>(
       collections.webhook_deliveries.name,

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { addDays, instantOf } from '../../shared/domain/delivery/calendar.ts'
 import { fixedClock } from '../../shared/infra/clock.ts'
-import { freePort } from '../support/process.ts'
+import { call, createAccountWithCli, freePort, serviceEnvironment, spawnServer } from '../support/process.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { redisOn } from '../support/redis.ts'
@@ -156,13 +156,29 @@ t.test('delay rules are settings of the account, validated like every field', as
 
 t.test('Redis restarted empty loses no deadline: the sweep finds it again in the index', async (t) => {
   const redis = await redisOn(t, await freePort())
-  const server = await start(t, { REDIS_URL: redis.url, SHIPLOG_DELAY_SWEEP_INTERVAL: '1' })
-  await postTrackers(server, [{ order_number: 'R-1', tracking_number: 'TN-R', carrier_code: 'colissimo' }])
+  // A service of its own on that Redis, stopped as a crash would be: nothing waits on the Redis it lost.
+  const env = await serviceEnvironment(t, { REDIS_URL: redis.url, SHIPLOG_DELAY_SWEEP_INTERVAL: '1' })
+  const account = createAccountWithCli(env)
+  const service = await spawnServer(env)
+  t.teardown(() => service.kill('SIGKILL'))
+  const send = async (path: string, method = 'GET', body?: unknown) =>
+    (await (
+      await call(service.url, account.private_key, path, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).json()) as any
+  await send('/v1/trackers', 'POST', {
+    trackers: [{ order_number: 'R-1', tracking_number: 'TN-R', carrier_code: 'colissimo' }],
+  })
   await redis.restart(200)
-  await recordTrackingEvents(server, [
-    { tracking_number: 'TN-R', event_type_code: 'transit', happened_at: nowSeconds() - 8 * DAY },
-  ])
-  const stalled = await delayed(server, 'TN-R', 'stalled')
+  await send('/v2/trackers/events', 'POST', {
+    events: [{ tracking_number: 'TN-R', event_type_code: 'transit', happened_at: nowSeconds() - 8 * DAY }],
+  })
+  const stalled = await until(
+    async () => (await send('/v2/trackers?tracking_number=TN-R')).data[0],
+    (tr) => tr.delay?.status === 'stalled',
+  )
   t.equal(stalled.delay.reason, 'no_scan')
 })
 

@@ -36,3 +36,19 @@ export function connectRedis(url: string, logger: Logger, name = 'queue', option
 
 /** Whether a connection can take commands now (never waits). */
 export const isRedisReady = (redis: Redis) => redis.status === 'ready'
+
+/** An error that only says the connection to Redis went (connectRedis already said so, once). */
+const lostConnection = (error: { code?: string; message?: string }) =>
+  ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(error.code ?? '') ||
+  /Connection is closed/.test(error.message ?? '')
+
+/**
+ * A BullMQ worker's error logger: its faults are logged, a lost connection
+ * is not (it may surface before the connection's status says so, and Redis
+ * going away is logged once by connectRedis).
+ */
+export const workerErrors =
+  (connection: Redis, log: Logger, message: string, context: Record<string, unknown> = {}) =>
+  (error: Error & { code?: string }) => {
+    if (isRedisReady(connection) && !lostConnection(error)) log.error({ err: error, ...context }, message)
+  }
