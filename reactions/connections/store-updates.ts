@@ -74,11 +74,22 @@ export function startStoreUpdatePlanning(rt: UpdatesRuntime, queue: WorkQueue<Qu
     only: () => ({ types: ['TrackerStatusChanged'] }),
     async handle(batch) {
       let planned = false
+      // Most accounts connect no store: their status changes are passed over without reading their orders.
+      const connected = new Map<number, Promise<boolean>>()
+      const hasConnection = (accountId: number) => {
+        let known = connected.get(accountId)
+        if (!known) {
+          known = rt.readStore.count(collections.connections.name, { accountId }).then((n) => n > 0)
+          connected.set(accountId, known)
+        }
+        return known
+      }
       for (const recorded of batch) {
         if (recorded.type !== 'TrackerStatusChanged') continue
         const data = recorded.data as EventData<'TrackerStatusChanged'>
         if (!toldToStores(data.to)) continue
         const accountId = recorded.metadata.accountId
+        if (!(await hasConnection(accountId))) continue
         const connectionId = connectionOfOrder(await rt.eventStore.readStream(recorded.stream))
         if (connectionId === undefined) continue
         // The change's place in the log is the update's id: a batch handled twice plans it once.
