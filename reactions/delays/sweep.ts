@@ -90,7 +90,8 @@ export async function startDelaySweep(
         throw error
       })
     },
-    { connection, concurrency: 8 },
+    // A check a crashed process held is taken up again within seconds, as the jobs worker's are.
+    { connection, concurrency: 8, lockDuration: 5_000, stalledInterval: 2_000 },
   )
   worker.on('error', workerErrors(connection, log, 'delay sweep worker error'))
   log.info({ every_seconds: every }, 'delay sweep started')
