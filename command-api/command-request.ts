@@ -1,15 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import {
-  type CommandRequest,
-  type CommandResponse,
-  executeCommand,
-  metadataFor,
-  toNewEvents,
-} from '../commands/execute.ts'
+import { type CommandRequest, type CommandResponse, changeStream } from '../commands/execute.ts'
 import type { DomainEvent } from '../shared/domain/events/index.ts'
-import { toUnixSeconds } from '../shared/domain/time.ts'
-import { expectedAfter } from '../shared/infra/event-store/port.ts'
-import { asDomainEvents } from '../shared/infra/event-store/recorded.ts'
 import { acceptJob } from '../commands/jobs/accept.ts'
 import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -56,41 +47,13 @@ export async function acceptJobRequest(
   }
 }
 
-/**
- * A command decided on one aggregate's stream, through the command core
- * (Idempotency-Key, expected revision, visibility), answered from the
- * stream's events with those decided; `reveal` opens what the recorded
- * answer keeps sealed, on the way out only.
- */
+/** A command on one aggregate's stream (see changeStream), answered over HTTP; `reveal` opens what the recorded answer keeps sealed, on the way out only. */
 export async function changeOneStream<E extends DomainEvent, S>(
   rt: Runtime,
   request: FastifyRequest,
   reply: FastifyReply,
-  change: {
-    stream: string
-    evolve: (state: S | undefined, event: E) => S
-    decide: (at: number, state: S | undefined) => E[]
-    answer: (all: E[]) => { status: number; body: unknown }
-    reveal?: (body: unknown) => unknown
-  },
+  change: Parameters<typeof changeStream<E, S>>[2] & { reveal?: (body: unknown) => unknown },
 ) {
-  const command = commandRequest(request)
-  const response = await executeCommand(rt, command, async () => {
-    const recorded = await rt.eventStore.readStream(change.stream)
-    const history = asDomainEvents<E>(recorded)
-    const now = rt.clock.now()
-    const events = change.decide(toUnixSeconds(now), history.reduce(change.evolve, undefined as S | undefined))
-    return {
-      appends: [
-        {
-          stream: change.stream,
-          expected: expectedAfter(recorded.length - 1),
-          events: toNewEvents(events, metadataFor(command, now.getTime())),
-        },
-      ],
-      ...change.answer([...history, ...events]),
-      readPosition: recorded.at(-1)?.position ?? 0n,
-    }
-  })
+  const response = await changeStream(rt, commandRequest(request), change)
   return sendCommandResponse(reply, change.reveal ? { ...response, body: change.reveal(response.body) } : response)
 }

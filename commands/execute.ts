@@ -12,6 +12,7 @@ import { asDomainEvents } from '../shared/infra/event-store/recorded.ts'
 import { isConcurrencyError, ShiplogError } from '../shared/domain/errors.ts'
 import { assertValidEvent, type DomainEvent } from '../shared/domain/events/index.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
 import { waitForProjections } from '../shared/infra/read-store/wait-for-projections.ts'
 import type { AccountDoc } from '../projectors/accounts/account.ts'
 import { projections } from '../projectors/all-projections.ts'
@@ -154,6 +155,41 @@ async function decideAndAppend(
   const { position, revisions } = await rt.eventStore.append(appends)
   decided.onAppended?.(new Map(appends.map((a, i) => [a.stream, revisions[i]!])), position)
   return { status: decided.status, body: decided.body, position, appended: true }
+}
+
+/**
+ * A command decided on one aggregate's stream, through the command core
+ * (Idempotency-Key, expected revision, visibility), answered from the
+ * stream's events with those decided: the API's and the console's writes to
+ * a webhook endpoint, a connection, go through here alike.
+ */
+export function changeStream<E extends DomainEvent, S>(
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections'>,
+  command: CommandRequest,
+  change: {
+    stream: string
+    evolve: (state: S | undefined, event: E) => S
+    decide: (at: number, state: S | undefined) => E[]
+    answer: (all: E[]) => { status: number; body: unknown }
+  },
+): Promise<CommandResponse> {
+  return executeCommand(rt, command, async () => {
+    const recorded = await rt.eventStore.readStream(change.stream)
+    const history = asDomainEvents<E>(recorded)
+    const now = rt.clock.now()
+    const events = change.decide(toUnixSeconds(now), history.reduce(change.evolve, undefined as S | undefined))
+    return {
+      appends: [
+        {
+          stream: change.stream,
+          expected: expectedAfter(recorded.length - 1),
+          events: toNewEvents(events, metadataFor(command, now.getTime())),
+        },
+      ],
+      ...change.answer([...history, ...events]),
+      readPosition: recorded.at(-1)?.position ?? 0n,
+    }
+  })
 }
 
 /**

@@ -1,18 +1,14 @@
-import { stringify } from 'csv-stringify/sync'
 import { z } from 'zod'
-import { bucketsBetween } from '../../projectors/deliveries/learned.ts'
+import { performanceBetween, performanceCsv } from '../../projectors/deliveries/performance.ts'
 import { isCalendarDate } from '../../shared/domain/delivery/calendar.ts'
-import { WORKING_WEEK } from '../../shared/domain/delivery/business-days.ts'
 import {
   type PerformanceGroup,
   performanceGroups,
   type PerformanceRow,
-  performanceRows,
 } from '../../shared/domain/delivery/performance.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { configuredServices } from '../../projectors/carrier-services/configured.ts'
 
 /*
  * GET /v2/analytics/delivery_performance (and .csv): how the account's
@@ -67,31 +63,9 @@ const performanceList = z
   .object({ object: z.literal('list'), data: z.array(performanceRow), has_more: z.boolean() })
   .meta({ id: 'DeliveryPerformanceList' })
 
-const CSV_COLUMNS = [
-  'delivered',
-  'returned',
-  'transit_p50',
-  'transit_p90',
-  'on_time_rate',
-  'failed_attempt_rate',
-  'exception_rate',
-  'returned_rate',
-] as const
-
 export function analyticsReadRoutes(app: App, rt: Runtime) {
-  const rowsFor = async (accountId: number, q: z.output<typeof query>) => {
-    const [buckets, services] = await Promise.all([
-      bucketsBetween(rt, accountId, q.from, q.to),
-      configuredServices(rt, accountId),
-    ])
-    return performanceRows(
-      buckets,
-      q.group_by as PerformanceGroup[],
-      (carrier, service) =>
-        services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK,
-      { from: q.from, to: q.to },
-    )
-  }
+  const rowsFor = (accountId: number, q: z.output<typeof query>) =>
+    performanceBetween(rt, accountId, q, q.group_by as PerformanceGroup[])
   const pageOf = (rows: PerformanceRow[], q: z.output<typeof query>) => {
     const after = q.starting_after
     const start = after === undefined ? 0 : rows.findIndex((r) => r.key > after)
@@ -131,21 +105,7 @@ export function analyticsReadRoutes(app: App, rt: Runtime) {
     async (request, reply) => {
       const { account } = callerOf(request)
       const groups = request.query.group_by as PerformanceGroup[]
-      const rows = await rowsFor(account.id, request.query)
-      const csv = stringify(
-        rows.map((r) => [
-          ...groups.map((g) => r.group[g] ?? ''),
-          r.delivered,
-          r.returned,
-          r.transit_business_days.p50 ?? '',
-          r.transit_business_days.p90 ?? '',
-          r.on_time_rate ?? '',
-          r.failed_attempt_rate ?? '',
-          r.exception_rate ?? '',
-          r.returned_rate ?? '',
-        ]),
-        { header: true, columns: [...groups, ...CSV_COLUMNS] },
-      )
+      const csv = performanceCsv(await rowsFor(account.id, request.query), groups)
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="delivery_performance.csv"')

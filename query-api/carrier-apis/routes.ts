@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { carrierCodesOf, trackingApis } from '../../shared/domain/carriers/tracking-apis.ts'
+import { trackingApis } from '../../shared/domain/carriers/tracking-apis.ts'
 import type { ConfiguredCarrierApi } from '../../shared/infra/carriers/apis.ts'
-import type { CarrierLedger } from '../../shared/infra/carriers/ledger.ts'
+import { type CarrierLedger, carrierApiFigures } from '../../shared/infra/carriers/ledger.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 
 /*
@@ -9,9 +9,6 @@ import type { App } from '../../shared/infra/http/server.ts'
  * how today has gone with each, from the ledger every worker writes to. The
  * same figures are counters on /metrics.
  */
-
-/** How long the figures of a day may take before the route answers without them. */
-const REDIS_WAIT_MS = 500
 
 const carrierApi = z
   .object({
@@ -41,30 +38,6 @@ export function carrierApiRoutes(app: App, settings: readonly ConfiguredCarrierA
         summary: 'The carrier tracking APIs: configured or not, requests today, budget left, last error',
       },
     },
-    async () => ({
-      object: 'list' as const,
-      has_more: false,
-      data: await Promise.all(
-        settings.map(async (s) => {
-          // The ledger lives in Redis: without it the route still says what is configured.
-          const today = await Promise.race([
-            ledger.today(s.name).catch(() => undefined),
-            new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REDIS_WAIT_MS)),
-          ])
-          const requests = today?.requests ?? null
-          return {
-            object: 'carrier_api' as const,
-            api: s.name,
-            carrier_codes: carrierCodesOf(s.name),
-            configured: s.adapter !== undefined,
-            requests_per_second: s.perSecond,
-            daily_budget: s.perDay,
-            requests_today: requests,
-            budget_left: s.perDay === null || requests === null ? null : Math.max(0, s.perDay - requests),
-            last_error: today?.lastError ?? null,
-          }
-        }),
-      ),
-    }),
+    async () => ({ object: 'list' as const, has_more: false, data: await carrierApiFigures(settings, ledger) }),
   )
 }

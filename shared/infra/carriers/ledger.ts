@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
-import type { TrackingApi } from '../../domain/carriers/tracking-apis.ts'
+import { carrierCodesOf, type TrackingApi } from '../../domain/carriers/tracking-apis.ts'
+import type { ConfiguredCarrierApi } from './apis.ts'
 import { utcDayOf } from '../../domain/time.ts'
 
 /*
@@ -47,3 +48,30 @@ export function redisLedger(redis: Redis, prefix: string, now: () => number = Da
     },
   }
 }
+
+/** How long the figures of a day may take before they are given without them. */
+const REDIS_WAIT_MS = 500
+
+/** Each carrier API as GET /v2/carrier_apis and the console show it: configured or not, today's requests, budget left, last error. */
+export const carrierApiFigures = (settings: readonly ConfiguredCarrierApi[], ledger: CarrierLedger) =>
+  Promise.all(
+    settings.map(async (s) => {
+      // The ledger lives in Redis: without it the figures still say what is configured.
+      const today = await Promise.race([
+        ledger.today(s.name).catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REDIS_WAIT_MS)),
+      ])
+      const requests = today?.requests ?? null
+      return {
+        object: 'carrier_api' as const,
+        api: s.name,
+        carrier_codes: carrierCodesOf(s.name),
+        configured: s.adapter !== undefined,
+        requests_per_second: s.perSecond,
+        daily_budget: s.perDay,
+        requests_today: requests,
+        budget_left: s.perDay === null || requests === null ? null : Math.max(0, s.perDay - requests),
+        last_error: today?.lastError ?? null,
+      }
+    }),
+  )
