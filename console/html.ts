@@ -99,12 +99,38 @@ pages.registerHelper('eq', (a: unknown, b: unknown) => a === b)
 pages.registerPartial('layout', file('./templates/layout.html.hbs'))
 pages.registerPartial('badges', file('./templates/badges.html.hbs'))
 
+pages.registerPartial('settings-nav', file('./templates/settings-nav.html.hbs'))
+pages.registerPartial('field-error', file('./templates/field-error.html.hbs'))
+pages.registerPartial('figure', file('./templates/figure.html.hbs'))
+/** A field's error, if the form was refused for it. */
+pages.registerHelper(
+  'fieldError',
+  (errors: { fields?: Record<string, string> } | undefined, name: string) => errors?.fields?.[name],
+)
+pages.registerHelper('percent', (rate: number | null | undefined) =>
+  typeof rate === 'number' ? `${(rate * 100).toFixed(1)} %` : '–',
+)
+
+const names = [
+  'login',
+  'overview',
+  'parcels',
+  'order',
+  'delays',
+  'preview',
+  'error',
+  'analytics',
+  'tracking-page-settings',
+  'notifications',
+  'sample',
+  'carriers',
+  'team',
+  'webhooks',
+  'webhook',
+] as const
 const templates = Object.fromEntries(
-  ['login', 'overview', 'parcels', 'order', 'delays', 'preview', 'error'].map((name) => [
-    name,
-    pages.compile(file(`./templates/${name}.html.hbs`), { strict: false }),
-  ]),
-) as Record<'login' | 'overview' | 'parcels' | 'order' | 'delays' | 'preview' | 'error', HandlebarsTemplateDelegate>
+  names.map((name) => [name, pages.compile(file(`./templates/${name}.html.hbs`), { strict: false })]),
+) as Record<(typeof names)[number], HandlebarsTemplateDelegate>
 
 /** Only shiplog's own style sheet and script, no inline code, forms to itself, never framed. */
 const POLICY = [
@@ -112,6 +138,8 @@ const POLICY = [
   "style-src 'self'",
   "script-src 'self'",
   "img-src 'self'",
+  // The tracking page's preview, a page of this site.
+  "frame-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
@@ -123,7 +151,7 @@ export interface Frame {
   csrf?: string
   q?: string
   /** The navigation entry of the page. */
-  current?: 'overview' | 'parcels' | 'delays'
+  current?: 'overview' | 'parcels' | 'delays' | 'analytics' | 'settings'
   openDelays?: number
   flash?: string
 }

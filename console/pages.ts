@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { decideOnStream, executeCommand, untilVisible } from '../commands/execute.ts'
 import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
 import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
@@ -11,8 +10,6 @@ import { foldOrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
-import type { UserState } from '../shared/domain/users/user.ts'
-import type { AccountDoc } from '../shared/infra/accounts/account-doc.ts'
 import { publicUrlOf } from '../shared/infra/http/public-url.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -22,20 +19,10 @@ import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
 import { delayWords, renderConsolePage, statusWords } from './html.ts'
 import { customerOf, delayedParcels, filtersOf, findParcels, type Parcel } from './parcels.ts'
-import type { Frame } from './html.ts'
+import type { ConsoleScope, Query } from './frame.ts'
 
 const ORDERS = collections.orders.name
 const TRACKERS = collections.trackers.name
-
-/** A signed-in user's request: who, their account, and the frame of the page. */
-export interface ConsoleRequest {
-  user: UserState
-  account: AccountDoc
-  frame: Frame
-}
-
-type SignedIn = (request: FastifyRequest, reply: FastifyReply) => Promise<ConsoleRequest | undefined>
-type Query = Record<string, string | undefined>
 
 const idOf = (value: unknown) => {
   const id = Number(value)
@@ -52,150 +39,120 @@ const rowOf = (p: Parcel) => ({
     : (p.tracker.delay?.expected_delivery_date ?? p.tracker.displayable_expected_delivery_date),
 })
 
-export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: SignedIn) {
-  const options = { config: { auth: 'none' as const }, schema: { hide: true } }
-  const openDelays = (accountId: number) =>
-    rt.readStore.count(TRACKERS, { accountId, where: [{ field: 'delay_open', op: 'eq', value: 1 }] })
-  /** A page for the signed-in user, with the frame every page has. */
-  const page =
-    (
-      current: 'overview' | 'parcels' | 'delays' | undefined,
-      build: (c: ConsoleRequest, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const c = await signedIn(request, reply)
-      if (!c) return reply
-      c.frame.current = current
-      c.frame.openDelays = await openDelays(c.account.id)
-      c.frame.flash = (request.query as Query).done
-      return build(c, request, reply)
-    }
+export function consolePages(routes: ConsoleScope, rt: Runtime) {
   const now = () => toUnixSeconds(rt.clock.now())
 
-  scope.get(
-    '/console',
-    options,
-    page('overview', async (c, _request, reply) => {
-      const accountId = c.account.id
-      const count = (field: string, value: string) =>
-        rt.readStore.count(TRACKERS, { accountId, where: [{ field, op: 'eq', value }] })
-      const statuses = await Promise.all(
-        deliveryStatusCodes.map(async (code) => ({ code, count: await count('delivery_status_code', code) })),
-      )
-      const delays = await Promise.all(
-        delayStatuses.map(async (s) => ({ label: delayWords[s], count: await count('delay_status', s) })),
-      )
-      const midnight = Math.floor(now() / 86_400) * 86_400
-      const orders = await rt.readStore.count(ORDERS, {
-        accountId,
-        where: [{ field: 'created_at', op: 'gte', value: midnight }],
-      })
-      const flagged = (await delayedParcels(rt, accountId, false)).filter(
-        (p) => (p.tracker.delay?.since ?? 0) >= midnight,
-      )
-      const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
-      return sendPage(
-        reply,
-        200,
-        renderConsolePage('overview', 'Overview', c.frame, {
-          statuses,
-          delays,
-          attention,
-          today: { orders, flagged: flagged.slice(0, 10) },
-        }),
-      )
-    }),
-  )
+  routes.get('/console', 'overview', async (c, _request, reply) => {
+    const accountId = c.account.id
+    const count = (field: string, value: string) =>
+      rt.readStore.count(TRACKERS, { accountId, where: [{ field, op: 'eq', value }] })
+    const statuses = await Promise.all(
+      deliveryStatusCodes.map(async (code) => ({ code, count: await count('delivery_status_code', code) })),
+    )
+    const delays = await Promise.all(
+      delayStatuses.map(async (s) => ({ label: delayWords[s], count: await count('delay_status', s) })),
+    )
+    const midnight = Math.floor(now() / 86_400) * 86_400
+    const orders = await rt.readStore.count(ORDERS, {
+      accountId,
+      where: [{ field: 'created_at', op: 'gte', value: midnight }],
+    })
+    const flagged = (await delayedParcels(rt, accountId, false)).filter(
+      (p) => (p.tracker.delay?.since ?? 0) >= midnight,
+    )
+    const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
+    return sendPage(
+      reply,
+      200,
+      renderConsolePage('overview', 'Overview', c.frame, {
+        statuses,
+        delays,
+        attention,
+        today: { orders, flagged: flagged.slice(0, 10) },
+      }),
+    )
+  })
 
-  scope.get(
-    '/console/parcels',
-    options,
-    page('parcels', async (c, request, reply) => {
-      const filters = filtersOf(request.query as Query)
-      const found = await findParcels(rt, c.account.id, filters)
-      // An exact tracking or order number opens its order.
-      if (filters.q && found.onlyOrder) return reply.redirect(`/console/orders/${found.onlyOrder.id}`, 303)
-      const last = found.parcels.at(-1)
-      const query = (extra: Record<string, string | number | undefined>) => {
-        const params = new URLSearchParams()
-        for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
-          if (v !== undefined) params.set(k, String(v))
-        return `/console/parcels?${params}`
-      }
-      return sendPage(
-        reply,
-        200,
-        renderConsolePage('parcels', 'Parcels', c.frame, {
-          filters,
-          filtered: Boolean(filters.q || filters.status || filters.carrier || filters.delay),
-          parcels: found.parcels.map(rowOf),
-          now: now(),
-          statusOptions: deliveryStatusCodes.map((code) => ({ code, selected: code === filters.status })),
-          delayOptions: [...delayStatuses, 'any'].map((value) => ({
-            value,
-            label: value === 'any' ? 'Any delay' : delayWords[value as keyof typeof delayWords],
-            selected: value === filters.delay,
-          })),
-          carriers: Object.keys(carrierRegistry).sort(),
-          nextPage: found.hasMore && last ? query({ before: last.tracker.id }) : null,
-          firstPage: query({}),
-        }),
-      )
-    }),
-  )
+  routes.get('/console/parcels', 'parcels', async (c, request, reply) => {
+    const filters = filtersOf(request.query as Query)
+    const found = await findParcels(rt, c.account.id, filters)
+    // An exact tracking or order number opens its order.
+    if (filters.q && found.onlyOrder) return reply.redirect(`/console/orders/${found.onlyOrder.id}`, 303)
+    const last = found.parcels.at(-1)
+    const query = (extra: Record<string, string | number | undefined>) => {
+      const params = new URLSearchParams()
+      for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
+        if (v !== undefined) params.set(k, String(v))
+      return `/console/parcels?${params}`
+    }
+    return sendPage(
+      reply,
+      200,
+      renderConsolePage('parcels', 'Parcels', c.frame, {
+        filters,
+        filtered: Boolean(filters.q || filters.status || filters.carrier || filters.delay),
+        parcels: found.parcels.map(rowOf),
+        now: now(),
+        statusOptions: deliveryStatusCodes.map((code) => ({ code, selected: code === filters.status })),
+        delayOptions: [...delayStatuses, 'any'].map((value) => ({
+          value,
+          label: value === 'any' ? 'Any delay' : delayWords[value as keyof typeof delayWords],
+          selected: value === filters.delay,
+        })),
+        carriers: Object.keys(carrierRegistry).sort(),
+        nextPage: found.hasMore && last ? query({ before: last.tracker.id }) : null,
+        firstPage: query({}),
+      }),
+    )
+  })
 
-  scope.get(
-    '/console/orders/:id',
-    options,
-    page(undefined, async (c, request, reply) => {
-      const stored = await rt.readStore.get<OrderDoc>(ORDERS, c.account.id, idOf((request.params as Query).id))
-      if (!stored) throw notFound('Order not found')
-      const order = stored.doc
-      const trackers = order.fulfillments.flatMap((f) => f.trackers)
-      const deliveries = await rt.readStore.find<WebhookDeliveryDoc>(collections.webhook_deliveries.name, {
-        accountId: c.account.id,
-        where: [{ field: 'subject', op: 'eq', value: stored.key }],
-        limit: 100,
-      })
-      const tally = new Map<string, number>()
-      for (const t of trackers) tally.set(t.delivery_status_code, (tally.get(t.delivery_status_code) ?? 0) + 1)
-      const summary = trackers.length
-        ? `${trackers.length} parcel${trackers.length > 1 ? 's' : ''}: ${[...tally].map(([s, n]) => `${n} ${(statusWords[s] ?? s).toLowerCase()}`).join(', ')}`
-        : 'Not shipped yet'
-      return sendPage(
-        reply,
-        200,
-        renderConsolePage('order', `Order ${order.order_number}`, c.frame, {
-          order,
-          customer: customerOf(order),
-          summary,
-          now: now(),
-          trackingLink: trackingPageUrlOf(rt, c.account.id, order),
-          parcels: trackers.map((tracker, i) => ({
-            number: i + 1,
-            tracker,
-            sentence: sentenceOf(tracker, now()),
-            events: [...tracker.events]
-              .sort((a, b) => b.happened_at - a.happened_at)
-              .map((e) => ({
-                happened_at: e.happened_at,
-                moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
-                message: e.message || e.messages.en || '',
-                place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
-              })),
-            notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])],
-          })),
-          webhooks: deliveries.docs.map((d) => d.doc),
-        }),
-      )
-    }),
-  )
+  routes.get('/console/orders/:id', undefined, async (c, request, reply) => {
+    const stored = await rt.readStore.get<OrderDoc>(ORDERS, c.account.id, idOf((request.params as Query).id))
+    if (!stored) throw notFound('Order not found')
+    const order = stored.doc
+    const trackers = order.fulfillments.flatMap((f) => f.trackers)
+    const deliveries = await rt.readStore.find<WebhookDeliveryDoc>(collections.webhook_deliveries.name, {
+      accountId: c.account.id,
+      where: [{ field: 'subject', op: 'eq', value: stored.key }],
+      limit: 100,
+    })
+    const tally = new Map<string, number>()
+    for (const t of trackers) tally.set(t.delivery_status_code, (tally.get(t.delivery_status_code) ?? 0) + 1)
+    const summary = trackers.length
+      ? `${trackers.length} parcel${trackers.length > 1 ? 's' : ''}: ${[...tally].map(([s, n]) => `${n} ${(statusWords[s] ?? s).toLowerCase()}`).join(', ')}`
+      : 'Not shipped yet'
+    return sendPage(
+      reply,
+      200,
+      renderConsolePage('order', `Order ${order.order_number}`, c.frame, {
+        order,
+        customer: customerOf(order),
+        summary,
+        now: now(),
+        trackingLink: trackingPageUrlOf(rt, c.account.id, order),
+        parcels: trackers.map((tracker, i) => ({
+          number: i + 1,
+          tracker,
+          sentence: sentenceOf(tracker, now()),
+          events: [...tracker.events]
+            .sort((a, b) => b.happened_at - a.happened_at)
+            .map((e) => ({
+              happened_at: e.happened_at,
+              moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
+              message: e.message || e.messages.en || '',
+              place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
+            })),
+          notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])],
+        })),
+        webhooks: deliveries.docs.map((d) => d.doc),
+      }),
+    )
+  })
 
   const tokens = trackingTokens(rt.secrets)
-  scope.post(
+  routes.post(
     '/console/orders/:id/tracking_link/rotate',
-    { ...options, preHandler: scope.csrfProtection },
-    page(undefined, async (c, request, reply) => {
+    async (c, request, reply) => {
       const id = idOf((request.params as Query).id)
       const command = { source: 'console' as const, account: c.account, correlationId: request.id }
       const link = { tokens, baseUrl: publicUrlOf(rt, request) }
@@ -205,31 +162,27 @@ export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: Sign
         `/console/orders/${id}?done=${encodeURIComponent('A new link was made: earlier links no longer work.')}`,
         303,
       )
-    }),
+    },
+    'member',
   )
 
-  scope.get(
-    '/console/delays',
-    options,
-    page('delays', async (c, request, reply) => {
-      const handled = (request.query as Query).handled === '1'
-      const parcels = await delayedParcels(rt, c.account.id, handled)
-      return sendPage(
-        reply,
-        200,
-        renderConsolePage('delays', 'Delays', c.frame, {
-          handled,
-          now: now(),
-          parcels: parcels.map((p) => ({ ...rowOf(p), told: toldOf(p) })),
-        }),
-      )
-    }),
-  )
+  routes.get('/console/delays', 'delays', async (c, request, reply) => {
+    const handled = (request.query as Query).handled === '1'
+    const parcels = await delayedParcels(rt, c.account.id, handled)
+    return sendPage(
+      reply,
+      200,
+      renderConsolePage('delays', 'Delays', c.frame, {
+        handled,
+        now: now(),
+        parcels: parcels.map((p) => ({ ...rowOf(p), told: toldOf(p) })),
+      }),
+    )
+  })
 
-  scope.post(
+  routes.post(
     '/console/delays/:id/handled',
-    { ...options, preHandler: scope.csrfProtection },
-    page(undefined, async (c, request, reply) => {
+    async (c, request, reply) => {
       const id = idOf((request.params as Query).id)
       const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
       if (!entry) throw notFound('Parcel not found')
@@ -245,28 +198,25 @@ export function consolePages(scope: FastifyInstance, rt: Runtime, signedIn: Sign
       const back = (request.body as { back?: string } | undefined)?.back
       const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
       return reply.redirect(`${target}?done=${encodeURIComponent('Marked handled.')}`, 303)
-    }),
+    },
+    'member',
   )
 
-  scope.get(
-    '/console/notifications/:id/preview',
-    options,
-    page(undefined, async (c, request, reply) => {
-      const { order, notification, email } = await emailPreview(rt, c.account, idOf((request.params as Query).id))
-      return sendPage(
-        reply,
-        200,
-        renderConsolePage('preview', email.subject, c.frame, {
-          orderId: order.id,
-          orderNumber: order.order_number,
-          notificationId: notification.id,
-          slug: notification.notification_type.slug,
-          subject: email.subject,
-          text: email.text,
-        }),
-      )
-    }),
-  )
+  routes.get('/console/notifications/:id/preview', undefined, async (c, request, reply) => {
+    const { order, notification, email } = await emailPreview(rt, c.account, idOf((request.params as Query).id))
+    return sendPage(
+      reply,
+      200,
+      renderConsolePage('preview', email.subject, c.frame, {
+        orderId: order.id,
+        orderNumber: order.order_number,
+        notificationId: notification.id,
+        slug: notification.notification_type.slug,
+        subject: email.subject,
+        text: email.text,
+      }),
+    )
+  })
 }
 
 /** One sentence on where a parcel is: its status, carrier, and its last scan's age and place. */

@@ -14,7 +14,14 @@ import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { signOutUser } from '../commands/users/change-user.ts'
 import { assets, type Frame, renderConsolePage } from './html.ts'
-import { type ConsoleRequest, consolePages } from './pages.ts'
+import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
+import type { CarrierLedger } from '../shared/infra/carriers/ledger.ts'
+import type { JobQueue } from '../shared/infra/jobs/queue.ts'
+import { analyticsPages } from './analytics.ts'
+import { type ConsoleRequest, consoleScope } from './frame.ts'
+import { settingsPages } from './settings.ts'
+import { webhookPages } from './webhooks.ts'
+import { consolePages } from './pages.ts'
 import { clearSession, setSession, signedInUser } from './session.ts'
 
 /*
@@ -32,7 +39,13 @@ const SIGN_INS_PER_MINUTE = 10
 const safeNext = (next: unknown) =>
   typeof next === 'string' && /^\/console(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith('//') ? next : '/console'
 
-export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits) {
+/** What the console reads beside the stores, where this process has it: the job queue, the carrier APIs' ledger. */
+export interface ConsoleParts {
+  jobs?: JobQueue
+  carriers: { settings: readonly ConfiguredCarrierApi[]; ledger: CarrierLedger | undefined }
+}
+
+export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, parts: ConsoleParts) {
   app.register(async (scope) => {
     await scope.register(fastifyCookie, { secret: rt.secrets.derive('console cookies') })
     await scope.register(fastifyFormbody)
@@ -62,7 +75,11 @@ export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits) {
       return sendAsset(reply, request.headers['if-none-match'], asset)
     })
     signInRoutes(scope, rt, limits)
-    consolePages(scope, rt, signedIn(rt))
+    const routes = consoleScope(scope, rt, signedIn(rt))
+    consolePages(routes, rt)
+    analyticsPages(routes, rt)
+    settingsPages(routes, rt, parts.carriers)
+    webhookPages(routes, rt, parts.jobs)
   })
 }
 

@@ -114,7 +114,10 @@ export async function startServer(
       const limits = createAttemptLimits(limitsRedis, config.QUEUE_NAME, () => rt.clock.nowMs())
       queryApi(app, rt, limits)
       // The console reads like the query API, and writes through the same commands as the API.
-      consoleRoutes(app, rt, limits)
+      consoleRoutes(app, rt, limits, {
+        jobs: queues?.jobs,
+        carriers: { settings: carrierSettings, ledger: queues?.carrierLedger },
+      })
     }
     if (roles.has('projector')) {
       rt.projections = new ProjectionProgress()

@@ -61,9 +61,13 @@ export async function createAccount(rt: AccountRuntime, name: string, language_c
 }
 
 /** Replaces both keys of an account and returns the new ones, shown this once. */
-export async function rotateKeys(rt: AccountRuntime, id: number) {
+export async function rotateKeys(
+  rt: AccountRuntime,
+  id: number,
+  origin?: Pick<EventMetadata, 'source' | 'correlationId'>,
+) {
   const { keys, recorded } = newKeyPair()
-  await changeAccount(rt, id, (at) => ({ type: 'RotateKeys', data: { ...recorded, at } }))
+  await changeAccount(rt, id, (at) => ({ type: 'RotateKeys', data: { ...recorded, at } }), origin)
   return { id, private_key: keys.private, public_key: keys.public }
 }
 

@@ -19,6 +19,7 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { decideOnStream } from '../execute.ts'
 
 type UserRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'ids'>
+type Origin = Pick<EventMetadata, 'source' | 'correlationId'>
 
 /**
  * Decides a command on the user's stream and appends it; the users read
@@ -29,7 +30,7 @@ export async function changeUser(
   rt: UserRuntime,
   email: string,
   command: (at: number) => UserCommand,
-  origin: Pick<EventMetadata, 'source' | 'correlationId'> = { source: 'cli', correlationId: `cli_${randomUUID()}` },
+  origin: Origin = { source: 'cli', correlationId: `cli_${randomUUID()}` },
 ) {
   let accountId = 0
   await decideOnStream<UserEvent>(
@@ -55,6 +56,7 @@ const refusedPassword = (password: string) => {
 export async function createUser(
   rt: UserRuntime,
   user: { accountId: number; email: string; role: ConsoleRole; password: string },
+  origin?: Origin,
 ) {
   refusedPassword(user.password)
   const account = await rt.readStore.get(collections.accounts.name, user.accountId, user.accountId)
@@ -63,10 +65,15 @@ export async function createUser(
   const password_hash = await hashPassword(user.password)
   const user_id = rt.ids.next()
   const email = user.email.trim().toLowerCase()
-  await changeUser(rt, email, (at) => ({
-    type: 'CreateUser',
-    data: { user_id, account_id: user.accountId, email, role: user.role, password_hash, at },
-  }))
+  await changeUser(
+    rt,
+    email,
+    (at) => ({
+      type: 'CreateUser',
+      data: { user_id, account_id: user.accountId, email, role: user.role, password_hash, at },
+    }),
+    origin,
+  )
   return { id: user_id, account_id: user.accountId, email, role: user.role }
 }
 
@@ -76,9 +83,9 @@ export async function resetPassword(rt: UserRuntime, email: string, password: st
   await changeUser(rt, email, (at) => ({ type: 'ResetPassword', data: { password_hash, at } }))
 }
 
-export const deleteUser = (rt: UserRuntime, email: string) =>
-  changeUser(rt, email, (at) => ({ type: 'DeleteUser', data: { at } }))
+export const deleteUser = (rt: UserRuntime, email: string, origin?: Origin) =>
+  changeUser(rt, email, (at) => ({ type: 'DeleteUser', data: { at } }), origin)
 
 /** Ends every session of the user begun before now. */
-export const signOutUser = (rt: UserRuntime, email: string, origin: Pick<EventMetadata, 'source' | 'correlationId'>) =>
+export const signOutUser = (rt: UserRuntime, email: string, origin: Origin) =>
   changeUser(rt, email, (at) => ({ type: 'SignOut', data: { before: rt.clock.nowMs(), at } }), origin)

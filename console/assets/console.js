@@ -20,3 +20,18 @@ document.addEventListener('keydown', (event) => {
     search.focus()
   }
 })
+// The tracking page's preview follows the form as one types; without script, saving shows it.
+const previewForm = document.querySelector('form[data-preview]')
+if (previewForm) {
+  const frame = document.getElementById(previewForm.dataset.preview)
+  let timer
+  previewForm.addEventListener('input', () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      if (!frame) return
+      const fields = new URLSearchParams(new FormData(previewForm))
+      fields.delete('_csrf')
+      frame.src = `${frame.dataset.base}?${fields}`
+    }, 400)
+  })
+}

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { OrderDoc } from '../../shared/domain/orders/document.ts'
-import type { PickupPointDoc } from '../../projectors/pickup-points/pickup-point.ts'
 import { trackingLinkResource, trackingPageSettingsResource } from '../../projectors/resources/schemas.ts'
 import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
 import {
@@ -23,7 +22,8 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { trackingLinkOf, type TrackingTokens, trackingTokens } from '../../shared/infra/tracking-tokens.ts'
 import { renderLookupPage, renderNotFoundPage, renderTrackingPage, stylesheet } from './html.ts'
 import { sendAsset, sendPage } from '../../shared/infra/http/html-page.ts'
-import { buildTrackingPage, pickupPlacesOf, trackingPageData } from './page.ts'
+import { trackingPageData } from './page.ts'
+import { trackingPageDataOf } from './preview.ts'
 
 /*
  * The customer's tracking page (no key: the token is the key), its JSON
@@ -92,17 +92,8 @@ function customerPageRoutes(app: App, rt: Runtime, tokens: TrackingTokens) {
     return { order: order.doc, account: account.doc }
   }
 
-  const dataOf = async (order: OrderDoc, account: AccountDoc, language: NotificationLanguage) => {
-    const places = pickupPlacesOf(order)
-    let pickupPoints: PickupPointDoc[] = []
-    if (places.length > 0) {
-      const name = collections.pickup_points.name
-      const keys = await rt.readStore.keysByField(name, account.id, 'place', places)
-      const found = await rt.readStore.getManyByKey<PickupPointDoc>(name, [...keys.values()].flat())
-      pickupPoints = [...found.values()].map((d) => d.doc)
-    }
-    return buildTrackingPage({ order, account, language, pickupPoints })
-  }
+  const dataOf = (order: OrderDoc, account: AccountDoc, language: NotificationLanguage) =>
+    trackingPageDataOf(rt, order, account, language)
 
   app.get('/track/assets/tracking-page.css', { config: PUBLIC, schema: { hide: true } }, async (request, reply) =>
     sendAsset(reply, request.headers['if-none-match'], { ...stylesheet, contentType: 'text/css; charset=utf-8' }),

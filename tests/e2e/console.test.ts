@@ -160,3 +160,73 @@ t.test("another account's order is a 404; ten failed sign-ins a minute, then 429
   t.equal(limited.status, 429, 'even the right password waits')
   t.match(limited.html, /Try again in \d+ seconds/)
 })
+
+t.test(
+  'settings forms: each refused without its CSRF token, owners only, another account’s endpoint a 404',
+  async (t) => {
+    const server = await startTestServer(t, { env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' } })
+    for (const [email, role] of [
+      ['owner@shop.example', 'owner'],
+      ['member@shop.example', 'member'],
+    ] as const)
+      await createUser(server.runtime, { accountId: server.accountId, email, role, password: PASSWORD })
+    const other = await server.newAccount('Other shop')
+    const theirs = await server.request('POST', '/v2/webhook_endpoints', {
+      key: other.private_key,
+      body: { url: 'http://127.0.0.1:9/hooks' },
+    })
+    t.equal(theirs.status, 201)
+    const owner = jar()
+    await signIn(server, owner, 'owner@shop.example')
+    const forms: [string, Record<string, string>][] = [
+      ['/console/settings/tracking-page', { brand_name: 'Forged' }],
+      ['/console/notifications/types/shipped', { channels: 'email' }],
+      ['/console/notifications/settings', { language_code: 'fr', stalled_after_business_days: '9' }],
+      ['/console/settings/carriers', { carrier_code: 'dhl', service_code: 'x', name: 'Forged', lanes: '* * 2' }],
+      ['/console/settings/team/keys', { understood: 'on' }],
+      ['/console/settings/team/users', { email: 'forged@shop.example', password: 'a long enough passphrase' }],
+      ['/console/webhooks', { url: 'http://127.0.0.1:9/forged' }],
+    ]
+    for (const [path, form] of forms) {
+      const refused = await post(server, path, owner, form)
+      t.equal(refused.status, 403, `${path} without a token`)
+      t.match(refused.html, /nothing was changed/)
+    }
+    const account = await server.request('GET', '/v2/account')
+    t.equal(account.status, 200, 'the keys were not rotated')
+    t.match(account.body, { language_code: 'en', delay_rules: { stalled_after_business_days: 3 } })
+    t.equal((await server.request('GET', '/v2/tracking_page')).body.brand_name, null)
+    t.same((await server.request('GET', '/v2/webhook_endpoints')).body.data, [])
+    t.same((await server.request('GET', '/v2/carrier_services')).body.data, [])
+
+    const page = await get(server, '/console/settings/tracking-page', owner)
+    const saved = await post(server, '/console/settings/tracking-page', owner, {
+      _csrf: csrfOf(page.html),
+      brand_name: 'Atelier',
+    })
+    t.equal(saved.status, 303, 'with the token, the owner’s change is made')
+    t.equal((await server.request('GET', '/v2/tracking_page')).body.brand_name, 'Atelier')
+
+    const member = jar()
+    await signIn(server, member, 'member@shop.example')
+    t.equal((await get(server, '/console/settings/team', member)).status, 403, 'a member is refused the keys and users')
+    const read = await get(server, '/console/settings/tracking-page', member)
+    t.equal(read.status, 200, 'a member reads the settings')
+    const forbidden = await post(server, '/console/settings/tracking-page', member, {
+      _csrf: csrfOf(read.html),
+      brand_name: 'By a member',
+    })
+    t.equal(forbidden.status, 403)
+    t.match(forbidden.html, /Only an owner of the account/)
+    t.equal((await server.request('GET', '/v2/tracking_page')).body.brand_name, 'Atelier', 'unchanged')
+
+    t.equal((await get(server, `/console/webhooks/${theirs.body.id}`, owner)).status, 404)
+    const list = await get(server, '/console/webhooks', owner)
+    const test = await post(server, `/console/webhooks/${theirs.body.id}/test`, owner, { _csrf: csrfOf(list.html) })
+    t.equal(test.status, 404, 'another account’s endpoint cannot be tested')
+    t.equal((await get(server, '/console/analytics/on-time.csv?weeks=4', owner)).status, 200)
+    const wrong = await get(server, '/console/analytics?from=2026-13-01&to=2026-01-01', owner)
+    t.equal(wrong.status, 400)
+    t.match(wrong.html, /must be a date YYYY-MM-DD/)
+  },
+)

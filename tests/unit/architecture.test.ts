@@ -43,7 +43,7 @@ const HOUSE: ReadonlyArray<readonly [room: string, mayImport: readonly string[]]
   ['jobs', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
   ['command-api', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
   ['query-api', [...DOMAIN, 'shared/infra', 'projectors', 'reactions']],
-  ['console', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions']],
+  ['console', [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'query-api']],
   [
     'server',
     [...DOMAIN, 'shared/infra', 'projectors', 'commands', 'reactions', 'jobs', 'command-api', 'query-api', 'console'],

@@ -6,15 +6,26 @@ export interface RenderedPage {
   policy: string
 }
 
-/** An HTML page for people (the tracking site, the console), with the headers each carries: never cached, framed or sniffed. */
-export function sendPage(reply: FastifyReply, status: number, page: RenderedPage) {
+/**
+ * An HTML page for people (the tracking site, the console), with the headers
+ * each carries: never cached, sniffed or framed, except by a page of its own
+ * site when `framedBy: 'self'` (the console's preview of the tracking page).
+ */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  page: RenderedPage,
+  { framedBy = 'none' }: { framedBy?: 'none' | 'self' } = {},
+) {
+  const policy =
+    framedBy === 'self' ? page.policy.replace("frame-ancestors 'none'", "frame-ancestors 'self'") : page.policy
   return reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', page.policy)
+    .header('content-security-policy', policy)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
+    .header('x-frame-options', framedBy === 'self' ? 'SAMEORIGIN' : 'DENY')
     .header('cache-control', 'private, no-cache')
     .send(page.html)
 }

@@ -1,0 +1,206 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CommandRequest } from '../commands/execute.ts'
+import {
+  createEndpointBody,
+  replayEndpointBody,
+  rotateSecretBody,
+  updateEndpointBody,
+  webhookEndpointCommands,
+} from '../commands/webhooks/endpoints.ts'
+import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
+import { renderWebhookDelivery } from '../projectors/webhooks/delivery.ts'
+import { renderWebhookEndpoint, type WebhookEndpointDoc } from '../projectors/webhooks/endpoint.ts'
+import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
+import { notFound, validationError } from '../shared/domain/errors.ts'
+import { webhookMessageTypes } from '../shared/domain/events/webhook-events.ts'
+import { sendPage } from '../shared/infra/http/html-page.ts'
+import type { JobQueue } from '../shared/infra/jobs/queue.ts'
+import { collections } from '../shared/infra/read-store/collections.ts'
+import type { Runtime } from '../shared/infra/runtime.ts'
+import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
+import { allOf, type FormErrors, parsedForm, submitted, textOrNull } from './forms.ts'
+import { renderConsolePage } from './html.ts'
+
+/*
+ * Webhook endpoints in the console: add, change, switch off, delete, test,
+ * rotate the secret (shown once), replay from a date, and each endpoint's
+ * delivery log. Every change is the API's own command on the endpoint.
+ */
+
+type Form = Record<string, unknown>
+const ENDPOINTS = collections.webhook_endpoints.name
+const DELIVERIES = collections.webhook_deliveries.name
+const done = (path: string, message: string) => `${path}?done=${encodeURIComponent(message)}`
+
+/** The message types as checkboxes, those the endpoint takes ticked (all of them for "every type"). */
+const typeChoices = (enabled: readonly string[] | null | undefined) =>
+  webhookMessageTypes.map((type) => ({ type, checked: Boolean(enabled?.includes(type)) }))
+
+/** The endpoint form's fields as the API's body: no type ticked, or "every type", subscribes to all. */
+const endpointFormBody = (form: Form) => {
+  const types = allOf(form.enabled_events)
+  return {
+    url: String(form.url ?? '').trim(),
+    enabled_events: form.every === 'on' || types.length === 0 ? ['*'] : types,
+    description: textOrNull(form.description),
+  }
+}
+
+export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue | undefined) {
+  const endpoints = webhookEndpointCommands(rt)
+  const commandOf = (c: ConsoleRequest, request: FastifyRequest): CommandRequest => ({
+    source: 'console',
+    account: c.account,
+    correlationId: request.id,
+  })
+  const endpointOf = async (accountId: number, id: unknown) => {
+    const found = await rt.readStore.get<WebhookEndpointDoc>(ENDPOINTS, accountId, Number(id) || 0)
+    if (!found || found.doc.deleted) throw notFound('Webhook endpoint not found')
+    return found.doc
+  }
+  const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Form
+
+  const listPage = async (
+    c: ConsoleRequest,
+    reply: FastifyReply,
+    again?: { status: number; errors: FormErrors; values: Form },
+  ) => {
+    const { docs } = await rt.readStore.find<WebhookEndpointDoc>(ENDPOINTS, {
+      accountId: c.account.id,
+      where: [{ field: 'deleted', op: 'eq', value: 0 }],
+      limit: 100,
+    })
+    return sendPage(
+      reply,
+      again?.status ?? 200,
+      renderConsolePage('webhooks', 'Webhooks', c.frame, {
+        owner: c.user.role === 'owner',
+        endpoints: docs.map((d) => renderWebhookEndpoint(d.doc)),
+        types: typeChoices(again ? allOf(again.values.enabled_events) : []),
+        values: again?.values ?? {},
+        errors: again?.errors,
+      }),
+    )
+  }
+
+  const endpointPage = async (
+    c: ConsoleRequest,
+    reply: FastifyReply,
+    id: unknown,
+    extra: { status?: number; secret?: string; errors?: FormErrors; values?: Form } = {},
+  ) => {
+    const endpoint = renderWebhookEndpoint(await endpointOf(c.account.id, id))
+    const { docs } = await rt.readStore.find<WebhookDeliveryDoc>(DELIVERIES, {
+      accountId: c.account.id,
+      where: [{ field: 'endpoint_id', op: 'eq', value: endpoint.id }],
+      limit: 50,
+    })
+    return sendPage(
+      reply,
+      extra.status ?? 200,
+      renderConsolePage('webhook', endpoint.url, c.frame, {
+        owner: c.user.role === 'owner',
+        endpoint,
+        every: endpoint.enabled_events.includes('*'),
+        types: typeChoices(extra.values ? allOf(extra.values.enabled_events) : endpoint.enabled_events),
+        values: extra.values ?? { url: endpoint.url, description: endpoint.description },
+        errors: extra.errors,
+        secret: extra.secret,
+        deliveries: docs.map((d) => renderWebhookDelivery(d.doc)),
+        replayAvailable: Boolean(jobs),
+      }),
+    )
+  }
+
+  routes.get('/console/webhooks', 'settings', (c, _request, reply) => listPage(c, reply))
+  routes.post('/console/webhooks', (c, request, reply) => {
+    const form = bodyOf(request)
+    return submitted(
+      async () => {
+        const created = endpoints.revealed(
+          await endpoints.create(commandOf(c, request), parsedForm(createEndpointBody, endpointFormBody(form))),
+        ).body as { id: number; secret: string }
+        // The secret is shown in this answer only, never in a URL.
+        return endpointPage(c, reply, created.id, { status: 201, secret: created.secret })
+      },
+      (status, errors) => listPage(c, reply, { status, errors, values: form }),
+    )
+  })
+
+  routes.get('/console/webhooks/:id', 'settings', (c, request, reply) =>
+    endpointPage(c, reply, (request.params as Query).id),
+  )
+  routes.post('/console/webhooks/:id', (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    const form = bodyOf(request)
+    return submitted(
+      async () => {
+        await endpointOf(c.account.id, id)
+        await endpoints.update(commandOf(c, request), id, parsedForm(updateEndpointBody, endpointFormBody(form)))
+        return reply.redirect(done(`/console/webhooks/${id}`, 'The endpoint was saved.'), 303)
+      },
+      (status, errors) => endpointPage(c, reply, id, { status, errors, values: form }),
+    )
+  })
+  routes.post('/console/webhooks/:id/status', async (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    await endpointOf(c.account.id, id)
+    const status = parsedForm(updateEndpointBody, { status: bodyOf(request).status }).status
+    await endpoints.update(commandOf(c, request), id, { status })
+    const words = status === 'disabled' ? 'switched off: nothing is sent to it' : 'switched on'
+    return reply.redirect(done(`/console/webhooks/${id}`, `The endpoint was ${words}.`), 303)
+  })
+  routes.post('/console/webhooks/:id/delete', async (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    const endpoint = await endpointOf(c.account.id, id)
+    if (bodyOf(request).confirm !== endpoint.url)
+      return endpointPage(c, reply, id, {
+        status: 400,
+        errors: { details: 'Type the endpoint’s URL to delete it', fields: { confirm: 'must be the endpoint’s URL' } },
+      })
+    await endpoints.remove(commandOf(c, request), id)
+    return reply.redirect(done('/console/webhooks', `${endpoint.url} was deleted.`), 303)
+  })
+  routes.post('/console/webhooks/:id/test', async (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    await endpointOf(c.account.id, id)
+    await endpoints.test(commandOf(c, request), id)
+    return reply.redirect(
+      done(`/console/webhooks/${id}`, 'A webhook.test message is on its way: its answer appears in the log below.'),
+      303,
+    )
+  })
+  routes.post('/console/webhooks/:id/rotate', async (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    await endpointOf(c.account.id, id)
+    const hours = Number(bodyOf(request).expires_in_hours ?? 24)
+    const body = parsedForm(rotateSecretBody, { expires_in: Math.round(hours * 3600) })
+    const rotated = endpoints.revealed(await endpoints.rotateSecret(commandOf(c, request), id, body))
+    return endpointPage(c, reply, id, { secret: (rotated.body as { secret: string }).secret })
+  })
+  routes.post('/console/webhooks/:id/replay', (c, request, reply) => {
+    const id = Number((request.params as Query).id)
+    const since = String(bodyOf(request).since ?? '')
+    return submitted(
+      async () => {
+        if (!jobs) throw validationError('Replays need the job queue, which this process does not run')
+        if (!isCalendarDate(since))
+          throw validationError('since: must be a date YYYY-MM-DD', { since: 'must be a date YYYY-MM-DD' })
+        const body = parsedForm(replayEndpointBody, { since: Date.parse(`${since}T00:00:00Z`) / 1000 })
+        const { jobId } = await endpoints.replay(
+          commandOf(c, request),
+          jobs,
+          id,
+          body,
+          `/v2/webhook_endpoints/${id}/replay`,
+          request.log,
+        )
+        return reply.redirect(
+          done(`/console/webhooks/${id}`, `Every message since ${since} is being sent again (job ${jobId}).`),
+          303,
+        )
+      },
+      (status, errors) => endpointPage(c, reply, id, { status, errors }),
+    )
+  })
+}
