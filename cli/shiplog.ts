@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { createWriteStream, existsSync, readFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { allRoles, ConfigError, loadConfig, type Role } from '../shared/infra/config.ts'
@@ -14,7 +14,7 @@ import { parseDateTime } from '../shared/domain/time.ts'
 import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import { eventSchemas } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/all-projections.ts'
-import { exportEvents } from './events.ts'
+import { exportEvents, exportEventsParquet } from './events.ts'
 import { runBacktest } from './estimation.ts'
 import { runDelayBacktest } from './delays.ts'
 import { projectionStatus, rebuildProjections } from './projection-commands.ts'
@@ -67,6 +67,10 @@ const parseDate = (value: string) => {
   return value
 }
 const eventTypes = Object.keys(eventSchemas)
+const parseExportFormat = (value: string) => {
+  if (value !== 'ndjson' && value !== 'parquet') throw new InvalidArgumentError('expected ndjson or parquet')
+  return value
+}
 const parseEventType = (value: string, previous: string[] = []) => {
   if (!eventTypes.includes(value)) {
     throw new InvalidArgumentError(`unknown event type ${value}; event types are ${eventTypes.join(', ')}`)
@@ -191,26 +195,44 @@ program
   .command('events')
   .description('the event history')
   .command('export')
-  .description('events as NDJSON on stdout, oldest first, streamed')
+  .description('events oldest first, streamed: NDJSON on stdout, or a Parquet file (--format parquet --output FILE)')
+  .option('--format <format>', 'ndjson (the default) or parquet', parseExportFormat, 'ndjson')
+  .option('--output <file>', 'the file to write (required for parquet; ndjson goes to stdout without it)')
   .option('--stream <stream>', 'one stream, or a prefix ending in * (order-*)')
   .option('--type <type...>', 'only these event types', parseEventType)
   .option('--since <time>', 'recorded at or after (Unix seconds or ISO 8601)', parseTime)
   .option('--until <time>', 'recorded before (Unix seconds or ISO 8601)', parseTime)
   .option('--account <id>', 'only this account', parseInteger)
-  .action((options: { stream?: string; type?: string[]; since?: number; until?: number; account?: number }) =>
-    withRuntime(async (rt) => {
-      await exportEvents(
-        rt,
-        {
+  .action(
+    (options: {
+      stream?: string
+      type?: string[]
+      since?: number
+      until?: number
+      account?: number
+      format: 'ndjson' | 'parquet'
+      output?: string
+    }) =>
+      withRuntime(async (rt) => {
+        if (options.format === 'parquet' && !options.output)
+          throw new InvalidArgumentError('--format parquet needs --output <file>')
+        const filter = {
           stream: options.stream,
           types: options.type,
           since: options.since,
           until: options.until,
           account: options.account,
-        },
-        process.stdout,
-      )
-    }),
+        }
+        if (options.format === 'parquet' && options.output) {
+          const written = await exportEventsParquet(rt, filter, options.output)
+          process.stderr.write(`${written} events written to ${options.output}\n`)
+          return
+        }
+        if (!options.output) return void (await exportEvents(rt, filter, process.stdout))
+        const file = createWriteStream(options.output)
+        await exportEvents(rt, filter, file)
+        await new Promise((resolve, reject) => file.end(resolve).once('error', reject))
+      }),
   )
 
 program
