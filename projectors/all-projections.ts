@@ -27,6 +27,9 @@ import {
   webhookMessageEventTypes,
 } from '../shared/domain/events/index.ts'
 import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts'
+import { messageEventTypes, messageOf } from '../shared/domain/webhooks/event-messages.ts'
+import type { WebhookMessageType } from '../shared/domain/events/webhook-events.ts'
+import type { DomainEvent } from '../shared/domain/events/index.ts'
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
@@ -253,6 +256,44 @@ export const storeUpdatesProjection = documentProjection<StoreUpdateState, Recor
 })
 
 /** Every projection, by name. */
+/** Where GET /v2/events finds an account's messages: each event of the log that a webhook message tells of. */
+export interface EventIndexDoc {
+  /** The event's position in the log, the message's `msg_<position>`. */
+  id: number
+  type: WebhookMessageType
+  created_at: number
+  stream: string
+  tracker_id: number | null
+}
+
+const messageTypes = new Set<string>(messageEventTypes)
+
+/**
+ * Judged by the event alone: an event its command's others make silent (an
+ * upsert's `order.updated` beside `order.created`) is indexed too, and
+ * dropped when the page is rendered from its stream.
+ */
+export const eventsProjection = documentProjection<EventIndexDoc, RecordedEvent>({
+  name: 'events',
+  collection: collections.events.name,
+  handles: (event): event is RecordedEvent => messageTypes.has(event.type),
+  keyOf: (event) => event.position.toString(),
+  startsDocument: () => true,
+  evolve: (_doc, event) => {
+    const message = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
+    if (!message) return undefined
+    return {
+      id: Number(event.position),
+      type: message.type,
+      created_at: Math.floor(event.metadata.recordedAt / 1000),
+      stream: event.stream,
+      tracker_id: message.subject.kind === 'tracker' ? message.subject.trackerId : null,
+    }
+  },
+  id: (doc) => doc.id,
+  fields: (doc) => ({ type: doc.type, created_at: doc.created_at, stream: doc.stream, tracker_id: doc.tracker_id }),
+})
+
 export const projections: readonly Projection[] = [
   accountsProjection,
   usersProjection,
@@ -270,4 +311,5 @@ export const projections: readonly Projection[] = [
   deliveryStatsProjection(),
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
+  eventsProjection,
 ]

@@ -17,6 +17,7 @@ import { webhookEndpointReadRoutes } from './webhooks/routes.ts'
 import { connectionReadRoutes } from './connections/routes.ts'
 import { trackingPageReadRoutes } from './tracking-page/routes.ts'
 import { analyticsReadRoutes } from './analytics/routes.ts'
+import { eventReadRoutes } from './events/routes.ts'
 
 /** The query role: every read route. */
 export function queryApi(app: App, rt: Runtime, limits: AttemptLimits) {
@@ -51,4 +52,5 @@ export function queryApi(app: App, rt: Runtime, limits: AttemptLimits) {
   notificationReadRoutes(app, rt)
   trackingPageReadRoutes(app, rt, limits)
   analyticsReadRoutes(app, rt)
+  eventReadRoutes(app, rt)
 }

@@ -203,4 +203,7 @@ export const apiNotes: Record<string, OperationNotes> = {
     responses: queuedJob('The replay, queued as a job; poll the Location'),
   },
   'GET /v2/webhook_endpoints/{id}/deliveries': { operationId: 'listWebhookDeliveries', tag: 'webhooks' },
+  'GET /v2/events': { operationId: 'listEvents', tag: 'events' },
+  'GET /v2/events/stream': { operationId: 'streamEvents', tag: 'events' },
+  'GET /v2/events/{id}': { operationId: 'getEvent', tag: 'events' },
 }

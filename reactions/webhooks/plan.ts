@@ -179,3 +179,28 @@ function renderSubject(message: MessageOf, foldTo: FoldTo): unknown {
     }
   }
 }
+
+/**
+ * The messages of the given events of the log, each as its webhook carries
+ * it (the body, by position): what GET /v2/events answers. An event its
+ * command made silent (an upsert's `order.updated` beside its
+ * `order.created`) gives none.
+ */
+export async function messagesAt(
+  store: Pick<EventStore, 'readStreams'>,
+  refs: readonly { stream: string; position: bigint }[],
+): Promise<Map<bigint, PlannedMessage>> {
+  const streams = [...new Set(refs.map((r) => r.stream))]
+  const read = await store.readStreams(streams.map((stream) => ({ stream })))
+  const history = new Map(streams.map((s, i) => [s, read[i]!]))
+  const wanted = new Set(refs.map((r) => r.position))
+  const events = [...history.values()]
+    .flat()
+    .filter((e) => wanted.has(e.position))
+    .sort((a, b) => (a.position < b.position ? -1 : 1))
+  // The streams are read once: messagesOf reads them again from here.
+  const cached = { readStreams: async (asked: { stream: string }[]) => asked.map((a) => history.get(a.stream) ?? []) }
+  const everyone = { recipients: () => [{ id: 0 }] }
+  const messages = await messagesOf(cached as Pick<EventStore, 'readStreams'>, events, everyone)
+  return new Map(messages.map((m) => [m.position, m]))
+}

@@ -234,6 +234,10 @@ const configSchema = z.object({
   SHIPLOG_POLL_INTERVAL: z.coerce.number().int().min(1).default(3600),
   /** Minutes a console session may go unused before it ends. */
   SHIPLOG_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  /** Open GET /v2/events/stream connections an account may hold on one process; past it, 429. */
+  SHIPLOG_EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Seconds between the live stream's heartbeat comments, which keep proxies from closing an idle stream. */
+  SHIPLOG_EVENT_STREAM_HEARTBEAT: z.coerce.number().int().min(1).max(300).default(15),
   /** Seconds between two sweeps for trackers whose delay is due a look; each deadline within is queued at its second. */
   SHIPLOG_DELAY_SWEEP_INTERVAL: z.coerce.number().int().min(1).default(60),
   /** Name of the BullMQ queue (a fresh one per test keeps tests apart). */

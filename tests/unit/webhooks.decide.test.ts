@@ -7,7 +7,8 @@ import {
   subscribesTo,
 } from '../../shared/domain/webhooks/endpoint.ts'
 import { decideWebhookMessage, evolveWebhookMessageState } from '../../shared/domain/webhooks/message.ts'
-import { messageOf } from '../../shared/domain/webhooks/event-messages.ts'
+import { messageEventTypes, messageOf } from '../../shared/domain/webhooks/event-messages.ts'
+import { eventSchemas } from '../../shared/domain/events/index.ts'
 import { specOf } from '../support/decider.ts'
 
 const endpoint = specOf({ decide: decideWebhookEndpoint, evolve: evolveWebhookEndpointState })
@@ -190,4 +191,13 @@ t.test('a rotated-out secret signs beside the new one until it expires; 0 stops 
   t.same(signingSecrets(graced, 86_800), ['whsec_b'], 'the new one alone once it is over')
   t.same(signingSecrets(rotated(400), 400), ['whsec_b'], 'expires_in 0')
   t.same(signingSecrets(rotated(), 400), ['whsec_b'], 'a rotation recorded before grace periods existed')
+})
+
+t.test('the events index takes every event type a message may tell of, and no other', async (t) => {
+  const outside = Object.keys(eventSchemas).filter((type) => !(messageEventTypes as readonly string[]).includes(type))
+  const told = outside.filter((type) => {
+    const event = { type, data: { tracker_id: 1, notification_id: 1, delay: null, from: 'pending' } } as never
+    return messageOf(event, [event]) !== undefined
+  })
+  t.same(told, [], 'a type messageOf tells of is in messageEventTypes')
 })

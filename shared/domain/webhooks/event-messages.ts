@@ -16,6 +16,23 @@ export interface MessageOf {
   previous?: Record<string, unknown>
 }
 
+/** The events of the log that may become a message (`messageOf` says which do). */
+export const messageEventTypes = [
+  'OrderCreated',
+  'OrderUpdated',
+  'FulfillmentCreated',
+  'FulfillmentUpdated',
+  'TrackerCreated',
+  'TrackerUpdated',
+  'TrackingEventRecorded',
+  'TrackerStatusChanged',
+  'TrackerDelayChanged',
+  'NotificationPayloadDispatched',
+  'JobCompleted',
+  'JobFailed',
+  'WebhookEndpointTested',
+] as const satisfies readonly DomainEvent['type'][]
+
 const orderChanges = new Set<DomainEvent['type']>(['OrderUpdated', 'FulfillmentCreated', 'FulfillmentUpdated'])
 
 /**

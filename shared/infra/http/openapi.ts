@@ -192,6 +192,7 @@ export const apiTags = {
   estimation:
     'Delivery date estimation (the public key may ask), learned from the deliveries seen; carrier performance',
   webhooks: "Signed messages to the merchant's systems, their delivery log and replays",
+  events: "The account's events as webhooks carry them: pulled a page at a time, or followed live",
   connections: "The merchant's Shopify and WooCommerce stores: their orders in by their own webhooks",
   notifications: 'Customer notifications: their types and previews',
   'tracking page': "The customer's branded tracking page: its settings, each order's link, its data as JSON",

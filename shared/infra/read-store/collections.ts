@@ -99,6 +99,11 @@ export const collections = {
   delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer', changed: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   /** `subject`: the stream of the event a message tells of (an order's), for the console's page of that order. */
+  /** The account's public events (GET /v2/events): one per event of the log a webhook message tells of, its id the position. */
+  events: {
+    name: 'events',
+    fields: { type: 'text', created_at: 'integer', stream: 'text', tracker_id: 'integer' },
+  },
   webhook_deliveries: {
     name: 'webhook_deliveries',
     fields: { endpoint_id: 'integer', status: 'text', subject: 'text' },
