@@ -63,6 +63,7 @@ t.test('the Parquet export is the NDJSON export, typed, in row groups, with the 
       tracking_number: `PQ${batch}${String(i).padStart(6, '0')}`,
       carrier_code: 'dhl',
       email: `c${i}@example.com`,
+      address_country: i % 2 ? 'DE' : 'FR',
     }))
     const created = await call(server.url, account.private_key, '/v1/trackers', {
       method: 'POST',
@@ -70,6 +71,20 @@ t.test('the Parquet export is the NDJSON export, typed, in row groups, with the 
     })
     t.ok(created.status < 300, `batch ${batch} accepted`)
   }
+  const day = 86_400
+  const scans = Array.from({ length: 40 }, (_, i) => [
+    { tracking_number: `PQ0${String(i).padStart(6, '0')}`, event_type_code: 'origin_scan', happened_at: 1_780_000_000 },
+    {
+      tracking_number: `PQ0${String(i).padStart(6, '0')}`,
+      event_type_code: 'delivered',
+      happened_at: 1_780_000_000 + (2 + (i % 3)) * day,
+    },
+  ]).flat()
+  const scanned = await call(server.url, account.private_key, '/v2/trackers/events', {
+    method: 'POST',
+    body: JSON.stringify({ events: scans }),
+  })
+  t.ok(scanned.status < 300, 'carrier events recorded')
   await call(server.url, other.private_key, '/v1/trackers', {
     method: 'POST',
     body: JSON.stringify({ trackers: [{ order_number: 'O-1', tracking_number: 'OTHER1' }] }),
@@ -122,6 +137,21 @@ t.test('the Parquet export is the NDJSON export, typed, in row groups, with the 
     'the same filters',
   )
   t.equal(some.rows.length, 1)
+
+  // docs/analytics.md's recipes, each run against this export.
+  const recipes = [...readFileSync('docs/analytics.md', 'utf8').matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!)
+  t.ok(recipes.length >= 4)
+  const db = await DuckDBInstance.create(':memory:')
+  const connection = await db.connect()
+  const answers = []
+  for (const sql of recipes) {
+    const rows = (await connection.runAndReadAll(sql.replaceAll("'events.parquet'", `'${file}'`))).getRowObjectsJS()
+    t.ok(rows.length > 0, `a recipe answers: ${sql.split('\n')[0]}`)
+    answers.push(rows)
+  }
+  connection.closeSync()
+  t.match(answers[1]![0], { carrier: 'dhl', parcels: 20n }, 'transit per lane: dhl to each country')
+  t.same(new Set(answers[1]!.map((r) => r.median_days)), new Set([3]), 'the lanes’ median transit, in days')
 
   const noFile = shiplogCli(['events', 'export', '--format', 'parquet'], env)
   t.equal(noFile.status, 2)
