@@ -139,6 +139,15 @@ t.test('the events are the webhooks’ messages, every type, newest first, filte
   const earlier = await server.request('GET', `/v2/events?created_at[lt]=${now() + 3600}&limit=100`)
   t.equal(earlier.body.data.length, events.length)
 
+  const document = (await fetch(`${server.url}/openapi.json`).then((r) => r.json())) as {
+    components: { schemas: Record<string, unknown> }
+  }
+  t.ok(
+    ['OrderCreatedEvent', 'TrackerDelayClearedEvent', 'NotificationDispatchedEvent', 'WebhookTestEvent'].every(
+      (name) => name in document.components.schemas,
+    ),
+    'a schema per message type in the OpenAPI document',
+  )
   const newest = await server.request('GET', '/v2/events?limit=2')
   const back = await server.request('GET', `/v2/events?limit=2&starting_after=${events[3]!.position}`)
   t.same(
@@ -239,4 +248,14 @@ t.test('a client that stops reading is closed, not waited for; the rest of the s
   socket.resume()
   await ended
   t.pass('the stream was closed once the client fell behind')
+})
+
+t.test('the service stopping closes the open streams: it does not wait for their clients', async (t) => {
+  const server = await startTestServer(t)
+  const stream = follow(server)
+  t.equal((await stream.opened).status, 200)
+  const started = Date.now()
+  await server.close()
+  t.ok(Date.now() - started < 5000, `stopped in ${Date.now() - started} ms with a stream open`)
+  t.equal(await stream.done, 200, 'the client saw its stream end')
 })
