@@ -153,3 +153,35 @@ export async function loadOrders(
     await readStore.commit(['bench-load'], writes, BigInt(start + 1))
   }
 }
+
+/** A `POST /v2/orders` body as store plugins send it: 3 line items, a fulfillment, a tracker. */
+export const orderRequest = (i: number) =>
+  JSON.stringify({
+    merchant_id: `shop-${i}`,
+    order_number: `UP-${i}`,
+    email: `c${i}@example.com`,
+    first_name: 'Jo',
+    ordered_at: '2026-11-20T10:00:00Z',
+    shipping_address: { address1: '1 rue de la Paix', city: 'Paris', zip: '75002', country: 'FR' },
+    line_items: [1, 2, 3].map((n) => ({
+      merchant_id: `L${n}`,
+      sku: `SKU-${n}`,
+      name: `Item ${n}`,
+      quantity: n,
+      thumbnail: { src: `https://cdn.example.com/${n}.png`, width: 120, height: 120 },
+    })),
+    fulfillments: [
+      {
+        merchant_id: `F-${i}`,
+        status_code: 'preparing_shipment',
+        line_items: [1, 2, 3].map((n) => ({ merchant_id: `L${n}`, quantity: n })),
+        trackers: [
+          {
+            tracking_number: `UPT${String(i).padStart(8, '0')}`,
+            carrier_code: 'colissimo',
+            line_items: ['L1', 'L2', 'L3'],
+          },
+        ],
+      },
+    ],
+  })

@@ -4,45 +4,15 @@
  * created, then each re-sent unchanged, which must append nothing (the log's
  * position does not move). Prints orders per second and latency for both.
  */
+import { orderRequest } from './fixtures.ts'
 import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 3000)
 const CONCURRENCY = 4
 
-const order = (i: number) =>
-  JSON.stringify({
-    merchant_id: `shop-${i}`,
-    order_number: `UP-${i}`,
-    email: `c${i}@example.com`,
-    first_name: 'Jo',
-    ordered_at: '2026-11-20T10:00:00Z',
-    shipping_address: { address1: '1 rue de la Paix', city: 'Paris', zip: '75002', country: 'FR' },
-    line_items: [1, 2, 3].map((n) => ({
-      merchant_id: `L${n}`,
-      sku: `SKU-${n}`,
-      name: `Item ${n}`,
-      quantity: n,
-      thumbnail: { src: `https://cdn.example.com/${n}.png`, width: 120, height: 120 },
-    })),
-    fulfillments: [
-      {
-        merchant_id: `F-${i}`,
-        status_code: 'preparing_shipment',
-        line_items: [1, 2, 3].map((n) => ({ merchant_id: `L${n}`, quantity: n })),
-        trackers: [
-          {
-            tracking_number: `UPT${String(i).padStart(8, '0')}`,
-            carrier_code: 'colissimo',
-            line_items: ['L1', 'L2', 'L3'],
-          },
-        ],
-      },
-    ],
-  })
-
 // SHIPLOG_WRITE_VISIBILITY, when set, reaches the server with the rest of the environment.
 const server = await benchServerProcess()
-const bodies = Array.from({ length: ORDERS }, (_, i) => order(i))
+const bodies = Array.from({ length: ORDERS }, (_, i) => orderRequest(i))
 const run = (expected: number) => postBatches(server, '/v2/orders', bodies, CONCURRENCY, expected)
 
 console.log(

@@ -4,13 +4,18 @@
  * from 2 clients, each tracker making one message. Prints the messages per
  * second delivered (from the first batch sent to the last message received)
  * and the lag from each event being recorded (the message's `timestamp`) to
- * its arrival, at p50 and p99.
+ * its arrival, at p50 and p99; beside it, the floor in the same run: a raw
+ * keep-alive HTTP loop posting as many messages of the same size to the same
+ * receiver, with the sender's concurrency.
  */
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
 
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 10)
+/** Messages a sender process has in flight at once (reactions/webhooks/sender.ts). */
+const SENDER_CONCURRENCY = 16
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 5)
 const BATCH_SIZE = 1000
 const CONCURRENCY = 2
 const expected = BATCHES * BATCH_SIZE
@@ -51,15 +56,34 @@ const bodies = Array.from({ length: BATCHES }, (_, b) =>
 console.log(
   `webhooks: ${BATCHES} batches × ${BATCH_SIZE} trackers from ${CONCURRENCY} clients, one tracker.created message each to a loopback receiver; server in its own process; ${conditions(true)}`,
 )
+// The floor: the same number of messages of a realistic size, posted by a bare keep-alive loop.
+const sample = JSON.stringify({
+  type: 'tracker.created',
+  timestamp: new Date().toISOString(),
+  data: { object: { pad: 'x'.repeat(1500) } },
+})
+const raw = await postBatches(
+  { url: receiverUrl.replace('/hooks', ''), key: '' },
+  '/hooks',
+  Array(expected).fill(sample),
+  SENDER_CONCURRENCY,
+  200,
+)
+const floor = expected / raw.seconds
+lags.length = 0
+
 const started = performance.now()
 const cpu = server.cpuMeter()
 await postBatches(server, '/v1/trackers', bodies, CONCURRENCY)
 const deadline = Date.now() + 300_000
 while (lags.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
 const seconds = (lastArrival - started) / 1000
+const rate = lags.length / seconds
+console.log(`(a) raw keep-alive loop to the receiver   ${String(Math.round(floor)).padStart(6)} messages/s`)
 console.log(
-  `delivered ${lags.length}/${expected} messages   ${String(Math.round(lags.length / seconds)).padStart(6)} messages/s   lag from event to delivery p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}   ${cpu.per(lags.length, 'message')}`,
+  `(b) delivered ${lags.length}/${expected} messages   ${String(Math.round(rate)).padStart(6)} messages/s   lag from event to delivery p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}   ${cpu.per(lags.length, 'message')}`,
 )
+console.log(`(b) against (a): ${((100 * rate) / floor).toFixed(1)} % (target ≥ 30 %)`)
 await server.close()
 receiver.close()
 if (lags.length < expected) process.exit(1)

@@ -1,0 +1,49 @@
+/**
+ * One order a request, as store platforms post them: `POST /v2/orders` with
+ * a realistic order (3 line items, a fulfillment, a tracker) from 16
+ * keep-alive clients, beside its floor in the same run: a bare fastify
+ * process parsing the same bodies and answering 201. Prints both rates, the
+ * ratio, and the service's median and p99 latency.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { orderRequest } from './fixtures.ts'
+import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 4000)
+const WARMUP = 500
+const CONCURRENCY = 16
+
+async function bareFastify() {
+  const child = spawn(process.execPath, ['bench/bare-fastify.mjs'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const [port] = (await once(child.stdout!, 'data')) as [Buffer]
+  return { url: `http://127.0.0.1:${Number(String(port))}`, key: '', close: () => child.kill('SIGTERM') }
+}
+
+const bodies = Array.from({ length: ORDERS + WARMUP }, (_, i) => orderRequest(i))
+const warm = bodies.slice(0, WARMUP)
+const measured = bodies.slice(WARMUP)
+console.log(
+  `orders-single: ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker) after ${WARMUP} to warm up, one per request, ${CONCURRENCY} keep-alive clients; ${conditions(true)}`,
+)
+
+const floor = await bareFastify()
+await postBatches(floor, '/v2/orders', warm, CONCURRENCY)
+const bare = await postBatches(floor, '/v2/orders', measured, CONCURRENCY)
+floor.close()
+
+const server = await benchServerProcess()
+await postBatches(server, '/v2/orders', warm, CONCURRENCY)
+const cpu = server.cpuMeter()
+const service = await postBatches(server, '/v2/orders', measured, CONCURRENCY)
+const serviceCpu = cpu.per(ORDERS, 'order')
+await server.close()
+
+const rate = (r: typeof bare) => ORDERS / r.seconds
+const line = (label: string, r: typeof bare) =>
+  `${label} ${String(Math.round(rate(r))).padStart(7)} orders/s   median ${ms(percentile(r.latencies, 50))}, p99 ${ms(percentile(r.latencies, 99))}`
+console.log(line('(a) bare fastify parsing the bodies', bare))
+console.log(`${line('(b) the service, created         ', service)}   ${serviceCpu}`)
+console.log(
+  `(b) against (a): ${((100 * rate(service)) / rate(bare)).toFixed(1)} % (target ≥ 25 %); median ${ms(percentile(service.latencies, 50))} (target < 10 ms)`,
+)
