@@ -274,8 +274,8 @@ const messageTypes = new Set<string>(messageEventTypes)
  * dropped when the page is rendered from its stream.
  */
 export const eventsProjection = documentProjection<EventIndexDoc, RecordedEvent>({
-  name: 'events',
-  collection: collections.events.name,
+  name: 'public_events',
+  collection: collections.public_events.name,
   handles: (event): event is RecordedEvent => messageTypes.has(event.type),
   keyOf: (event) => event.position.toString(),
   startsDocument: () => true,

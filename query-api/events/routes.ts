@@ -29,7 +29,7 @@ import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
  * long as the log.
  */
 
-const EVENTS = collections.events.name
+const EVENTS = collections.public_events.name
 const ORDERS = collections.orders.name
 
 /** The resource each type's `data.object` is. */

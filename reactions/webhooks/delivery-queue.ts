@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis'
 import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.ts'
 
-/** What BullMQ carries for a webhook message: only its stream; the message and its state live there. */
-export interface QueuedDelivery {
-  accountId: number
-  stream: string
-}
+/**
+ * What BullMQ carries for webhook messages: only their streams; each
+ * message and its state live there. One message (a retry, a sweep's), or a
+ * batch of one endpoint's new messages in log order.
+ */
+export type QueuedDelivery =
+  | { accountId: number; stream: string }
+  | { accountId: number; endpointId: number; streams: string[] }
 
 export type DeliveryQueue = WorkQueue<QueuedDelivery>
 
@@ -16,7 +19,7 @@ export type DeliveryQueue = WorkQueue<QueuedDelivery>
  */
 export const createDeliveryQueue = (jobQueueName: string, connection: Redis): DeliveryQueue =>
   createWorkQueue<QueuedDelivery>(`${jobQueueName}-webhooks`, connection, {
-    jobId: (delivery) => delivery.stream,
+    jobId: (delivery) => ('stream' in delivery ? delivery.stream : `batch_${delivery.streams[0]}`),
     // A store fault while recording an outcome is retried; the receiver's own faults are the retry schedule's.
     attempts: 5,
     backoff: { type: 'exponential', delay: 1000 },

@@ -109,6 +109,26 @@ export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 
   }
 }
 
+/** Messages a batch job carries at most: what one job holds up if its worker dies. */
+const BATCH_MESSAGES = 100
+
+/** The planned messages as delivery jobs: one endpoint's messages a job, in log order, a hundred at most. */
+export function deliveryBatches(planned: readonly PlannedMessage[]) {
+  const byEndpoint = new Map<string, { accountId: number; endpointId: number; streams: string[] }[]>()
+  for (const m of planned) {
+    const key = `${m.accountId}_${m.endpointId}`
+    const jobs = byEndpoint.get(key) ?? []
+    let job = jobs.at(-1)
+    if (!job || job.streams.length >= BATCH_MESSAGES) {
+      job = { accountId: m.accountId, endpointId: m.endpointId, streams: [] }
+      jobs.push(job)
+    }
+    job.streams.push(webhookMessageStream(m.accountId, m.endpointId, m.position))
+    byEndpoint.set(key, jobs)
+  }
+  return [...byEndpoint.values()].flat()
+}
+
 /**
  * The webhook reaction: records the messages each batch of the log makes,
  * then hands them to BullMQ. A batch made again after a crash finds its
@@ -127,10 +147,7 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
     async handle(batch) {
       const planned = await messagesOf(rt.eventStore, batch, directory)
       await recordMessages(rt, planned)
-      for (const m of planned) {
-        const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
-        await queue.enqueue({ accountId: m.accountId, stream }).catch(() => false)
-      }
+      for (const delivery of deliveryBatches(planned)) await queue.enqueue(delivery).catch(() => false)
       return planned.length > 0
     },
   })

@@ -1,3 +1,5 @@
+import http from 'node:http'
+import https from 'node:https'
 import { DelayedError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Webhook } from 'standardwebhooks'
@@ -17,7 +19,7 @@ import {
   type WebhookMessageState,
   webhookIdOf,
 } from '../../shared/domain/webhooks/message.ts'
-import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
+import type { AppendRequest, EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
@@ -63,24 +65,26 @@ function openSecrets(rt: SenderRuntime, endpoint: WebhookEndpointState, now: num
 const fold = <S, E>(evolve: (s: S | undefined, e: E) => S, events: readonly E[]) =>
   events.reduce<S | undefined>(evolve, undefined)
 
+/** A message's attempt is due now: pending, and its next attempt not in the future. */
+const dueAt = (message: WebhookMessageState | undefined, now: number) =>
+  message?.status !== 'pending'
+    ? undefined
+    : message.next_attempt_at !== null && message.next_attempt_at * 1000 > now
+      ? { due: false as const, at: message.next_attempt_at * 1000 }
+      : { due: true as const }
+
 /**
- * Makes one attempt at a pending message and records its outcome on the
- * message's stream. Returns when, in Unix ms, the next attempt is due, if
- * the message is still pending after this one.
+ * Posts one pending message to its endpoint and decides what the attempt
+ * records (nothing once the message is no longer pending): a message for an
+ * endpoint since disabled or deleted fails at once, and a replay can send it later.
  */
-export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDelivery): Promise<number | undefined> {
-  const history = await rt.eventStore.readStream(delivery.stream)
-  const message = fold<WebhookMessageState, WebhookMessageEvent>(evolveWebhookMessageState, asDomainEvents(history))
-  if (message?.status !== 'pending') return undefined
+async function attempt(
+  rt: SenderRuntime,
+  message: WebhookMessageState,
+  endpoint: WebhookEndpointState | undefined,
+  stream: string,
+) {
   const now = rt.clock.now()
-  if (message.next_attempt_at !== null && message.next_attempt_at * 1000 > now.getTime()) {
-    return message.next_attempt_at * 1000
-  }
-  const endpoint = fold<WebhookEndpointState, WebhookEndpointEvent>(
-    evolveWebhookEndpointState,
-    asDomainEvents(await rt.eventStore.readStream(webhookEndpointStream(delivery.accountId, message.endpoint_id))),
-  )
-  // A message for an endpoint since disabled or deleted fails at once; a replay can send it later.
   const closed = !endpoint || endpoint.deleted ? 'deleted' : endpoint.status === 'disabled' ? 'disabled' : undefined
   const secrets = closed ? [] : openSecrets(rt, endpoint!, toUnixSeconds(now))
   const { refused, ...outcome }: PostOutcome = closed
@@ -91,34 +95,143 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
           endpoint!.url,
           signedHeaders(secrets, webhookIdOf(message.position), now, message.body),
           message.body,
-          { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE },
+          { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE, agents: agentsOf(endpoint!.id) },
         )
   const at = toUnixSeconds(rt.clock.now())
   // A receiver refused at send (a private address the operator no longer allows, no URL) fails at once.
-  if (refused) rt.logger.warn({ stream: delivery.stream, error: outcome.error }, 'webhook message refused')
+  if (refused) rt.logger.warn({ stream, error: outcome.error }, 'webhook message refused')
   const retrySchedule = closed || refused ? [] : rt.config.SHIPLOG_WEBHOOK_RETRY_SCHEDULE
-  const events = decideWebhookMessage(
-    { type: 'RecordDeliveryAttempt', data: { ...outcome, at, retrySchedule } },
-    message,
-  )
-  if (events.length === 0) return undefined
-  const metadata: EventMetadata = {
-    accountId: delivery.accountId,
-    correlationId: `webhook_${message.position}`,
-    source: 'reaction',
-    recordedAt: rt.clock.nowMs(),
-  }
-  try {
-    await rt.eventStore.append([
-      { stream: delivery.stream, expected: history.length - 1, events: toNewEvents(events, metadata) },
-    ])
-  } catch (error) {
-    // Another runner recorded an attempt meanwhile: its outcome stands.
-    if (isConcurrencyError(error)) return undefined
-    throw error
-  }
+  return decideWebhookMessage({ type: 'RecordDeliveryAttempt', data: { ...outcome, at, retrySchedule } }, message)
+}
+
+/** When a message still pending after an attempt is next due (Unix ms). */
+const nextAttempt = (message: WebhookMessageState, events: readonly WebhookMessageEvent[]) => {
   const next = events.reduce(evolveWebhookMessageState, message)
   return next.status === 'pending' && next.next_attempt_at !== null ? next.next_attempt_at * 1000 : undefined
+}
+
+const attemptMetadata = (rt: SenderRuntime, accountId: number, message: WebhookMessageState): EventMetadata => ({
+  accountId,
+  correlationId: `webhook_${message.position}`,
+  source: 'reaction',
+  recordedAt: rt.clock.nowMs(),
+})
+
+/**
+ * Records attempts, each at the revision its message was read at, in one
+ * append; one met by a concurrent attempt (another runner) leaves that
+ * runner's outcome standing, and the others are recorded one by one.
+ */
+async function recordAttempts(rt: SenderRuntime, appends: AppendRequest[]) {
+  if (appends.length === 0) return new Set<string>()
+  try {
+    await rt.eventStore.append(appends)
+    return new Set(appends.map((a) => a.stream))
+  } catch (error) {
+    if (!isConcurrencyError(error)) throw error
+  }
+  const recorded = new Set<string>()
+  for (const append of appends) {
+    try {
+      await rt.eventStore.append([append])
+      recorded.add(append.stream)
+    } catch (error) {
+      if (!isConcurrencyError(error)) throw error
+    }
+  }
+  return recorded
+}
+
+/**
+ * Makes one attempt at a pending message and records its outcome on the
+ * message's stream. Returns when, in Unix ms, the next attempt is due, if
+ * the message is still pending after this one.
+ */
+export async function attemptDelivery(rt: SenderRuntime, delivery: { accountId: number; stream: string }) {
+  const next = await deliverBatch(rt, delivery.accountId, [delivery.stream])
+  return next.get(delivery.stream)
+}
+
+/** Messages of one batch in flight at once: each waits mostly for its receiver. */
+const IN_FLIGHT = 16
+
+/**
+ * Sends a batch of messages: read together, each endpoint once, posted
+ * several at a time while the messages about one subject (an order and its
+ * trackers) go one after another in log order, and their attempts recorded
+ * in one append. Returns, for each message still pending, when its next
+ * attempt is due (Unix ms).
+ */
+export async function deliverBatch(rt: SenderRuntime, accountId: number, streams: readonly string[]) {
+  const histories = await rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
+  const now = rt.clock.nowMs()
+  const later = new Map<string, number>()
+  const due: { stream: string; message: WebhookMessageState; revision: number }[] = []
+  streams.forEach((stream, i) => {
+    const message = fold<WebhookMessageState, WebhookMessageEvent>(
+      evolveWebhookMessageState,
+      asDomainEvents(histories[i]!),
+    )
+    const when = dueAt(message, now)
+    if (when?.due) due.push({ stream, message: message!, revision: histories[i]!.length - 1 })
+    else if (when) later.set(stream, when.at)
+  })
+  const endpointIds = [...new Set(due.map((d) => d.message.endpoint_id))]
+  const endpointHistories = await rt.eventStore.readStreams(
+    endpointIds.map((id) => ({ stream: webhookEndpointStream(accountId, id) })),
+  )
+  const endpoints = new Map(
+    endpointIds.map((id, i) => [
+      id,
+      fold<WebhookEndpointState, WebhookEndpointEvent>(
+        evolveWebhookEndpointState,
+        asDomainEvents(endpointHistories[i]!),
+      ),
+    ]),
+  )
+  // One line of messages per subject, in log order; the lines run side by side.
+  const lines = new Map<string, typeof due>()
+  for (const d of due) {
+    const subject = d.message.subject ?? d.stream
+    lines.set(subject, [...(lines.get(subject) ?? []), d])
+  }
+  const queued = [...lines.values()]
+  const appends: AppendRequest[] = []
+  const decided = new Map<string, { message: WebhookMessageState; events: WebhookMessageEvent[] }>()
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, queued.length) }, async () => {
+      for (let line = queued.shift(); line; line = queued.shift()) {
+        for (const d of line) {
+          const events = await attempt(rt, d.message, endpoints.get(d.message.endpoint_id), d.stream)
+          if (events.length === 0) continue
+          decided.set(d.stream, { message: d.message, events })
+          appends.push({
+            stream: d.stream,
+            expected: d.revision,
+            events: toNewEvents(events, attemptMetadata(rt, accountId, d.message)),
+          })
+        }
+      }
+    }),
+  )
+  const recorded = await recordAttempts(rt, appends)
+  for (const [stream, { message, events }] of decided) {
+    const next = recorded.has(stream) ? nextAttempt(message, events) : undefined
+    if (next !== undefined) later.set(stream, next)
+  }
+  return later
+}
+
+/** Keep-alive agents per endpoint: its connections are reused from message to message, at most IN_FLIGHT of them. */
+const agents = new Map<number, { http: http.Agent; https: https.Agent }>()
+function agentsOf(endpointId: number) {
+  let pair = agents.get(endpointId)
+  if (!pair) {
+    const options = { keepAlive: true, maxSockets: IN_FLIGHT }
+    pair = { http: new http.Agent(options), https: new https.Agent(options) }
+    agents.set(endpointId, pair)
+  }
+  return pair
 }
 
 /**
@@ -128,9 +241,29 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: QueuedDeliver
  * (Redis restarted, or was away when they were made) are queued again.
  */
 export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, connection: Redis) {
+  // Each endpoint's batches, one after another in the order the worker took them.
+  const lines = new Map<string, Promise<unknown>>()
+  const inLine = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const before = lines.get(key) ?? Promise.resolve()
+    const mine = before.then(work, work)
+    const settled = mine.catch(() => undefined)
+    lines.set(key, settled)
+    void settled.then(() => {
+      if (lines.get(key) === settled) lines.delete(key)
+    })
+    return mine
+  }
   const worker = new Worker<QueuedDelivery>(
     queue.name,
     async (job, token) => {
+      if ('streams' in job.data) {
+        // A batch: one endpoint's batches go one after another (its messages about one subject stay in
+        // order); a message left pending waits for its next attempt as a job of its own.
+        const { accountId, endpointId, streams } = job.data
+        const later = await inLine(`${accountId}_${endpointId}`, () => deliverBatch(rt, accountId, streams))
+        for (const [stream, at] of later) await queue.enqueue({ accountId, stream }, at).catch(() => false)
+        return
+      }
       const next = await attemptDelivery(rt, job.data)
       if (next === undefined) return
       await job.moveToDelayed(next, token)
@@ -156,6 +289,8 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
   return {
     async close() {
       stopSweeping()
+      for (const pair of agents.values()) for (const agent of Object.values(pair)) agent.destroy()
+      agents.clear()
       await (isRedisReady(connection) ? worker.close() : worker.close(true))
     },
   }

@@ -463,3 +463,41 @@ t.test(
     t.equal(delivered.status, 'succeeded')
   },
 )
+
+t.test('many messages go out side by side, each order’s in the order they happened', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  await createEndpoint(server, receiver, { enabled_events: ['tracker.created', 'tracker.event_added'] })
+  const orders = 20
+  await postTrackers(
+    server,
+    Array.from({ length: orders }, (_, i) => ({
+      order_number: `SB-${i}`,
+      tracking_number: `SB${String(i).padStart(4, '0')}`,
+    })),
+  )
+  // Each tracker's three scans in one request: one append, so one delivery job holds them with its tracker.created.
+  const scans = Array.from({ length: orders }, (_, i) =>
+    [1, 2, 3].map((n) => ({
+      tracking_number: `SB${String(i).padStart(4, '0')}`,
+      event_type_code: 'transit',
+      happened_at: T0 + n * 3600,
+      message: `scan ${n}`,
+    })),
+  ).flat()
+  await server.request('POST', '/v2/trackers/events', { body: { events: scans } })
+  const received = await receiver.waitFor(orders * 4)
+  const byTracker = new Map<string, number[]>()
+  for (const r of received) {
+    const number = r.json.data.object.tracking_number as string
+    byTracker.set(number, [...(byTracker.get(number) ?? []), Number(r.json.position)])
+  }
+  t.equal(byTracker.size, orders)
+  for (const [number, positions] of byTracker)
+    t.same(
+      positions,
+      [...positions].sort((a, b) => a - b),
+      `${number}: its messages in log order`,
+    )
+  t.equal(new Set(received.map((r) => r.headers['webhook-id'])).size, received.length, 'each message once')
+})

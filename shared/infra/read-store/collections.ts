@@ -100,8 +100,9 @@ export const collections = {
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
   /** `subject`: the stream of the event a message tells of (an order's), for the console's page of that order. */
   /** The account's public events (GET /v2/events): one per event of the log a webhook message tells of, its id the position. */
-  events: {
-    name: 'events',
+  /** Not `events`: the PostgreSQL event store's table has that name in the same schema. */
+  public_events: {
+    name: 'public_events',
     fields: { type: 'text', created_at: 'integer', stream: 'text', tracker_id: 'integer' },
   },
   webhook_deliveries: {

@@ -93,7 +93,12 @@ export function postJson(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { allowPrivate: boolean; timeoutMs?: number },
+  options: {
+    allowPrivate: boolean
+    timeoutMs?: number
+    /** Keep-alive agents to reuse connections through (one pair per endpoint); Node's global ones otherwise. */
+    agents?: { http: http.Agent; https: https.Agent }
+  },
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     let settled = false
@@ -128,6 +133,7 @@ export function postJson(
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'shiplog-webhooks', ...headers },
+        ...(options.agents ? { agent: parsed.protocol === 'https:' ? options.agents.https : options.agents.http } : {}),
         ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
       },
       (response) => {
