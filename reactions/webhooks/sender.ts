@@ -35,27 +35,26 @@ type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 /** Messages sent at once by one worker process: each mostly waits for its receiver. */
 const CONCURRENCY = 16
 
-/** The Standard Webhooks headers of one attempt, signed with the endpoint's secret. */
-/** Standard Webhooks headers, with a signature by each secret given (`v1,<new> v1,<old>` while a rotation's grace lasts). */
-export function signedHeaders(secrets: readonly string[], webhookId: string, at: Date, body: string) {
+/** Standard Webhooks headers, with a signature by each signer given (`v1,<new> v1,<old>` while a rotation's grace lasts). */
+export function signedHeaders(signers: readonly Webhook[], webhookId: string, at: Date, body: string) {
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(webhookId, at, body)).join(' '),
+    'webhook-signature': signers.map((signer) => signer.sign(webhookId, at, body)).join(' '),
   }
 }
 
 const UNOPENED_SECRET = 'the signing secret cannot be opened: SHIPLOG_SECRET_KEY is not the key it was sealed with'
 
 /**
- * The endpoint's signing secrets, opened; undefined when the key in use is
- * not the one they were sealed with (an operator's mistake, logged): the
- * attempt fails and the message is retried on its schedule, so a fixed key
- * delivers it.
+ * The endpoint's signers, its secrets opened (once a batch); undefined when
+ * the key in use is not the one they were sealed with (an operator's
+ * mistake, logged): the attempt fails and the message is retried on its
+ * schedule, so a fixed key delivers it.
  */
-function openSecrets(rt: SenderRuntime, endpoint: WebhookEndpointState, now: number) {
+function signersOf(rt: SenderRuntime, endpoint: WebhookEndpointState, now: number) {
   try {
-    return signingSecrets(endpoint, now).map((sealed) => rt.secrets.open(sealed))
+    return signingSecrets(endpoint, now).map((sealed) => new Webhook(rt.secrets.open(sealed)))
   } catch (error) {
     rt.logger.error({ err: error, endpoint: endpoint.id }, UNOPENED_SECRET)
     return undefined
@@ -81,19 +80,19 @@ const dueAt = (message: WebhookMessageState | undefined, now: number) =>
 async function attempt(
   rt: SenderRuntime,
   message: WebhookMessageState,
-  endpoint: WebhookEndpointState | undefined,
+  to: { endpoint: WebhookEndpointState | undefined; signers: Webhook[] | undefined },
   stream: string,
 ) {
+  const { endpoint, signers } = to
   const now = rt.clock.now()
   const closed = !endpoint || endpoint.deleted ? 'deleted' : endpoint.status === 'disabled' ? 'disabled' : undefined
-  const secrets = closed ? [] : openSecrets(rt, endpoint!, toUnixSeconds(now))
   const { refused, ...outcome }: PostOutcome = closed
     ? { status_code: null, error: `the endpoint is ${closed}` }
-    : !secrets
+    : !signers
       ? { status_code: null, error: UNOPENED_SECRET }
       : await postJson(
           endpoint!.url,
-          signedHeaders(secrets, webhookIdOf(message.position), now, message.body),
+          signedHeaders(signers, webhookIdOf(message.position), now, message.body),
           message.body,
           { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE, agents: agentsOf(endpoint!.id) },
         )
@@ -180,14 +179,16 @@ export async function deliverBatch(rt: SenderRuntime, accountId: number, streams
   const endpointHistories = await rt.eventStore.readStreams(
     endpointIds.map((id) => ({ stream: webhookEndpointStream(accountId, id) })),
   )
+  // Each endpoint as it stands, its secrets opened once for the whole batch.
   const endpoints = new Map(
-    endpointIds.map((id, i) => [
-      id,
-      fold<WebhookEndpointState, WebhookEndpointEvent>(
+    endpointIds.map((id, i) => {
+      const endpoint = fold<WebhookEndpointState, WebhookEndpointEvent>(
         evolveWebhookEndpointState,
         asDomainEvents(endpointHistories[i]!),
-      ),
-    ]),
+      )
+      const open = endpoint && !endpoint.deleted && endpoint.status !== 'disabled'
+      return [id, { endpoint, signers: open ? signersOf(rt, endpoint, Math.floor(now / 1000)) : [] }] as const
+    }),
   )
   // One line of messages per subject, in log order; the lines run side by side.
   const lines = new Map<string, typeof due>()
@@ -202,7 +203,7 @@ export async function deliverBatch(rt: SenderRuntime, accountId: number, streams
     Array.from({ length: Math.min(IN_FLIGHT, queued.length) }, async () => {
       for (let line = queued.shift(); line; line = queued.shift()) {
         for (const d of line) {
-          const events = await attempt(rt, d.message, endpoints.get(d.message.endpoint_id), d.stream)
+          const events = await attempt(rt, d.message, endpoints.get(d.message.endpoint_id)!, d.stream)
           if (events.length === 0) continue
           decided.set(d.stream, { message: d.message, events })
           appends.push({
