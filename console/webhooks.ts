@@ -95,6 +95,19 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
       where: [{ field: 'endpoint_id', op: 'eq', value: endpoint.id }],
       limit: 50,
     })
+    // Each message's attempts and what it carried, from its own stream: the log keeps every answer.
+    const streams = await rt.eventStore.readStreams(docs.map((d) => ({ stream: d.key })))
+    const deliveries = docs.map((d, i) => {
+      const events = streams[i] ?? []
+      const created = events.find((e) => e.type === 'WebhookMessageCreated')?.data as { body?: string } | undefined
+      return {
+        ...renderWebhookDelivery(d.doc),
+        payload: created?.body ? JSON.stringify(JSON.parse(created.body), null, 2) : null,
+        tries: events
+          .filter((e) => e.type === 'WebhookDeliveryAttempted')
+          .map((e) => e.data as { attempt: number; status_code: number | null; error: string | null; at: number }),
+      }
+    })
     return sendPage(
       reply,
       extra.status ?? 200,
@@ -106,7 +119,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
         values: extra.values ?? { url: endpoint.url, description: endpoint.description },
         errors: extra.errors,
         secret: extra.secret,
-        deliveries: docs.map((d) => renderWebhookDelivery(d.doc)),
+        deliveries,
         replayAvailable: Boolean(jobs),
       }),
     )

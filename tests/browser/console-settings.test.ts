@@ -167,6 +167,9 @@ t.test('an endpoint added in the console receives a test message, logged with it
     log = await page.locator('table').innerText()
   }
   t.match(log, /webhook\.test[\s\S]*succeeded[\s\S]*HTTP 200/, 'the log shows the answer')
+  await page.getByText('Attempts and payload').first().click()
+  t.match(await page.locator('ol.attempts').first().innerText(), /HTTP 200/, 'each attempt’s answer')
+  t.match(await page.locator('pre.email').first().innerText(), /"type": "webhook.test"/, 'the payload sent')
   await keep(page, 'console-webhook.png', { width: 1280, height: 900 })
 
   await page.getByRole('button', { name: 'Switch off' }).click()

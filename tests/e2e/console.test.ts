@@ -186,6 +186,16 @@ t.test(
       ['/console/settings/team/keys', { understood: 'on' }],
       ['/console/settings/team/users', { email: 'forged@shop.example', password: 'a long enough passphrase' }],
       ['/console/webhooks', { url: 'http://127.0.0.1:9/forged' }],
+      ['/console/webhooks/1', { url: 'http://127.0.0.1:9/forged' }],
+      ['/console/webhooks/1/status', { status: 'disabled' }],
+      ['/console/webhooks/1/test', {}],
+      ['/console/webhooks/1/rotate', {}],
+      ['/console/webhooks/1/replay', { since: '2026-01-01' }],
+      ['/console/webhooks/1/delete', { confirm: 'x' }],
+      ['/console/settings/team/users/1/delete', {}],
+      ['/console/delays/1/handled', {}],
+      ['/console/orders/1/tracking_link/rotate', {}],
+      ['/console/logout', {}],
     ]
     for (const [path, form] of forms) {
       const refused = await post(server, path, owner, form)

@@ -14,11 +14,7 @@ const message = (endpointId: number, position: number, accountId = 1): PlannedMe
 })
 
 t.test('messages are grouped by endpoint, in log order, a hundred a job', async (t) => {
-  const planned = [
-    ...Array.from({ length: 250 }, (_, i) => message(7, i + 1)),
-    message(8, 300),
-    message(7, 301, 2),
-  ]
+  const planned = [...Array.from({ length: 250 }, (_, i) => message(7, i + 1)), message(8, 300), message(7, 301, 2)]
   const jobs = deliveryBatches(planned)
   t.same(
     jobs.map((j) => [j.accountId, j.endpointId, j.streams.length]),
