@@ -151,6 +151,9 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: { accountId: 
   return next.get(delivery.stream)
 }
 
+/** How long a new message is left to the batch job the reaction queued it in before a sweep queues it alone. */
+const FRESH_SECONDS = 30
+
 /** Messages of one batch in flight at once: each waits mostly for its receiver. */
 const IN_FLIGHT = 16
 
@@ -281,7 +284,11 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
       'pending',
       10_000,
     )
+    const now = toUnixSeconds(rt.clock.now())
     for (const { key, accountId, doc } of pending) {
+      // A message never tried and younger than a sweep's round is in its batch's job: queued alone as
+      // well, under another job id, it would be sent twice. If Redis lost the batch, the next round queues it.
+      if (doc.attempts === 0 && doc.next_attempt_at === null && now - doc.created_at < FRESH_SECONDS) continue
       const notBefore = doc.next_attempt_at === null ? undefined : doc.next_attempt_at * 1000
       if (!(await queue.enqueue({ accountId, stream: key }, notBefore))) return
     }
