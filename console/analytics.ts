@@ -68,7 +68,12 @@ function periodOf(query: Query, today: CalendarDate) {
 }
 
 export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
-  const chartsOf = async (c: ConsoleRequest, period: { from: CalendarDate; to: CalendarDate }): Promise<Chart[]> => {
+  /** The charts, or the one named (its CSV): the detection record, which reads order streams, only when shown. */
+  const chartsOf = async (
+    c: ConsoleRequest,
+    period: { from: CalendarDate; to: CalendarDate },
+    only?: string,
+  ): Promise<Chart[]> => {
     const [weekly, lanes, carriers] = await Promise.all([
       performanceBetween(rt, c.account.id, period, ['carrier', 'week']),
       performanceBetween(rt, c.account.id, period, ['carrier', 'destination_country']),
@@ -89,7 +94,7 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
       (a, b) => (b.transit_business_days.p90 ?? 0) - (a.transit_business_days.p90 ?? 0),
     )[0]
     const worst = [...carriers].sort((a, b) => (b.failed_attempt_rate ?? 0) - (a.failed_attempt_rate ?? 0))[0]
-    const record = await detectionRecord(c, period)
+    const record = only === undefined || only === 'detection' ? await detectionRecord(c, period) : undefined
     return [
       {
         id: 'on-time',
@@ -193,8 +198,8 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
             ]),
         },
       },
-      record,
-    ]
+      ...(record ? [record] : []),
+    ].filter((chart) => only === undefined || chart.id === only)
   }
 
   /** How early the delay detection flagged the period's late parcels, and how often a flag was false. */
@@ -320,7 +325,8 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
     const name = (request.params as Query).chart ?? ''
     const today = rt.clock.now().toISOString().slice(0, 10)
     const period = periodOf(request.query as Query, today)
-    const chart = (await chartsOf(c, period)).find((ch) => `${ch.id}.csv` === name)
+    if (!name.endsWith('.csv')) return reply.callNotFound()
+    const [chart] = await chartsOf(c, period, name.slice(0, -'.csv'.length))
     if (!chart) return reply.callNotFound()
     return reply
       .type('text/csv; charset=utf-8')

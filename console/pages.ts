@@ -20,6 +20,7 @@ import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/t
 import { delayWords, renderConsolePage, statusWords } from './html.ts'
 import { customerOf, delayedParcels, filtersOf, findParcels, type Parcel } from './parcels.ts'
 import type { ConsoleScope, Query } from './frame.ts'
+import { doneAt } from './forms.ts'
 
 const ORDERS = collections.orders.name
 const TRACKERS = collections.trackers.name
@@ -158,10 +159,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       const link = { tokens, baseUrl: publicUrlOf(rt, request) }
       const response = await executeCommand(rt, command, () => planTrackingLinkRotation(rt, command, id, link))
       if (response.status === 404) throw notFound('Order not found')
-      return reply.redirect(
-        `/console/orders/${id}?done=${encodeURIComponent('A new link was made: earlier links no longer work.')}`,
-        303,
-      )
+      return reply.redirect(doneAt(`/console/orders/${id}`, 'A new link was made: earlier links no longer work.'), 303)
     },
     'member',
   )
@@ -197,7 +195,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       if (position !== undefined) await untilVisible(rt, position)
       const back = (request.body as { back?: string } | undefined)?.back
       const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
-      return reply.redirect(`${target}?done=${encodeURIComponent('Marked handled.')}`, 303)
+      return reply.redirect(doneAt(target, 'Marked handled.'), 303)
     },
     'member',
   )

@@ -29,7 +29,7 @@ import { trackingPageUrlOf } from '../shared/infra/tracking-tokens.ts'
 import { sampleMessages } from '../reactions/notifications/sample-messages.ts'
 import { trackingPagePreview } from '../query-api/tracking-page/preview.ts'
 import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
-import { allOf, type FormErrors, parsedForm, submitted, textOrNull, ticked } from './forms.ts'
+import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull, ticked } from './forms.ts'
 import { renderConsolePage } from './html.ts'
 
 /*
@@ -43,8 +43,6 @@ const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' })
 type Again = { status: number; errors: FormErrors; values?: Form }
 
 const origin = (request: FastifyRequest) => ({ source: 'console' as const, correlationId: request.id })
-const done = (path: string, message: string) => `${path}?done=${encodeURIComponent(message)}`
-const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Form
 
 /** The tracking page's fields as its form sends them: an empty field is "not set". */
 const trackingPageFormBody = (form: Form) => ({
@@ -108,11 +106,11 @@ export function settingsPages(
   }
   routes.get('/console/settings/tracking-page', 'settings', (c, _request, reply) => trackingPageForm(c, reply))
   routes.post('/console/settings/tracking-page', (c, request, reply) => {
-    const form = trackingPageFormBody(bodyOf(request))
+    const form = trackingPageFormBody(formOf(request))
     return submitted(
       async () => {
         await changeTrackingPage(rt, c.account, parsedForm(trackingPageBody, form), origin(request))
-        return reply.redirect(done('/console/settings/tracking-page', 'The tracking page was saved.'), 303)
+        return reply.redirect(doneAt('/console/settings/tracking-page', 'The tracking page was saved.'), 303)
       },
       (status, errors) => trackingPageForm(c, reply, { status, errors, values: form }),
     )
@@ -163,18 +161,18 @@ export function settingsPages(
   routes.post('/console/notifications/types/:slug', (c, request, reply) => {
     const slug = (request.params as Query).slug as NotificationSlug
     if (!notificationSlugs.includes(slug)) throw notFound('No such notification type')
-    const form = bodyOf(request)
+    const form = formOf(request)
     return submitted(
       async () => {
         const body = parsedForm(notificationTypeBody, { enabled: ticked(form.enabled), channels: allOf(form.channels) })
         await changeNotificationType(rt, c.account, slug, body, origin(request))
-        return reply.redirect(done('/console/notifications', `${notificationTypes[slug].name} was saved.`), 303)
+        return reply.redirect(doneAt('/console/notifications', `${notificationTypes[slug].name} was saved.`), 303)
       },
       (status, errors) => notificationsForm(c, reply, { status, errors }),
     )
   })
   routes.post('/console/notifications/settings', (c, request, reply) => {
-    const form = bodyOf(request)
+    const form = formOf(request)
     return submitted(
       async () => {
         const quiet = ticked(form.quiet_hours)
@@ -190,7 +188,7 @@ export function settingsPages(
           },
         })
         await changeAccountSettings(rt, c.account, body, origin(request))
-        return reply.redirect(done('/console/notifications', 'The settings were saved.'), 303)
+        return reply.redirect(doneAt('/console/notifications', 'The settings were saved.'), 303)
       },
       (status, errors) => notificationsForm(c, reply, { status, errors }),
     )
@@ -258,7 +256,7 @@ export function settingsPages(
     carriersForm(c, reply, undefined, (request.query as Query).edit),
   )
   routes.post('/console/settings/carriers', (c, request, reply) => {
-    const form = bodyOf(request)
+    const form = formOf(request)
     const values = { ...form, pickup_days: allOf(form.pickup_days), delivery_days: allOf(form.delivery_days) }
     return submitted(
       async () => {
@@ -274,7 +272,7 @@ export function settingsPages(
         })
         const command = { ...origin(request), account: c.account }
         await configureCarrierService(rt, command, codes, service, body)
-        return reply.redirect(done('/console/settings/carriers', `${body.name} was saved.`), 303)
+        return reply.redirect(doneAt('/console/settings/carriers', `${body.name} was saved.`), 303)
       },
       (status, errors) => carriersForm(c, reply, { status, errors, values }),
     )
@@ -297,7 +295,7 @@ export function settingsPages(
     )
   routes.get('/console/settings/team', 'settings', (c, _request, reply) => teamPage(c, reply), 'owner')
   routes.post('/console/settings/team/keys', async (c, request, reply) => {
-    if (!ticked(bodyOf(request).understood))
+    if (!ticked(formOf(request).understood))
       return teamPage(c, reply, { keyError: 'Tick the box to say the current keys may stop working.' }, 400)
     const keys = await rotateKeys(rt, c.account.id, origin(request))
     request.log.info({ account: c.account.id, user: c.user.user_id }, 'console rotated the API keys')
@@ -305,7 +303,7 @@ export function settingsPages(
     return teamPage(c, reply, { keys })
   })
   routes.post('/console/settings/team/users', (c, request, reply) => {
-    const form = bodyOf(request)
+    const form = formOf(request)
     const email = String(form.email ?? '').trim()
     return submitted(
       async () => {
@@ -317,7 +315,7 @@ export function settingsPages(
           { accountId: c.account.id, email, role, password: String(form.password ?? '') },
           origin(request),
         )
-        return reply.redirect(done('/console/settings/team', `${email} can now sign in.`), 303)
+        return reply.redirect(doneAt('/console/settings/team', `${email} can now sign in.`), 303)
       },
       (status, errors) => teamPage(c, reply, { userErrors: errors, values: { email, role: form.role } }, status),
     )
@@ -328,6 +326,6 @@ export function settingsPages(
     if (!user) throw notFound('No such user in this account')
     if (user.email === c.user.email) throw validationError('You cannot remove yourself; ask another owner')
     await deleteUser(rt, user.email, origin(request))
-    return reply.redirect(done('/console/settings/team', `${user.email} can no longer sign in.`), 303)
+    return reply.redirect(doneAt('/console/settings/team', `${user.email} can no longer sign in.`), 303)
   })
 }

@@ -18,7 +18,7 @@ import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
-import { allOf, type FormErrors, parsedForm, submitted, textOrNull } from './forms.ts'
+import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull } from './forms.ts'
 import { renderConsolePage } from './html.ts'
 
 /*
@@ -30,7 +30,6 @@ import { renderConsolePage } from './html.ts'
 type Form = Record<string, unknown>
 const ENDPOINTS = collections.webhook_endpoints.name
 const DELIVERIES = collections.webhook_deliveries.name
-const done = (path: string, message: string) => `${path}?done=${encodeURIComponent(message)}`
 
 /** The message types as checkboxes, those the endpoint takes ticked (all of them for "every type"). */
 const typeChoices = (enabled: readonly string[] | null | undefined) =>
@@ -58,7 +57,6 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
     if (!found || found.doc.deleted) throw notFound('Webhook endpoint not found')
     return found.doc
   }
-  const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Form
 
   const listPage = async (
     c: ConsoleRequest,
@@ -127,7 +125,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
 
   routes.get('/console/webhooks', 'settings', (c, _request, reply) => listPage(c, reply))
   routes.post('/console/webhooks', (c, request, reply) => {
-    const form = bodyOf(request)
+    const form = formOf(request)
     return submitted(
       async () => {
         const created = endpoints.revealed(
@@ -145,12 +143,12 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
   )
   routes.post('/console/webhooks/:id', (c, request, reply) => {
     const id = Number((request.params as Query).id)
-    const form = bodyOf(request)
+    const form = formOf(request)
     return submitted(
       async () => {
         await endpointOf(c.account.id, id)
         await endpoints.update(commandOf(c, request), id, parsedForm(updateEndpointBody, endpointFormBody(form)))
-        return reply.redirect(done(`/console/webhooks/${id}`, 'The endpoint was saved.'), 303)
+        return reply.redirect(doneAt(`/console/webhooks/${id}`, 'The endpoint was saved.'), 303)
       },
       (status, errors) => endpointPage(c, reply, id, { status, errors, values: form }),
     )
@@ -158,42 +156,42 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
   routes.post('/console/webhooks/:id/status', async (c, request, reply) => {
     const id = Number((request.params as Query).id)
     await endpointOf(c.account.id, id)
-    const status = parsedForm(updateEndpointBody, { status: bodyOf(request).status }).status
+    const status = parsedForm(updateEndpointBody, { status: formOf(request).status }).status
     await endpoints.update(commandOf(c, request), id, { status })
     const words = status === 'disabled' ? 'switched off: nothing is sent to it' : 'switched on'
-    return reply.redirect(done(`/console/webhooks/${id}`, `The endpoint was ${words}.`), 303)
+    return reply.redirect(doneAt(`/console/webhooks/${id}`, `The endpoint was ${words}.`), 303)
   })
   routes.post('/console/webhooks/:id/delete', async (c, request, reply) => {
     const id = Number((request.params as Query).id)
     const endpoint = await endpointOf(c.account.id, id)
-    if (bodyOf(request).confirm !== endpoint.url)
+    if (formOf(request).confirm !== endpoint.url)
       return endpointPage(c, reply, id, {
         status: 400,
         errors: { details: 'Type the endpoint’s URL to delete it', fields: { confirm: 'must be the endpoint’s URL' } },
       })
     await endpoints.remove(commandOf(c, request), id)
-    return reply.redirect(done('/console/webhooks', `${endpoint.url} was deleted.`), 303)
+    return reply.redirect(doneAt('/console/webhooks', `${endpoint.url} was deleted.`), 303)
   })
   routes.post('/console/webhooks/:id/test', async (c, request, reply) => {
     const id = Number((request.params as Query).id)
     await endpointOf(c.account.id, id)
     await endpoints.test(commandOf(c, request), id)
     return reply.redirect(
-      done(`/console/webhooks/${id}`, 'A webhook.test message is on its way: its answer appears in the log below.'),
+      doneAt(`/console/webhooks/${id}`, 'A webhook.test message is on its way: its answer appears in the log below.'),
       303,
     )
   })
   routes.post('/console/webhooks/:id/rotate', async (c, request, reply) => {
     const id = Number((request.params as Query).id)
     await endpointOf(c.account.id, id)
-    const hours = Number(bodyOf(request).expires_in_hours ?? 24)
+    const hours = Number(formOf(request).expires_in_hours ?? 24)
     const body = parsedForm(rotateSecretBody, { expires_in: Math.round(hours * 3600) })
     const rotated = endpoints.revealed(await endpoints.rotateSecret(commandOf(c, request), id, body))
     return endpointPage(c, reply, id, { secret: (rotated.body as { secret: string }).secret })
   })
   routes.post('/console/webhooks/:id/replay', (c, request, reply) => {
     const id = Number((request.params as Query).id)
-    const since = String(bodyOf(request).since ?? '')
+    const since = String(formOf(request).since ?? '')
     return submitted(
       async () => {
         if (!jobs) throw validationError('Replays need the job queue, which this process does not run')
@@ -209,7 +207,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
           request.log,
         )
         return reply.redirect(
-          done(`/console/webhooks/${id}`, `Every message since ${since} is being sent again (job ${jobId}).`),
+          doneAt(`/console/webhooks/${id}`, `Every message since ${since} is being sent again (job ${jobId}).`),
           303,
         )
       },
