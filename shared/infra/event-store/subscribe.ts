@@ -47,19 +47,29 @@ export async function* subscribeToAll(store: EventStore, options: SubscribeOptio
  * way to see another process's appends).
  */
 export function waitForAppends(store: EventStore) {
-  let wake = new AbortController()
-  const stopListening = store.onAppend(() => wake.abort())
+  // A flag and a callback rather than an AbortController: an abort builds a
+  // DOMException with its stack, and every append wakes every follower.
+  let appended = false
+  let wake: (() => void) | undefined
+  const stopListening = store.onAppend(() => {
+    appended = true
+    wake?.()
+  })
   return {
     async next(pollMs: number, signal: AbortSignal) {
-      if (!wake.signal.aborted) await sleep(pollMs, AbortSignal.any([signal, wake.signal]))
-      wake = new AbortController()
+      if (!appended)
+        await sleep(pollMs, signal, (done) => {
+          wake = done
+        })
+      wake = undefined
+      appended = false
     },
     close: stopListening,
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts or the function given to `wakeable` is called. */
+export function sleep(ms: number, signal: AbortSignal, wakeable?: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()
     const done = () => {
@@ -69,5 +79,6 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     const timer = setTimeout(done, ms)
     signal.addEventListener('abort', done, { once: true })
+    wakeable?.(done)
   })
 }

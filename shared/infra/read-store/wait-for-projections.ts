@@ -25,17 +25,19 @@ export async function waitForProjections(
     const checkpoints = await Promise.all(names.map((n) => store.checkpoint(n)))
     return checkpoints.every((c) => (c ?? 0n) >= position)
   }
+  // The projector's word first: the store is asked only when it has told nothing yet or is late.
+  let ask = !progress || progress.position === 0n
   for (;;) {
     if (progress && progress.position >= position) return true
-    if (await passed()) return true
+    if (ask && (await passed())) return true
     const left = deadline - Date.now()
     if (left <= 0) return false
     if (!progress) {
       await new Promise((r) => setTimeout(r, POLL_MS))
       continue
     }
-    // Wake at each commit until the position is reached, asking the store now and then.
     const until = Date.now() + Math.min(FALLBACK_POLL_MS, left)
     while (progress.position < position && Date.now() < until) await progress.next(until - Date.now())
+    ask = true
   }
 }
