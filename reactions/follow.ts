@@ -10,6 +10,12 @@ const RETRY_DELAY_MS = 1000
  * per small append would cost every request a transaction.
  */
 const IDLE_CHECKPOINT_MS = 1000
+/**
+ * Under a stream of appends, how long a reaction lets more arrive before it
+ * reads: each reaction otherwise reads the log (and mostly finds nothing of
+ * its types) once a request.
+ */
+const GATHER_MS = 10
 
 export interface Reaction {
   /** Its checkpoint's name, beside the projections' in the read store. */
@@ -80,7 +86,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
           handled = after
           if (batch.length > 0) continue
         }
-        await appends.next(rt.config.POLL_INTERVAL_MS, signal)
+        await appends.next(rt.config.POLL_INTERVAL_MS, signal, GATHER_MS)
       }
     } finally {
       if (unsaved !== undefined) await save(unsaved)

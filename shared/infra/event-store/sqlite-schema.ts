@@ -53,5 +53,8 @@ export function openEventsFile(file: string) {
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 10000')
+  // A group commit holds each append in a savepoint, whose journal of the
+  // pages it changes would otherwise be a temporary file, written page by page.
+  db.pragma('temp_store = MEMORY')
   return db
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { BroadcastChannel } from 'node:worker_threads'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
-import type { AppendRequest, EventStore, EventToFold, RecordedEvent, Snapshot } from './port.ts'
+import type { AppendRequest, AppendResult, EventStore, EventToFold, RecordedEvent, Snapshot } from './port.ts'
 import { RecentAppends } from './recent-appends.ts'
 import {
   AFTER_STREAM_ROW,
@@ -41,16 +41,57 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const appendAll = db.transaction((requests: AppendRequest[], rows: LogRow[]) =>
     appendRequests(statements, requests, rows),
   )
+  // Each waiting append in a savepoint of its own (a transaction function
+  // called inside another is one): one that fails leaves the others in.
+  const appendGroup = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) =>
+    group.map((waiting): AppendOutcome => {
+      const own: LogRow[] = []
+      try {
+        const result = appendAll(waiting.requests, own)
+        for (const row of own) rows.push(row)
+        return { result }
+      } catch (error) {
+        return { error }
+      }
+    }),
+  )
   const recent = new RecentAppends<LogRow>(rowSpan, RECENT_EVENTS)
   const appends = appendSignal(file, (rows) => recent.add(rows))
 
+  /**
+   * Group commit: the appends asked for in one turn of the event loop (the
+   * requests that arrived together) are committed in one transaction at the
+   * end of the turn, and each is answered once it is stored. A commit writes
+   * the pages it touches whole, and the log's and its indexes' last pages are
+   * then written once for all of them instead of once each.
+   */
+  let waiting: WaitingAppend[] = []
+  const commitWaiting = () => {
+    const group = waiting
+    waiting = []
+    if (group.length === 0) return
+    const rows: LogRow[] = []
+    let outcomes: AppendOutcome[]
+    try {
+      outcomes = appendGroup.immediate(group, rows)
+    } catch (error) {
+      for (const w of group) w.reject(error)
+      return
+    }
+    if (rows.length > 0) appends.wake(rows)
+    outcomes.forEach((outcome, i) => {
+      if ('error' in outcome) group[i]!.reject(outcome.error)
+      else group[i]!.resolve(outcome.result)
+    })
+  }
+
   return {
     kind: 'sqlite',
-    async append(requests) {
-      const rows: LogRow[] = []
-      const result = appendAll.immediate(requests, rows)
-      appends.wake(rows)
-      return result
+    append(requests) {
+      return new Promise<AppendResult>((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(commitWaiting)
+        waiting.push({ requests, resolve, reject })
+      })
     },
     async readStream(stream, from = 0) {
       const events: RecordedEvent[] = []
@@ -121,11 +162,20 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     },
     onAppend: appends.listen,
     async close() {
+      commitWaiting()
       appends.close()
       db.close()
     },
   }
 }
+
+/** An append waiting for its turn's commit. */
+interface WaitingAppend {
+  requests: AppendRequest[]
+  resolve(result: AppendResult): void
+  reject(error: unknown): void
+}
+type AppendOutcome = { result: AppendResult } | { error: unknown }
 
 /** The rows of its latest appends a store keeps for its readers, in events. */
 const RECENT_EVENTS = 8000

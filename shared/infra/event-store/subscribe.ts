@@ -13,6 +13,8 @@ export interface SubscribeOptions {
    * some and wants to be called again, after the log is looked at once more.
    */
   whenCaughtUp?: () => Promise<boolean>
+  /** Under a stream of appends, how long to let more arrive before reading (see waitForAppends). */
+  gatherMs?: number
 }
 
 /**
@@ -34,35 +36,48 @@ export async function* subscribeToAll(store: EventStore, options: SubscribeOptio
         continue
       }
       if (await options.whenCaughtUp?.()) continue
-      await appends.next(pollMs, signal)
+      await appends.next(pollMs, signal, options.gatherMs)
     }
   } finally {
     appends.close()
   }
 }
 
+/** Woken by appends this close together, a follower is under a stream of them. */
+const STREAM_GAP_MS = 20
+
 /**
  * How a follower of the log waits for more: at once when this process has
  * appended since its last wait, else until it does or `pollMs` pass (the only
- * way to see another process's appends).
+ * way to see another process's appends). Under a stream of appends (one a
+ * request), it then waits `gatherMs` more, so that one read, and one commit
+ * of what it does, take the appends of several requests; an append alone is
+ * read at once.
  */
 export function waitForAppends(store: EventStore) {
   // A flag and a callback rather than an AbortController: an abort builds a
   // DOMException with its stack, and every append wakes every follower.
   let appended = false
   let wake: (() => void) | undefined
+  let wokenAt = Number.NEGATIVE_INFINITY
   const stopListening = store.onAppend(() => {
     appended = true
     wake?.()
   })
   return {
-    async next(pollMs: number, signal: AbortSignal) {
+    async next(pollMs: number, signal: AbortSignal, gatherMs = 0) {
       if (!appended)
         await sleep(pollMs, signal, (done) => {
           wake = done
         })
       wake = undefined
+      const woken = appended
       appended = false
+      if (!woken || gatherMs === 0) return
+      const now = performance.now()
+      const streaming = now - wokenAt < STREAM_GAP_MS
+      wokenAt = now
+      if (streaming) await sleep(gatherMs, signal)
     },
     close: stopListening,
   }
