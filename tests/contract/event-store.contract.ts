@@ -154,6 +154,39 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(any.revisions, [1], 'any always appends')
   })
 
+  t.test('appends asked for at once each stand or fall alone, whole', async (t) => {
+    const [a, b, c] = [uniqueStream('thing'), uniqueStream('thing'), uniqueStream('thing')]
+    await store.append([{ stream: b, expected: 'no_stream', events: [event()] }])
+    // Asked for in one turn: the embedded store commits them together.
+    const outcomes = await Promise.allSettled([
+      store.append([{ stream: a, expected: 'no_stream', events: [event('A1'), event('A2')] }]),
+      store.append([
+        { stream: c, expected: 'no_stream', events: [event()] },
+        { stream: b, expected: 7, events: [event()] },
+      ]),
+      store.append([{ stream: b, expected: 0, events: [event('B2')] }]),
+      store.append([{ stream: a, expected: 'no_stream', events: [event('A3')] }]),
+    ])
+    t.same(
+      [outcomes[1].status, outcomes[2].status],
+      ['rejected', 'fulfilled'],
+      'a conflict fails; the append after it to the same stream is stored',
+    )
+    for (const o of outcomes)
+      if (o.status === 'rejected') t.ok(o.reason instanceof ConcurrencyError, 'a conflict is a ConcurrencyError')
+    const won = outcomes[0].status === 'fulfilled' ? ['A1', 'A2'] : ['A3']
+    t.not(outcomes[0].status, outcomes[3].status, 'of two appends making one stream, one wins')
+    t.same(
+      (await store.readStream(a)).map((e) => e.type),
+      won,
+      'the stream holds the winner whole and nothing of the other',
+    )
+    t.equal((await store.readStream(b)).length, 2, 'the stream behind a failed append takes the next')
+    t.equal((await store.readStream(c)).length, 0, 'nothing of a failed append is written, not even its other stream')
+    const positions = (await store.readStreams([{ stream: a }, { stream: b }])).flat().map((e) => e.position)
+    t.equal(new Set(positions).size, positions.length, 'every stored event has a position of its own')
+  })
+
   t.test('a retried append with the same event ids writes nothing new', async (t) => {
     const s = uniqueStream('thing')
     const events = [event('A'), event('B')]
