@@ -1,0 +1,69 @@
+import t from 'tap'
+import type { EventStore } from '../../shared/infra/event-store/port.ts'
+import { waitForAppends } from '../../shared/infra/event-store/subscribe.ts'
+
+/** A store whose appends are only told: `append()` wakes its listeners as an append of this process would. */
+function toldStore() {
+  const listeners = new Set<() => void>()
+  const store = {
+    onAppend(listener: () => void) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  } as unknown as EventStore
+  return {
+    store,
+    append: () => {
+      for (const listener of listeners) listener()
+    },
+  }
+}
+
+const POLL_MS = 10_000
+/** Long beside a timer's lateness on a loaded machine: 'at once' is anything well under it. */
+const GATHER_MS = 200
+
+/** How long `next` took, in ms, with `during` run once it is waiting. */
+async function timed(next: Promise<void>, during: () => void = () => {}) {
+  const started = performance.now()
+  during()
+  await next
+  return performance.now() - started
+}
+
+t.test('a follower wakes at an append, and under a stream of them lets more arrive', async (t) => {
+  const { store, append } = toldStore()
+  const appends = waitForAppends(store)
+  t.teardown(appends.close)
+  const signal = new AbortController().signal
+
+  const alone = await timed(appends.next(POLL_MS, signal, GATHER_MS), () => setTimeout(append, 5))
+  t.ok(alone < GATHER_MS, `an append alone is read at once (${alone.toFixed(0)} ms), not after the poll`)
+
+  const streamed = await timed(appends.next(POLL_MS, signal, GATHER_MS), append)
+  t.ok(
+    streamed >= GATHER_MS - 2,
+    `the next, 20 ms or less after it, waits ${GATHER_MS} ms more (${streamed.toFixed(0)})`,
+  )
+
+  append()
+  const told = await timed(appends.next(POLL_MS, signal))
+  t.ok(told < GATHER_MS, 'an append made before the wait is seen at once, and nothing is gathered without gatherMs')
+
+  await new Promise((r) => setTimeout(r, 30))
+  const apart = await timed(appends.next(POLL_MS, signal, GATHER_MS), append)
+  t.ok(apart < GATHER_MS, `an append more than 20 ms after the last is read at once (${apart.toFixed(0)} ms)`)
+})
+
+t.test('a wait ends when its signal aborts, or after pollMs with no append', async (t) => {
+  const { store } = toldStore()
+  const appends = waitForAppends(store)
+  t.teardown(appends.close)
+  const controller = new AbortController()
+  const aborted = await timed(appends.next(POLL_MS, controller.signal, GATHER_MS), () =>
+    setTimeout(() => controller.abort(), 5),
+  )
+  t.ok(aborted < 1000, `stopped at once (${aborted.toFixed(0)} ms)`)
+  const polled = await timed(appends.next(40, new AbortController().signal, GATHER_MS))
+  t.ok(polled >= 38 && polled < 1000, `looked again after the poll interval (${polled.toFixed(0)} ms)`)
+})
