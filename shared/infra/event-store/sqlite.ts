@@ -73,7 +73,11 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     const rows: LogRow[] = []
     let outcomes: AppendOutcome[]
     try {
-      outcomes = appendGroup.immediate(group, rows)
+      // An append alone needs no savepoint, and a batch's pages are then not journaled twice.
+      outcomes =
+        group.length === 1
+          ? [{ result: appendAll.immediate(group[0]!.requests, rows) }]
+          : appendGroup.immediate(group, rows)
     } catch (error) {
       for (const w of group) w.reject(error)
       return
