@@ -64,8 +64,8 @@ export const metadataFor = (request: CommandRequest, recordedAt: number): EventM
  * schema, unless the caller says `prechecked`: its events are built only of
  * values its request schema or a checker of its own already held to the
  * schema's rules, which a test holds it to (the pickup point import, tracker
- * upserts and carrier events: zod's parse copies every event, a batch's
- * thousands of them).
+ * and order upserts and carrier events: zod's parse copies every event, a
+ * batch's thousands of them, and an order's whole document).
  */
 export function toNewEvents(
   events: readonly DomainEvent[],

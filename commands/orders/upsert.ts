@@ -60,7 +60,8 @@ export async function planOrderUpsert(
   const append: AppendRequest = {
     stream,
     expected: expectedAfter(recorded.length - 1),
-    events: toNewEvents(events, metadata(now.getTime())),
+    // Validated once, by orderBody (tests/unit/decided-events.test.ts holds the decider to the event schemas).
+    events: toNewEvents(events, metadata(now.getTime()), { prechecked: true }),
   }
   return {
     append,
