@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { createMongoReadStore } from '../../shared/infra/read-store/mongodb.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { createPostgresReadStore } from '../../shared/infra/read-store/postgres.ts'
+import { allCollections } from '../../shared/infra/read-store/collections.ts'
 import type { CollectionSpec, ReadStore } from '../../shared/infra/read-store/port.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 import { tempDir } from '../support/temp.ts'
@@ -51,6 +52,19 @@ async function tableMadeBeforePending(t: Test, open: (collections: CollectionSpe
   )
   t.match(await now.getByKey(before.name, 'k'), { revision: 1, doc: { id: 1, sum: 3 }, pending: 1 })
 }
+
+t.test('sqlite: an API key finds its account by index, never by reading every account', async (t) => {
+  const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')
+  await createSqliteReadStore(file, allCollections).close()
+  const db = new Database(file, { readonly: true })
+  t.teardown(() => db.close())
+  for (const field of ['private_key_hash', 'public_key_hash']) {
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM accounts WHERE f_${field} = ? LIMIT 1`).all('h') as {
+      detail: string
+    }[]
+    t.match(plan.map((step) => step.detail).join('; '), /^SEARCH accounts USING INDEX \S+_across_/, field)
+  }
+})
 
 t.test('sqlite: a table made before its collection kept pending events takes them from then on', async (t) => {
   const file = join(tempDir(t, 'shiplog-rs-'), 'read.db')

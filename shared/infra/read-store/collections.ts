@@ -13,7 +13,12 @@ export const ORDER_FULL_VIEW = 'full_3'
 
 /** The read models' collections and the fields each is queried by. */
 export const collections = {
-  accounts: { name: 'accounts', fields: { private_key_hash: 'text', public_key_hash: 'text' } },
+  /** An API key finds its account, whichever it is: each request's one lookup, by index. */
+  accounts: {
+    name: 'accounts',
+    fields: { private_key_hash: 'text', public_key_hash: 'text' },
+    lookupFields: ['private_key_hash', 'public_key_hash'],
+  },
   /** Store connections (Shopify, WooCommerce), their secrets sealed. */
   connections: { name: 'connections', fields: {} },
   /** Status changes to write back to the stores, by `state` (`pending` ones are queued again by a sweep). */
