@@ -169,23 +169,28 @@ async function appendRequests(
   const head = await client.query('SELECT position FROM event_head FOR UPDATE')
   let next = BigInt((head.rows[0] as { position: string }).position)
   const streams = [...new Set(requests.map((r) => r.stream))]
+  // Each stream's last revision read from the end of its (stream, revision) index: one probe a stream,
+  // where `max() … GROUP BY` over `= ANY` scanned a batch's streams at a third of the insert's time.
   const current = await client.query(
-    'SELECT stream, max(revision) AS revision FROM events WHERE stream = ANY($1::text[]) GROUP BY stream',
+    `SELECT s.stream, (SELECT e.revision FROM events e WHERE e.stream = s.stream ORDER BY e.revision DESC LIMIT 1) AS revision
+     FROM unnest($1::text[]) AS s(stream)`,
     [streams],
   )
   const last = new Map<string, number>(streams.map((s) => [s, -1]))
-  for (const row of current.rows as { stream: string; revision: number }[]) last.set(row.stream, row.revision)
+  for (const row of current.rows as { stream: string; revision: number | null }[])
+    if (row.revision !== null) last.set(row.stream, row.revision)
   let position = 0n
   const revisions: number[] = []
   const rows: EventRowJson[] = []
   const snapshots: [string, string, number, string, string][] = []
-  // Events already stored make their request a retry, whatever it expects (`any` included).
-  const ids = requests.flatMap((r) => r.events.map((e) => e.id))
-  const stored = await client.query('SELECT id FROM events WHERE id = ANY($1::text[])', [ids])
+  // A request whose first event is stored is a retry, whatever it expects (`any` included), as in
+  // the embedded store; an event id stored under another append still meets the unique index.
+  const firstIds = requests.flatMap((r) => (r.events.length > 0 ? [r.events[0]!.id] : []))
+  const stored = await client.query('SELECT id FROM events WHERE id = ANY($1::text[])', [firstIds])
   const storedIds = new Set((stored.rows as { id: string }[]).map((r) => r.id))
   for (const req of requests) {
     const at = last.get(req.stream)!
-    const isRetry = req.events.some((e) => storedIds.has(e.id))
+    const isRetry = req.events.length > 0 && storedIds.has(req.events[0]!.id)
     if (isRetry || !isExpected(req.expected, at)) {
       // A retry of events already stored answers what they were given, and writes nothing.
       const retry = await alreadyAppended(client, req)

@@ -97,14 +97,14 @@ export async function createPostgresReadStore(
           if (run.appends) await appendPending(client, spec, run.appends)
           else await upsert(client, spec, run.writes)
         }
-        for (const projection of projections) {
+        // Every projection's checkpoint in one statement: a round trip each was a sixth of a commit's time.
+        if (projections.length > 0)
           await client.query(
-            `INSERT INTO checkpoints (projection, position) VALUES ($1, $2)
+            `INSERT INTO checkpoints (projection, position) SELECT unnest($1::text[]), $2
              ON CONFLICT (projection) DO UPDATE SET position = excluded.position
              WHERE checkpoints.position::numeric < excluded.position::numeric`,
-            [projection, checkpoint.toString()],
+            [projections, checkpoint.toString()],
           )
-        }
       })
     },
     checkpoint: (projection) => checkpointOf(pool, projection),
