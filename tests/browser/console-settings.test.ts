@@ -4,6 +4,7 @@ import { createUser } from '../../commands/users/change-user.ts'
 import { axeViolations, browserSkip, keep, startBrowser, widthsOf } from '../support/browser.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { postTrackers, recordTrackingEvents, startTestServer } from '../support/server.ts'
+import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
  * The console's second half in Debian's Chromium: the analytics charts with
@@ -16,9 +17,6 @@ import { postTrackers, recordTrackingEvents, startTestServer } from '../support/
 
 const skip = browserSkip()
 const PASSWORD = 'correct horse battery'
-const DAY = 86_400
-const now = () => Math.floor(Date.now() / 1000)
-const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
 
 /** A shop with an owner, a member, and twelve weeks of delivered parcels on three carriers. */
 async function shop(t: Test) {
@@ -35,7 +33,7 @@ async function shop(t: Test) {
   ] as const
   const parcels = Array.from({ length: 60 }, (_, i) => {
     const [carrier, country, days] = carriers[i % 3]!
-    const shipped = now() - (80 - i) * DAY
+    const shipped = nowSeconds() - (80 - i) * DAY
     const late = i % 4 === 0
     return {
       carrier,

@@ -4,6 +4,7 @@ import { createUser } from '../../commands/users/change-user.ts'
 import { axeViolations, browserSkip, keep, startBrowser, widthsOf } from '../support/browser.ts'
 import { until } from '../support/progress.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
+import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
  * The merchant console as a support person uses it, in Debian's Chromium:
@@ -17,9 +18,6 @@ import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '
 
 const skip = browserSkip()
 const PASSWORD = 'correct horse battery'
-const DAY = 86_400
-const now = () => Math.floor(Date.now() / 1000)
-const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
 
 /** A shop with a console user and parcels in every state a support person meets, one of them late. */
 async function shop(t: Test) {
@@ -48,35 +46,35 @@ async function shop(t: Test) {
       address_city: city,
       address_country: country,
       // The first was promised three days ago: it is late.
-      expected_delivery_at: `${isoDay(now() + (i === 0 ? -3 : 2) * DAY)}T12:00:00Z`,
+      expected_delivery_at: `${isoDay(nowSeconds() + (i === 0 ? -3 : 2) * DAY)}T12:00:00Z`,
     })),
   )
   await recordTrackingEvents(server, [
     {
       tracking_number: '6A19283746501',
       event_type_code: 'origin_scan',
-      happened_at: now() - 6 * DAY,
+      happened_at: nowSeconds() - 6 * DAY,
       message: 'Parcel handed to Colissimo',
       address: { city: 'Paris', country_code: 'FR' },
     },
     {
       tracking_number: '6A19283746501',
       event_type_code: 'transit',
-      happened_at: now() - 5 * DAY,
+      happened_at: nowSeconds() - 5 * DAY,
       message: 'In transit to the delivery site',
       address: { city: 'Lyon', country_code: 'FR' },
     },
     {
       tracking_number: 'JD014600006512345678',
       event_type_code: 'out_for_delivery',
-      happened_at: now() - 3600,
+      happened_at: nowSeconds() - 3600,
       message: 'Out for delivery',
       address: { city: 'Berlin', country_code: 'DE' },
     },
     {
       tracking_number: '1Z999AA10123456784',
       event_type_code: 'delivered',
-      happened_at: now() - 7200,
+      happened_at: nowSeconds() - 7200,
       message: 'Delivered, front door',
       address: { city: 'Milano', country_code: 'IT' },
     },

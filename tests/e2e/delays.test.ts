@@ -6,16 +6,13 @@ import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { redisOn } from '../support/redis.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
+import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
  * Late, stalled and at-risk parcels through the public API: the real
  * service, its delay sweep every second, past timestamps (a promise three
  * days gone, a last scan eight days old) so nothing waits for real days.
  */
-
-const DAY = 86_400
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
 
 const start = (t: Test, env: Record<string, string> = {}, clock?: ReturnType<typeof fixedClock>) =>
   startTestServer(t, {

@@ -3,6 +3,7 @@ import t from 'tap'
 import { startReceiver } from '../support/receiver.ts'
 import { until } from '../support/progress.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, type TestServer } from '../support/server.ts'
+import { nowSeconds } from '../support/time.ts'
 
 /*
  * GET /v2/events, /v2/events/{id} and the live /v2/events/stream, as an
@@ -10,8 +11,6 @@ import { postTrackers, recordTrackingEvents, startTestServer, type TestServer } 
  * webhooks, every type whether subscribed or not, the list conventions,
  * and a stream that resumes after Last-Event-ID with no gap and no repeat.
  */
-
-const now = () => Math.floor(Date.now() / 1000)
 
 interface PublicEvent {
   id: string
@@ -86,7 +85,7 @@ t.test('the events are the webhooks’ messages, every type, newest first, filte
     { order_number: 'EV-2', tracking_number: 'EV0002', carrier_code: 'dhl', email: 'b@example.com' },
   ])
   await recordTrackingEvents(server, [
-    { tracking_number: 'EV0001', event_type_code: 'transit', happened_at: now() - 600, message: 'In transit' },
+    { tracking_number: 'EV0001', event_type_code: 'transit', happened_at: nowSeconds() - 600, message: 'In transit' },
   ])
   const received = await receiver.waitFor(3)
 
@@ -134,9 +133,9 @@ t.test('the events are the webhooks’ messages, every type, newest first, filte
   t.ok(ofOrder.length > 0 && ofOrder.every((e) => e.position !== undefined))
   t.ok(ofOrder.some((e) => e.type === 'order.created' && e.data.object.id === order.data.object.id))
   t.same((await server.request('GET', '/v2/events?order_id=999999')).body.data, [], 'an order not found: none')
-  const later = await server.request('GET', `/v2/events?created_at[gte]=${now() + 3600}`)
+  const later = await server.request('GET', `/v2/events?created_at[gte]=${nowSeconds() + 3600}`)
   t.same(later.body.data, [])
-  const earlier = await server.request('GET', `/v2/events?created_at[lt]=${now() + 3600}&limit=100`)
+  const earlier = await server.request('GET', `/v2/events?created_at[lt]=${nowSeconds() + 3600}&limit=100`)
   t.equal(earlier.body.data.length, events.length)
 
   const document = (await fetch(`${server.url}/openapi.json`).then((r) => r.json())) as {

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { type Mailbox, startMailbox } from '../support/smtp.ts'
 import { queueDrained, reactionPassed } from '../support/progress.ts'
 import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
+import { nowSeconds } from '../support/time.ts'
 
 /*
  * Customer e-mails end to end: the real service sending through a real SMTP
@@ -26,8 +27,6 @@ const start = (t: Test, mailbox: Mailbox | undefined, env: Record<string, string
       ...env,
     },
   })
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 async function pushEvent(server: TestServer, trackingNumber: string, eventTypeCode: string, happenedAt = T0) {
   const pushed = await server.request('POST', '/v2/trackers/events', {
