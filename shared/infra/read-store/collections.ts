@@ -22,7 +22,7 @@ export const collections = {
   /** Store connections (Shopify, WooCommerce), their secrets sealed. */
   connections: { name: 'connections', fields: {} },
   /** Status changes to write back to the stores, by `state` (`pending` ones are queued again by a sweep). */
-  store_updates: { name: 'store_updates', fields: { state: 'text' } },
+  store_updates: { name: 'store_updates', fields: { state: 'text' }, lookupFields: ['state'] },
   /** Console users; `email` (lower case, null once deleted) finds the one signing in, whatever their account. */
   users: { name: 'users', fields: { email: 'text' }, lookupFields: ['email'] },
   orders: {
@@ -56,7 +56,7 @@ export const collections = {
     pending: { fold: (doc, events) => foldOrder(events as unknown as OrderEvent[], doc as OrderDoc) },
   },
   carrier_services: { name: 'carrier_services', fields: { carrier_code: 'text' } },
-  jobs: { name: 'jobs', fields: { status: 'text' } },
+  jobs: { name: 'jobs', fields: { status: 'text' }, lookupFields: ['status'] },
   job_results: {
     name: 'job_results',
     fields: { job_id: 'integer' },
@@ -92,7 +92,7 @@ export const collections = {
    */
   notifications: { name: 'notifications', fields: { email_status: 'text' } },
   /** Each notification's SMS payload, by its status and, once sent, the phone it went to (for an inbound STOP). */
-  sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' } },
+  sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' }, lookupFields: ['status', 'to'] },
   /** Phone numbers that answered STOP, per account. */
   sms_opt_outs: { name: 'sms_opt_outs', fields: {} },
   /**
