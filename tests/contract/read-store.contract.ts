@@ -12,6 +12,7 @@ import type {
 export const contractCollection = {
   name: 'contract_docs',
   fields: { email: 'text', created_at: 'integer' },
+  sweptValues: { email: 'waiting' },
   views: ['card'],
 } as const satisfies CollectionSpec
 
@@ -183,6 +184,29 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       ],
     )
     t.equal((await store.lookupDue(contractCollection.name, 'created_at', 50, 1)).length, 1, 'the limit holds')
+  })
+
+  t.test('lookups across accounts: a swept value by its own index, any other value bound', async (t) => {
+    const moving = write(2, 2, { email: 'waiting' })
+    await store.commit(['contract'], [write(1, 1, { email: 'waiting' }), moving, write(1, 3, { email: 'a@x.io' })], 1n)
+    const waiting = await store.lookupAll<{ id: number }>(contractCollection.name, 'email', 'waiting', 10)
+    t.same(waiting.map((d) => [d.accountId, d.id]).sort(), [
+      [1, 1],
+      [2, 2],
+    ])
+    t.same(
+      (await store.lookupAll(contractCollection.name, 'email', 'a@x.io', 10)).map((d) => d.id),
+      [3],
+    )
+    const sent = { ...moving, revision: 1, fields: { email: 'sent', created_at: null } }
+    await store.commit(['contract'], [sent], 2n)
+    const left = await store.lookupAll(contractCollection.name, 'email', 'waiting', 10)
+    t.same(
+      left.map((d) => d.id),
+      [1],
+      'a document that leaves the value leaves the sweep',
+    )
+    t.equal((await store.lookupAll(contractCollection.name, 'email', 'waiting', 0)).length, 0, 'the limit holds')
   })
 
   t.test('keys by field: one query for many values, scoped by account', async (t) => {

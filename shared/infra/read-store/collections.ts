@@ -22,7 +22,7 @@ export const collections = {
   /** Store connections (Shopify, WooCommerce), their secrets sealed. */
   connections: { name: 'connections', fields: {} },
   /** Status changes to write back to the stores, by `state` (`pending` ones are queued again by a sweep). */
-  store_updates: { name: 'store_updates', fields: { state: 'text' }, lookupFields: ['state'] },
+  store_updates: { name: 'store_updates', fields: { state: 'text' }, sweptValues: { state: 'pending' } },
   /** Console users; `email` (lower case, null once deleted) finds the one signing in, whatever their account. */
   users: { name: 'users', fields: { email: 'text' }, lookupFields: ['email'] },
   orders: {
@@ -90,9 +90,14 @@ export const collections = {
    * the routes that take a notification id, and its e-mail payload by status,
    * which the e-mail sender's sweep queues again.
    */
-  notifications: { name: 'notifications', fields: { email_status: 'text' } },
+  notifications: { name: 'notifications', fields: { email_status: 'text' }, sweptValues: { email_status: 'built' } },
   /** Each notification's SMS payload, by its status and, once sent, the phone it went to (for an inbound STOP). */
-  sms_payloads: { name: 'sms_payloads', fields: { status: 'text', to: 'text' }, lookupFields: ['status', 'to'] },
+  sms_payloads: {
+    name: 'sms_payloads',
+    fields: { status: 'text', to: 'text' },
+    lookupFields: ['to'],
+    sweptValues: { status: 'built' },
+  },
   /** Phone numbers that answered STOP, per account. */
   sms_opt_outs: { name: 'sms_opt_outs', fields: {} },
   /**
@@ -103,16 +108,21 @@ export const collections = {
    */
   delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer', changed: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
-  /** `subject`: the stream of the event a message tells of (an order's), for the console's page of that order. */
   /** The account's public events (GET /v2/events): one per event of the log a webhook message tells of, its id the position. */
   /** Not `events`: the PostgreSQL event store's table has that name in the same schema. */
   public_events: {
     name: 'public_events',
     fields: { type: 'text', created_at: 'integer', stream: 'text', tracker_id: 'integer' },
   },
+  /**
+   * Each webhook message to an endpoint; `subject`: the stream of the event it
+   * tells of (an order's), for the console's page of that order. The sweep
+   * queues again the messages still `pending`.
+   */
   webhook_deliveries: {
     name: 'webhook_deliveries',
     fields: { endpoint_id: 'integer', status: 'text', subject: 'text' },
+    sweptValues: { status: 'pending' },
   },
 } as const satisfies Record<string, CollectionSpec>
 

@@ -56,6 +56,11 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     for (const field of spec.lookupFields ?? []) await c.createIndex({ [`f.${field}`]: 1 })
     for (const field of spec.dueFields ?? [])
       await c.createIndex({ [`f.${field}`]: 1 }, { partialFilterExpression: { [`f.${field}`]: { $type: 'number' } } })
+    for (const [field, value] of Object.entries(spec.sweptValues ?? {}))
+      await c.createIndex(
+        { [`f.${field}`]: 1 },
+        { partialFilterExpression: { [`f.${field}`]: value }, name: `swept_${field}_${value}` },
+      )
     if (spec.viewsWhenIdle)
       await c.createIndex({ id: -1 }, { partialFilterExpression: { missingViews: true }, name: 'missing_views' })
   }

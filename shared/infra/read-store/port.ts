@@ -19,6 +19,13 @@ export interface CollectionSpec {
    * per account.
    */
   dueFields?: readonly string[]
+  /**
+   * A field's value that a sweep looks up across accounts (`lookupAll`), such
+   * as the messages still `pending`: an index of its own holds only the
+   * documents at that value, so a sweep reads the few still waiting and never
+   * the rest, and a document costs that index a write only on its way in and out.
+   */
+  sweptValues?: Readonly<Record<string, string>>
   /** Pre-serialised renderings kept beside each document, served without parsing it. */
   views?: readonly string[]
   /**

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { documentColumnsOf, missingViewColumn, withPending } from './sql-tables.ts'
+import { documentColumnsOf, lookupWhere, missingViewColumn, withPending } from './sql-tables.ts'
 import {
   groupKeys,
   viewBytesOf,
@@ -112,10 +112,12 @@ export function postgresReads(
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
       const spec = specOf(collection)
+      fieldColumn(spec, field)
+      const { condition, values } = lookupWhere(spec, field, value, '$1')
       return documents<D>(
         spec,
-        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT $2`,
-        [value, limit],
+        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${condition} LIMIT $${values.length + 1}`,
+        [...values, limit],
       )
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {

@@ -37,8 +37,8 @@ export const missingViewColumn = (spec: CollectionSpec) => (spec.viewsWhenIdle ?
 /**
  * A collection's query indexes, each as the suffix of its name and its
  * definition (`INDEX ON …`, the store names it): by id and by each field per
- * account, each lookup field and due field across accounts, and the documents
- * missing their views. A field's index holds only the documents where it is
+ * account, each lookup field, due field and swept value across accounts, and
+ * the documents missing their views. A field's index holds only the documents where it is
  * set: a filter compares the field with a value, which no NULL matches, and a
  * document without it (an order facts row of the delivery stats, an order
  * without `ordered_at`) then costs its write no entry.
@@ -57,12 +57,31 @@ export function queryIndexes(spec: CollectionSpec): [suffix: string, definition:
       `_due_${f}`,
       `INDEX ON ${table} (f_${f}) WHERE f_${f} IS NOT NULL`,
     ]),
+    ...Object.entries(spec.sweptValues ?? {}).map(([f, value]): [string, string] => [
+      `_swept_${f}_${value}`,
+      `INDEX ON ${table} (f_${f}) WHERE ${sweptCondition(f, value)}`,
+    ]),
     ...(marker ? [['_missing_views', `INDEX ON ${table} (id) WHERE ${marker} IS NULL`] as [string, string]] : []),
   ]
 }
 
+/**
+ * A swept value's condition, its value written in: a partial index serves
+ * only a query naming the same literal (a bound parameter could be any value).
+ */
+export const sweptCondition = (field: string, value: string) => {
+  if (!/^[a-z][a-z0-9_]*$/.test(value)) throw new Error(`invalid swept value ${value} of ${field}`)
+  return `f_${field} = '${value}'`
+}
+
+/** `lookupAll`'s condition on a field and what it binds: a swept value is written in, as its index names it. */
+export const lookupWhere = (spec: CollectionSpec, field: string, value: string, parameter: string) =>
+  spec.sweptValues?.[field] === value
+    ? { condition: sweptCondition(field, value), values: [] as string[] }
+    : { condition: `f_${field} = ${parameter}`, values: [value] }
+
 /** A query index's name ends with its suffix (the store prefixes the table and a generation). */
-const QUERY_INDEX = /_(?:by|across|due)_[a-z0-9_]+$|_missing_views$/
+const QUERY_INDEX = /_(?:by|across|due|swept)_[a-z0-9_]+$|_missing_views$/
 
 /**
  * The query indexes among a table's indexes that its collection no longer

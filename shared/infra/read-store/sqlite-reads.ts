@@ -1,4 +1,4 @@
-import { documentColumnsOf, missingViewColumn } from './sql-tables.ts'
+import { documentColumnsOf, lookupWhere, missingViewColumn } from './sql-tables.ts'
 import { groupKeys, type CollectionSpec, type DocumentReads, type FindQuery, type ReadStore } from './port.ts'
 import {
   type Row,
@@ -95,9 +95,11 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
       return row && stored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
-      const column = fieldColumn(specOf(collection), field)
-      const { statement, stored } = documents<[string, number]>(collection, (t) => `${t} WHERE ${column} = ? LIMIT ?`)
-      return statement.all(value, limit).map((r) => stored<D>(r))
+      const spec = specOf(collection)
+      fieldColumn(spec, field)
+      const { condition, values } = lookupWhere(spec, field, value, '?')
+      const { statement, stored } = documents<unknown[]>(collection, (t) => `${t} WHERE ${condition} LIMIT ?`)
+      return statement.all(...values, limit).map((r) => stored<D>(r))
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const column = fieldColumn(specOf(collection), field)
