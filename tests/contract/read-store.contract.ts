@@ -12,6 +12,7 @@ import type {
 export const contractCollection = {
   name: 'contract_docs',
   fields: { email: 'text', created_at: 'integer' },
+  lookupFields: ['email'],
   sweptValues: { email: 'waiting' },
   views: ['card'],
 } as const satisfies CollectionSpec
@@ -207,6 +208,13 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       'a document that leaves the value leaves the sweep',
     )
     t.equal((await store.lookupAll(contractCollection.name, 'email', 'waiting', 0)).length, 0, 'the limit holds')
+    t.equal((await store.lookup<{ id: number }>(contractCollection.name, 'email', 'a@x.io'))?.id, 3)
+    await t.rejects(
+      store.lookupAll(contractCollection.name, 'created_at', '10', 10),
+      /no index serves contract_docs.created_at = 10 across accounts/,
+      'a value no index across accounts holds is refused, not read from every document',
+    )
+    await t.rejects(store.lookup(contractCollection.name, 'created_at', '1'), /no index serves/)
   })
 
   t.test('keys by field: one query for many values, scoped by account', async (t) => {

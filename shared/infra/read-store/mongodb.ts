@@ -7,6 +7,7 @@ import {
   MongoServerError,
 } from 'mongodb'
 import {
+  acrossAccounts,
   collectionSpecs,
   perAccountFields,
   groupKeys,
@@ -174,10 +175,12 @@ function documentReads(collection: CollectionOf, specOf: (name: string) => Colle
       return new Map(found.map((s) => [s._id, toStored<D>(s)]))
     },
     async lookup<D>(name: string, field: string, value: string) {
+      acrossAccounts(specOf(name), field, value)
       const found = await collection(name).findOne({ [`f.${field}`]: value })
       return found ? toStored<D>(found) : undefined
     },
     async lookupAll<D>(name: string, field: string, value: string, limit: number) {
+      acrossAccounts(specOf(name), field, value)
       const found = await collection(name)
         .find({ [`f.${field}`]: value })
         .limit(limit)

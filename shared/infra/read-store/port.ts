@@ -268,6 +268,18 @@ export type DocumentReads = Pick<
   | 'missingViews'
 >
 
+/**
+ * Whether a lookup across accounts (`lookup`, `lookupAll`) is served by a
+ * swept value's index or a lookup field's. Any other would read the whole
+ * collection on every call, a cost that grows with the installation, so it
+ * is refused as the bug it is.
+ */
+export function acrossAccounts(spec: CollectionSpec, field: string, value: string): 'swept' | 'lookup' {
+  if (spec.sweptValues?.[field] === value) return 'swept'
+  if (spec.lookupFields?.includes(field)) return 'lookup'
+  throw new Error(`no index serves ${spec.name}.${field} = ${value} across accounts`)
+}
+
 /** The indexed fields with an index per account: all but those read only across accounts. */
 export const perAccountFields = (spec: CollectionSpec) =>
   Object.keys(spec.fields).filter((f) => !spec.dueFields?.includes(f))

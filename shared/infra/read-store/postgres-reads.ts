@@ -77,6 +77,17 @@ export function postgresReads(
   /** The documents a query selects, given the columns to read, with their pending events folded in. */
   const documents = async <D>(spec: CollectionSpec, sql: (columns: string) => string, params: unknown[]) =>
     (await rows(sql(documentColumnsOf(spec)), params)).map((r) => toStored<D>(spec, r))
+  /** Documents of every account at a field's value, by an index across accounts (see acrossAccounts). */
+  const lookupAll = async <D>(collection: string, field: string, value: string, limit: number) => {
+    const spec = specOf(collection)
+    fieldColumn(spec, field)
+    const { condition, values } = lookupWhere(spec, field, value, '$1')
+    return documents<D>(
+      spec,
+      (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${condition} LIMIT $${values.length + 1}`,
+      [...values, limit],
+    )
+  }
   return {
     async get<D>(collection: string, accountId: number, id: number) {
       const spec = specOf(collection)
@@ -102,24 +113,9 @@ export function postgresReads(
       return new Map(found.map((d) => [d.key, d]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
-      const spec = specOf(collection)
-      const [found] = await documents<D>(
-        spec,
-        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${fieldColumn(spec, field)} = $1 LIMIT 1`,
-        [value],
-      )
-      return found
+      return (await lookupAll<D>(collection, field, value, 1))[0]
     },
-    async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
-      const spec = specOf(collection)
-      fieldColumn(spec, field)
-      const { condition, values } = lookupWhere(spec, field, value, '$1')
-      return documents<D>(
-        spec,
-        (columns) => `SELECT ${columns} FROM ${spec.name} WHERE ${condition} LIMIT $${values.length + 1}`,
-        [...values, limit],
-      )
-    },
+    lookupAll,
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const spec = specOf(collection)
       const column = fieldColumn(spec, field)

@@ -1,4 +1,5 @@
 import {
+  acrossAccounts,
   type CollectionSpec,
   type EventToAppend,
   type PendingEvent,
@@ -74,9 +75,9 @@ export const sweptCondition = (field: string, value: string) => {
   return `f_${field} = '${value}'`
 }
 
-/** `lookupAll`'s condition on a field and what it binds: a swept value is written in, as its index names it. */
+/** A lookup's condition across accounts and what it binds: a swept value is written in, as its index names it. */
 export const lookupWhere = (spec: CollectionSpec, field: string, value: string, parameter: string) =>
-  spec.sweptValues?.[field] === value
+  acrossAccounts(spec, field, value) === 'swept'
     ? { condition: sweptCondition(field, value), values: [] as string[] }
     : { condition: `f_${field} = ${parameter}`, values: [value] }
 

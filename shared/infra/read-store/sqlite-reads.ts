@@ -66,6 +66,14 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
     const statement = sql.prepared<P, Row>(`SELECT ${documentColumnsOf(spec)} FROM ${from(spec.name)}`)
     return { statement, stored: <D>(row: Row) => toStored<D>(spec, row) }
   }
+  /** Documents of every account at a field's value, by an index across accounts (see acrossAccounts). */
+  const lookupAll = <D>(collection: string, field: string, value: string, limit: number) => {
+    const spec = specOf(collection)
+    fieldColumn(spec, field)
+    const { condition, values } = lookupWhere(spec, field, value, '?')
+    const { statement, stored } = documents<unknown[]>(collection, (t) => `${t} WHERE ${condition} LIMIT ?`)
+    return statement.all(...values, limit).map((r) => stored<D>(r))
+  }
   return {
     async get<D>(collection: string, accountId: number, id: number) {
       const { statement, stored } = documents<[number, number]>(
@@ -89,17 +97,10 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
       return new Map(statement.all(JSON.stringify(keys)).map((row) => [row.key, stored<D>(row)]))
     },
     async lookup<D>(collection: string, field: string, value: string) {
-      const column = fieldColumn(specOf(collection), field)
-      const { statement, stored } = documents<[string]>(collection, (t) => `${t} WHERE ${column} = ? LIMIT 1`)
-      const row = statement.get(value)
-      return row && stored<D>(row)
+      return lookupAll<D>(collection, field, value, 1)[0]
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
-      const spec = specOf(collection)
-      fieldColumn(spec, field)
-      const { condition, values } = lookupWhere(spec, field, value, '?')
-      const { statement, stored } = documents<unknown[]>(collection, (t) => `${t} WHERE ${condition} LIMIT ?`)
-      return statement.all(...values, limit).map((r) => stored<D>(r))
+      return lookupAll<D>(collection, field, value, limit)
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const column = fieldColumn(specOf(collection), field)
