@@ -1,5 +1,3 @@
-import http from 'node:http'
-import https from 'node:https'
 import { DelayedError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { Webhook } from 'standardwebhooks'
@@ -25,7 +23,12 @@ import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
-import { type PostOutcome, postJson } from '../../shared/infra/webhooks/outbound.ts'
+import {
+  type PostOutcome,
+  postJson,
+  type ReceiverConnections,
+  receiverConnections,
+} from '../../shared/infra/webhooks/outbound.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
 import type { DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
@@ -94,7 +97,10 @@ async function attempt(
           endpoint!.url,
           signedHeaders(signers, webhookIdOf(message.position), now, message.body),
           message.body,
-          { allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE, agents: agentsOf(endpoint!.id) },
+          {
+            allowPrivate: rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE,
+            connections: connectionsOf(endpoint!.id, rt.config.SHIPLOG_WEBHOOK_ALLOW_PRIVATE),
+          },
         )
   const at = toUnixSeconds(rt.clock.now())
   // A receiver refused at send (a private address the operator no longer allows, no URL) fails at once.
@@ -226,16 +232,15 @@ export async function deliverBatch(rt: SenderRuntime, accountId: number, streams
   return later
 }
 
-/** Keep-alive agents per endpoint: its connections are reused from message to message, at most IN_FLIGHT of them. */
-const agents = new Map<number, { http: http.Agent; https: https.Agent }>()
-function agentsOf(endpointId: number) {
-  let pair = agents.get(endpointId)
-  if (!pair) {
-    const options = { keepAlive: true, maxSockets: IN_FLIGHT }
-    pair = { http: new http.Agent(options), https: new https.Agent(options) }
-    agents.set(endpointId, pair)
+/** Keep-alive connections per endpoint: reused from message to message, at most IN_FLIGHT of them. */
+const connections = new Map<number, ReceiverConnections>()
+function connectionsOf(endpointId: number, allowPrivate: boolean) {
+  let pool = connections.get(endpointId)
+  if (!pool) {
+    pool = receiverConnections(IN_FLIGHT, allowPrivate)
+    connections.set(endpointId, pool)
   }
-  return pair
+  return pool
 }
 
 /**
@@ -297,8 +302,8 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
   return {
     async close() {
       stopSweeping()
-      for (const pair of agents.values()) for (const agent of Object.values(pair)) agent.destroy()
-      agents.clear()
+      await Promise.all([...connections.values()].map((pool) => pool.destroy()))
+      connections.clear()
       await (isRedisReady(connection) ? worker.close() : worker.close(true))
     },
   }

@@ -1,16 +1,23 @@
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
-import { INNER_NAME, postJson, refusedAddress, refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
+import {
+  INNER_NAME,
+  postJson,
+  receiverConnections,
+  refusedAddress,
+  refusedReceiver,
+} from '../../shared/infra/webhooks/outbound.ts'
 
 /** A loopback HTTP server answering every request with `answer`; counts what it received. */
 async function server(t: Test, answer: (res: import('node:http').ServerResponse) => void) {
-  const seen = { requests: 0 }
+  const seen = { requests: 0, connections: 0 }
   const s = createServer((req, res) => {
     seen.requests++
     req.resume()
     answer(res)
   })
+  s.on('connection', () => seen.connections++)
   s.listen(0, '127.0.0.1')
   await once(s, 'listening')
   t.teardown(() => {
@@ -111,3 +118,38 @@ t.test('a receiver that does not answer in time is given up on', async (t) => {
   const outcome = await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true, timeoutMs: 200 })
   t.same(outcome, { status_code: null, error: 'no answer within 0.2 s' })
 })
+
+t.test("an endpoint's messages reuse its few keep-alive connections", async (t) => {
+  const { port, seen } = await server(t, (res) => res.end())
+  const connections = receiverConnections(4, true)
+  t.teardown(() => connections.destroy())
+  const url = `http://127.0.0.1:${port}/h`
+  for (let round = 0; round < 5; round++) {
+    const sent = await Promise.all(
+      Array.from({ length: 8 }, () => postJson(url, {}, '{}', { allowPrivate: true, connections })),
+    )
+    t.ok(
+      sent.every((s) => s.status_code === 200),
+      `round ${round}: all answered`,
+    )
+  }
+  t.equal(seen.requests, 40)
+  t.ok(seen.connections <= 4, `40 messages over ${seen.connections} connections, at most 4`)
+})
+
+t.test(
+  'an answer that never ends is read up to a limit, and its status counts',
+  // Without the limit the read would wait for the receiver's 10 s.
+  { timeout: 5_000 },
+  async (t) => {
+    const { port, seen } = await server(t, (res) => {
+      res.writeHead(200)
+      res.write('x'.repeat(100 * 1024))
+    })
+    const connections = receiverConnections(1, true)
+    t.teardown(() => connections.destroy())
+    const outcome = await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true, connections })
+    t.same(outcome, { status_code: 200, error: null })
+    t.equal(seen.requests, 1)
+  },
+)

@@ -1,8 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import http from 'node:http'
-import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { Agent, request } from 'undici'
 
 /*
  * Outgoing webhook requests, kept off the service's own network: a receiver
@@ -86,80 +85,88 @@ export const RECEIVER_TIMEOUT_MS = 10_000
 const MAX_ANSWER_BYTES = 64 * 1024
 
 /**
+ * Keep-alive connections to receivers, at most `connections` to each: the
+ * webhook sender keeps one per endpoint. Unless private addresses are
+ * allowed, every connection's address is checked when its name resolves.
+ */
+export function receiverConnections(connections: number, allowPrivate: boolean, timeoutMs = RECEIVER_TIMEOUT_MS) {
+  return new Agent({
+    connections,
+    connect: { timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
+  })
+}
+
+export type ReceiverConnections = ReturnType<typeof receiverConnections>
+
+/** One pool for the posts that name none, by whether private addresses are allowed. */
+const shared = new Map<boolean, ReceiverConnections>()
+const sharedConnections = (allowPrivate: boolean) => {
+  let dispatcher = shared.get(allowPrivate)
+  if (!dispatcher) {
+    dispatcher = receiverConnections(16, allowPrivate)
+    shared.set(allowPrivate, dispatcher)
+  }
+  return dispatcher
+}
+
+/** The error codes of an answer that did not come in time (undici's). */
+const TIMED_OUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+
+/**
  * POSTs a body and reports how the receiver answered: a status, or why there
  * was none. Redirects are not followed; nothing here throws.
  */
-export function postJson(
+export async function postJson(
   url: string,
   headers: Record<string, string>,
   body: string,
   options: {
     allowPrivate: boolean
     timeoutMs?: number
-    /** Keep-alive agents to reuse connections through (one pair per endpoint); Node's global ones otherwise. */
-    agents?: { http: http.Agent; https: https.Agent }
+    /** Connections to reuse (see receiverConnections); a pool shared by every caller otherwise. */
+    connections?: ReceiverConnections
   },
 ): Promise<PostOutcome> {
-  return new Promise((resolve) => {
-    let settled = false
-    let timer: NodeJS.Timeout | undefined
-    const settle = (outcome: PostOutcome) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      resolve(outcome)
+  const refuse = (why: string): PostOutcome => ({ status_code: null, error: `refused: ${why}`, refused: true })
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return refuse(`${url} is not a URL`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return refuse(`${parsed.protocol} is not HTTP`)
+  const host = hostOf(parsed)
+  if (!options.allowPrivate && ipaddr.isValid(host)) {
+    const refused = refusedAddress(host)
+    if (refused) return refuse(refused)
+  }
+  const timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS
+  try {
+    const response = await request(parsed, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'shiplog-webhooks', ...headers },
+      body,
+      dispatcher: options.connections ?? sharedConnections(options.allowPrivate),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+    // The answer's body is read up to a limit and dropped; a receiver that breaks it off still answered.
+    await response.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined)
+    const status = response.statusCode
+    return {
+      status_code: status,
+      error:
+        status >= 300 && status < 400
+          ? 'redirects are not followed'
+          : status >= 200 && status < 300
+            ? null
+            : `answered ${status}`,
     }
-    const fail = (error: string) => settle({ status_code: null, error })
-    const refuse = (why: string) => settle({ status_code: null, error: `refused: ${why}`, refused: true })
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      return refuse(`${url} is not a URL`)
-    }
-    const host = hostOf(parsed)
-    if (!options.allowPrivate && ipaddr.isValid(host)) {
-      const refused = refusedAddress(host)
-      if (refused) return refuse(refused)
-    }
-    const timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS
-    timer = setTimeout(() => {
-      request.destroy()
-      fail(`no answer within ${timeoutMs / 1000} s`)
-    }, timeoutMs)
-    const transport = parsed.protocol === 'https:' ? https : http
-    const request = transport.request(
-      parsed,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'shiplog-webhooks', ...headers },
-        ...(options.agents ? { agent: parsed.protocol === 'https:' ? options.agents.https : options.agents.http } : {}),
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
-      },
-      (response) => {
-        const status = response.statusCode ?? 0
-        let read = 0
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length
-          if (read > MAX_ANSWER_BYTES) response.destroy()
-        })
-        const done = () =>
-          settle({
-            status_code: status,
-            error:
-              status >= 300 && status < 400
-                ? 'redirects are not followed'
-                : status >= 200 && status < 300
-                  ? null
-                  : `answered ${status}`,
-          })
-        response.on('end', done)
-        response.on('close', done)
-        response.on('error', done)
-      },
-    )
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string }
+    if (code !== undefined && TIMED_OUT.has(code))
+      return { status_code: null, error: `no answer within ${timeoutMs / 1000} s` }
     // What a name resolves to stays out of the delivery log, which the merchant reads.
-    request.on('error', (error) => (error.message.startsWith('refused: ') ? refuse(INNER_NAME) : fail(error.message)))
-    request.end(body)
-  })
+    return message.startsWith('refused: ') ? refuse(INNER_NAME) : { status_code: null, error: message }
+  }
 }
