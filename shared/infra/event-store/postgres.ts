@@ -1,4 +1,7 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
 import { openPostgres } from '../postgres.ts'
 import type {
   AppendRequest,
@@ -157,7 +160,7 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
   }
 }
 
-/** An event as an append sends it, one object of the rows' JSON parameter: a row as read, and its time. */
+/** An event as an append writes it: a row as read, and its time. */
 type EventRowJson = Row & { recorded_at: number }
 
 /** An atomic append's body, inside its transaction: the head locked, every request checked, then written, or none. */
@@ -224,14 +227,7 @@ async function appendRequests(
       snapshots.push([req.stream, req.snapshot.version, revision, next.toString(), JSON.stringify(req.snapshot.state)])
   }
   if (rows.length > 0) {
-    // The rows as one JSON parameter, each parsed once into a record (arrays of JSON strings
-    // would be escaped element by element on both sides).
-    await client.query(
-      `INSERT INTO events (position, id, stream, revision, type, data, metadata, recorded_at)
-       SELECT * FROM json_to_recordset($1::json) AS r(position bigint, id text, stream text, revision int,
-         type text, data json, metadata json, recorded_at bigint)`,
-      [JSON.stringify(rows)],
-    )
+    await copyRows(client, rows)
     await client.query('UPDATE event_head SET position = $1', [next.toString()])
     await client.query('SELECT pg_notify($1, $2)', [channel, next.toString()])
   }
@@ -243,6 +239,29 @@ async function appendRequests(
     )
   }
   return { position, revisions }
+}
+
+/** A value as COPY's text format reads it: `\\`, tab, line feed and carriage return escaped. */
+const copyText = (value: string) => (COPY_ESCAPED.test(value) ? value.replace(COPY_ESCAPES, escapeForCopy) : value)
+const COPY_ESCAPED = /[\\\t\n\r]/
+const COPY_ESCAPES = /[\\\t\n\r]/g
+const escapeForCopy = (c: string) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')
+
+/**
+ * The events written with `COPY … FROM STDIN`, as PostgreSQL loads rows
+ * fastest: a JSON parameter parsed by `json_to_recordset` cost the server a
+ * third more than the rows themselves.
+ */
+async function copyRows(client: pg.PoolClient, rows: readonly EventRowJson[]) {
+  let text = ''
+  for (const r of rows)
+    text += `${r.position}\t${copyText(r.id)}\t${copyText(r.stream)}\t${r.revision}\t${copyText(r.type)}\t${copyText(
+      JSON.stringify(r.data),
+    )}\t${copyText(JSON.stringify(r.metadata))}\t${r.recorded_at}\n`
+  const copy = client.query(
+    copyFrom('COPY events (position, id, stream, revision, type, data, metadata, recorded_at) FROM STDIN'),
+  )
+  await pipeline(Readable.from([text]), copy)
 }
 
 /** A request whose first event is already stored is a retry: it must match and writes nothing. */
