@@ -66,13 +66,12 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
     const statement = sql.prepared<P, Row>(`SELECT ${documentColumnsOf(spec)} FROM ${from(spec.name)}`)
     return { statement, stored: <D>(row: Row) => toStored<D>(spec, row) }
   }
-  /** Documents of every account at a field's value, by an index across accounts (see acrossAccounts). */
-  const lookupAll = <D>(collection: string, field: string, value: string, limit: number) => {
+  /** A statement of documents of every account at a field's value, by an index across accounts (see acrossAccounts). */
+  const lookupStatement = (collection: string, field: string, value: string, limit: string) => {
     const spec = specOf(collection)
     fieldColumn(spec, field)
     const { condition, values } = lookupWhere(spec, field, value, '?')
-    const { statement, stored } = documents<unknown[]>(collection, (t) => `${t} WHERE ${condition} LIMIT ?`)
-    return statement.all(...values, limit).map((r) => stored<D>(r))
+    return { values, ...documents<unknown[]>(collection, (t) => `${t} WHERE ${condition} LIMIT ${limit}`) }
   }
   return {
     async get<D>(collection: string, accountId: number, id: number) {
@@ -96,11 +95,15 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
       )
       return new Map(statement.all(JSON.stringify(keys)).map((row) => [row.key, stored<D>(row)]))
     },
+    // Every request's API key is looked up: one row got, not a list of one (half the time).
     async lookup<D>(collection: string, field: string, value: string) {
-      return lookupAll<D>(collection, field, value, 1)[0]
+      const { statement, stored, values } = lookupStatement(collection, field, value, '1')
+      const row = statement.get(...values)
+      return row && stored<D>(row)
     },
     async lookupAll<D>(collection: string, field: string, value: string, limit: number) {
-      return lookupAll<D>(collection, field, value, limit)
+      const { statement, stored, values } = lookupStatement(collection, field, value, '?')
+      return statement.all(...values, limit).map((r) => stored<D>(r))
     },
     async lookupDue<D>(collection: string, field: string, upTo: number, limit: number) {
       const column = fieldColumn(specOf(collection), field)
