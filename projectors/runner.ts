@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { Config } from '../shared/infra/config.ts'
 import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
+import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import type { DocumentAppend, DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Projection } from './document-projection.ts'
@@ -131,50 +132,119 @@ export function viewFiller(projections: readonly Projection[], store: ReadStore,
   }
 }
 
+/**
+ * The read models of the projector's second lane, where the read store commits
+ * different collections at once (PostgreSQL): while the database writes one
+ * lane's commit, the projector's thread prepares the other's batch, instead of
+ * each waiting for the other. The two lanes' commits take about as long (public
+ * events and trackers against orders and the rest, for new trackers).
+ */
+export const SECOND_LANE: ReadonlySet<string> = new Set(['public_events', 'trackers', 'webhook_deliveries'])
+
+/** The projections in lanes: two where the store commits them at once, else one. */
+export function lanesOf(projections: readonly Projection[], store: Pick<ReadStore, 'concurrentCommits'>) {
+  const second = projections.filter((p) => SECOND_LANE.has(p.name))
+  const first = projections.filter((p) => !SECOND_LANE.has(p.name))
+  return store.concurrentCommits && first.length > 0 && second.length > 0 ? [first, second] : [projections]
+}
+
+/** A lane: its projections' checkpoints and idle views, and its batches so far, each begun once the one before committed. */
+interface Lane {
+  checkpoints: Map<Projection, bigint>
+  views: ReturnType<typeof viewFiller>
+  done: Promise<void>
+  /** The position its projections have all passed. */
+  passed: bigint
+}
+
+/**
+ * Runs the projections live, in their lanes, from their checkpoints. One
+ * reader serves every lane; with one lane a batch is read once the one
+ * before has committed, with two a lane may be a batch ahead of the other.
+ * The position told after a commit is the lowest every lane has passed. A
+ * lane that fails stops the reading; every lane then ends its batch in hand,
+ * and all resume from their checkpoints.
+ */
 export async function runProjections(
   rt: Pick<Runtime, 'eventStore' | 'readStore' | 'config'>,
   projections: readonly Projection[],
   signal: AbortSignal,
   onCommitted?: (position: bigint) => void,
 ) {
-  const checkpoints = new Map<Projection, bigint>()
-  for (const p of projections) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
-  const after = [...checkpoints.values()].reduce((a, b) => (a < b ? a : b))
-  const views = viewFiller(projections, rt.readStore)
-  // Unfiltered on purpose: every checkpoint must pass every event, so a reader
-  // waiting for a position never waits on events a projection ignores.
-  for await (const batch of subscribeToAll(rt.eventStore, {
-    after,
-    batchSize: BATCH_SIZE,
-    pollMs: rt.config.POLL_INTERVAL_MS,
-    signal,
-    whenCaughtUp: views.fill,
-    gatherMs: GATHER_MS,
-  })) {
-    const startedAt = performance.now()
-    const last = batch[batch.length - 1]!.position
-    // Every read model's share of the batch goes in one commit: each read
-    // model reads only its own collection, and an index page that several
-    // documents touch is written once.
-    const advanced: Projection[] = []
-    const writes: (DocumentWrite | DocumentAppend)[] = []
-    for (const [projection, checkpoint] of checkpoints) {
-      if (checkpoint >= last) continue
-      const events = checkpoint >= batch[0]!.position ? batch.filter((e) => e.position > checkpoint) : batch
-      writes.push(...(await projection.apply(events, rt.readStore)))
-      advanced.push(projection)
-    }
-    if (advanced.length > 0) {
-      await rt.readStore.commit(
-        advanced.map((p) => p.name),
-        writes,
-        last,
-      )
-      for (const projection of advanced) checkpoints.set(projection, last)
-      views.batchDone(performance.now() - startedAt)
-    }
-    onCommitted?.(last)
+  const lanes: Lane[] = []
+  for (const group of lanesOf(projections, rt.readStore)) {
+    const checkpoints = new Map<Projection, bigint>()
+    for (const p of group) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
+    lanes.push({ checkpoints, views: viewFiller(group, rt.readStore), done: Promise.resolve(), passed: 0n })
   }
+  const lowest = (positions: bigint[]) => positions.reduce((a, b) => (a < b ? a : b))
+  const after = lowest(lanes.flatMap((lane) => [...lane.checkpoints.values()]))
+  const reading = new AbortController()
+  const stopReading = () => reading.abort()
+  signal.addEventListener('abort', stopReading, { once: true })
+  const fillViews = async () => {
+    let more = false
+    for (const lane of lanes) if (await lane.views.fill()) more = true
+    return more
+  }
+  try {
+    // Unfiltered on purpose: every checkpoint must pass every event, so a reader
+    // waiting for a position never waits on events a projection ignores.
+    for await (const batch of subscribeToAll(rt.eventStore, {
+      after,
+      batchSize: BATCH_SIZE,
+      pollMs: rt.config.POLL_INTERVAL_MS,
+      signal: reading.signal,
+      whenCaughtUp: fillViews,
+      gatherMs: GATHER_MS,
+    })) {
+      const before = lanes.map((lane) => lane.done)
+      for (const lane of lanes) {
+        lane.done = lane.done.then(async () => {
+          lane.passed = await applyBatch(rt, lane, batch)
+          onCommitted?.(lowest(lanes.map((l) => l.passed)))
+        })
+        lane.done.catch(stopReading)
+      }
+      await Promise.all(lanes.length === 1 ? lanes.map((lane) => lane.done) : before)
+    }
+  } finally {
+    signal.removeEventListener('abort', stopReading)
+    await Promise.allSettled(lanes.map((lane) => lane.done))
+  }
+  await Promise.all(lanes.map((lane) => lane.done))
+}
+
+/**
+ * A lane's share of a batch in one commit with its projections' checkpoints:
+ * each read model reads only its own collection, and an index page that
+ * several documents touch is written once. Returns the batch's last position.
+ */
+async function applyBatch(
+  rt: Pick<Runtime, 'readStore'>,
+  lane: Pick<Lane, 'checkpoints' | 'views'>,
+  batch: readonly RecordedEvent[],
+) {
+  const startedAt = performance.now()
+  const last = batch[batch.length - 1]!.position
+  const advanced: Projection[] = []
+  const writes: (DocumentWrite | DocumentAppend)[] = []
+  for (const [projection, checkpoint] of lane.checkpoints) {
+    if (checkpoint >= last) continue
+    const events = checkpoint >= batch[0]!.position ? batch.filter((e) => e.position > checkpoint) : batch
+    writes.push(...(await projection.apply(events, rt.readStore)))
+    advanced.push(projection)
+  }
+  if (advanced.length > 0) {
+    await rt.readStore.commit(
+      advanced.map((p) => p.name),
+      writes,
+      last,
+    )
+    for (const projection of advanced) lane.checkpoints.set(projection, last)
+    lane.views.batchDone(performance.now() - startedAt)
+  }
+  return last
 }
 
 /** Applies every event already in the store to one projection, then returns (the CLI's catch-up). */

@@ -3,9 +3,10 @@ import { join } from 'node:path'
 import { until } from '../support/progress.ts'
 import t, { type Test } from 'tap'
 import { decideTrackerUpserts } from '../../shared/domain/orders/upsert-trackers.ts'
-import { ordersProjection } from '../../projectors/all-projections.ts'
+import { ordersProjection, trackersProjection } from '../../projectors/all-projections.ts'
 import {
   catchUp,
+  lanesOf,
   LOOK_AGAIN_MS,
   replayInParts,
   replayPart,
@@ -123,6 +124,115 @@ t.test('a runner killed part-way through a backlog resumes to exactly a clean re
     ).docs.length
   t.same([await byEmail('r2@x.io'), await byEmail('r0@x.io')], [300, 0], 'found by the latest e-mail only')
 })
+
+t.test(
+  'in two lanes, the position told is one every projection has committed, and the result is a clean one',
+  async (t) => {
+    const eventStore = await backlog(t)
+    const config = loadConfig({ POLL_INTERVAL_MS: '10' })
+    const store = freshReadStore(t)
+    const controller = new AbortController()
+    const head = await eventStore.head()
+    const lanes: ReadStore = { ...store, concurrentCommits: true }
+    t.same(
+      lanesOf([ordersProjection, trackersProjection], lanes).map((lane) => lane.map((p) => p.name)),
+      [['orders'], ['trackers']],
+    )
+    const told: bigint[] = []
+    const behind: string[] = []
+    const run = runProjections(
+      { eventStore: smallPages(eventStore), readStore: lanes, config },
+      [ordersProjection, trackersProjection],
+      controller.signal,
+      async (position) => {
+        told.push(position)
+        for (const name of ['orders', 'trackers'])
+          if (((await store.checkpoint(name)) ?? 0n) < position) behind.push(`${name} behind ${position}`)
+        if (position === head) controller.abort()
+      },
+    )
+    await run
+    t.same(behind, [], 'no position told before both lanes committed it')
+    t.ok(told.length >= 9, `told ${told.length} times, once a batch of each lane`)
+    t.same(
+      told,
+      [...told].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+      'never backwards',
+    )
+    const clean = freshReadStore(t)
+    await catchUp({ eventStore, readStore: clean }, ordersProjection)
+    await catchUp({ eventStore, readStore: clean }, trackersProjection)
+    t.same((await allOrders(store)).docs, (await allOrders(clean)).docs)
+    const trackers = (s: ReadStore) => s.find(collections.trackers.name, { accountId: 7, limit: 1000, where: [] })
+    t.same((await trackers(store)).docs, (await trackers(clean)).docs)
+  },
+)
+
+t.test('a lane that fails stops both; they resume from their checkpoints to a clean result', async (t) => {
+  const eventStore = await backlog(t)
+  const config = loadConfig({ POLL_INTERVAL_MS: '10' })
+  const store = freshReadStore(t)
+  let trackerCommits = 0
+  const failing: ReadStore = {
+    ...store,
+    concurrentCommits: true,
+    commit: async (projections, writes, checkpoint) => {
+      if (projections.includes('trackers') && ++trackerCommits === 3) throw new Error('the database went away')
+      await store.commit(projections, writes, checkpoint)
+    },
+  }
+  const rt = { eventStore: smallPages(eventStore), readStore: failing, config }
+  await t.rejects(
+    runProjections(rt, [ordersProjection, trackersProjection], new AbortController().signal),
+    /the database went away/,
+    'the run ends with the failure, though nothing aborted it',
+  )
+  const orders = (await store.checkpoint('orders')) ?? 0n
+  const trackers = (await store.checkpoint('trackers')) ?? 0n
+  t.ok(orders < (await eventStore.head()), 'the other lane stopped too')
+  t.ok(orders - trackers <= 200n, 'a lane is at most a batch ahead of the other (100 events a page, two batches)')
+  const controller = new AbortController()
+  const head = await eventStore.head()
+  await runProjections(
+    { ...rt, readStore: { ...store, concurrentCommits: true } },
+    [ordersProjection, trackersProjection],
+    controller.signal,
+    (p) => {
+      if (p === head) controller.abort()
+    },
+  )
+  const clean = freshReadStore(t)
+  await catchUp({ eventStore, readStore: clean }, ordersProjection)
+  t.same((await allOrders(store)).docs, (await allOrders(clean)).docs, 'resumed to a clean result')
+})
+
+t.test(
+  "a lane that fails on the log's last batch ends the run, though nothing new comes to read",
+  // Left to wait for the next batch, the run would hang here.
+  { timeout: 10_000 },
+  async (t) => {
+    const eventStore = await backlog(t)
+    const store = freshReadStore(t)
+    const head = await eventStore.head()
+    const failing: ReadStore = {
+      ...store,
+      concurrentCommits: true,
+      commit: async (projections, writes, checkpoint) => {
+        if (projections.includes('trackers') && checkpoint === head) throw new Error('the database went away')
+        await store.commit(projections, writes, checkpoint)
+      },
+    }
+    await t.rejects(
+      runProjections(
+        { eventStore: smallPages(eventStore), readStore: failing, config: loadConfig({ POLL_INTERVAL_MS: '10' }) },
+        [ordersProjection, trackersProjection],
+        new AbortController().signal,
+      ),
+      /the database went away/,
+    )
+    t.equal(await store.checkpoint('orders'), head, 'the other lane finished its batch in hand')
+  },
+)
 
 t.test("a rebuild's parts share a projection's documents: each keeps its own, all of them together", async (t) => {
   const { eventStore, wholeOrders } = await backlogAndWhole(t)

@@ -164,6 +164,12 @@ export const viewBytesOf = (bytes: Uint8Array): ViewBytes => ({
 
 export interface ReadStore {
   readonly kind: 'sqlite' | 'mongodb' | 'postgres'
+  /**
+   * Commits that write different collections run at once, each on a
+   * connection of its own (PostgreSQL): the projector then splits its read
+   * models into lanes whose commits overlap.
+   */
+  readonly concurrentCommits?: true
   get<D>(collection: string, accountId: number, id: number): Promise<StoredDocument<D> | undefined>
   getByKey<D>(collection: string, key: string): Promise<StoredDocument<D> | undefined>
   getManyByKey<D>(collection: string, keys: readonly string[]): Promise<Map<string, StoredDocument<D>>>

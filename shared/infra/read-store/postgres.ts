@@ -20,11 +20,19 @@ import { appendPending, runsOf, upsert } from './postgres-writes.ts'
  */
 
 /**
- * Held by every write to the read models until it commits: writers (the
- * projector, a command catching up before it answers, a rebuild's threads)
- * take turns, as on SQLite, so two never insert the same new document at once.
+ * The class of the locks a write to the read models holds until it commits,
+ * one per collection it writes: writers of a collection (the projector, a
+ * command catching up before it answers, a rebuild's threads) take turns, as
+ * on SQLite, so two never insert the same new document at once, while
+ * writers of different collections (the projector's lanes) do not wait.
  */
 const WRITER_LOCK = 0x5348_5752
+/** Takes the writer locks of the collections, in one order for every writer, so two never deadlock. */
+const lockCollections = (client: pg.ClientBase, names: readonly string[]) =>
+  client.query('SELECT pg_advisory_xact_lock($1, hashtext(c)) FROM unnest($2::text[]) AS c ORDER BY hashtext(c), c', [
+    WRITER_LOCK,
+    [...new Set(names)],
+  ])
 /** Ids are 53-bit by design: bigint columns read back as numbers; checkpoints are kept as text. */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
@@ -60,6 +68,7 @@ export async function createPostgresReadStore(
 
   return {
     kind: 'postgres',
+    concurrentCommits: true,
     ...postgresReads(pool, specOf),
     async fillViews(collection, views) {
       const spec = specOf(collection)
@@ -78,7 +87,7 @@ export async function createPostgresReadStore(
            pending_count = CASE WHEN v.folded IS NULL THEN t.pending_count ELSE 0 END`
         : ''
       return inTransaction(async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
+        await lockCollections(client, [spec.name])
         const { rowCount } = await client.query(
           `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}${folded}
              FROM json_to_recordset($1::json)
@@ -91,7 +100,10 @@ export async function createPostgresReadStore(
     },
     async commit(projections, writes, checkpoint) {
       await inTransaction(async (client) => {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITER_LOCK])
+        await lockCollections(
+          client,
+          writes.map((w) => specOf(w.collection).name),
+        )
         for (const run of runsOf(writes)) {
           const spec = specOf(run.collection)
           if (run.appends) await appendPending(client, spec, run.appends)
