@@ -5,7 +5,7 @@
 // LEAVE_OUT names read models not to run (comma-separated): what one costs is
 // the difference.
 import { runProjections } from '../dist/projectors/runner.js'
-import { projections } from '../dist/projectors/projections.js'
+import { projections } from '../dist/projectors/all-projections.js'
 import { loadConfig } from '../dist/shared/infra/config.js'
 import { openRuntime } from '../dist/shared/infra/runtime.js'
 
