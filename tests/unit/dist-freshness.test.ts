@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { BUILT_STAMP, distIsFresh, runsCompiled } from '../../shared/infra/compiled.mjs'
@@ -59,3 +59,18 @@ t.test(
     t.notOk(runsCompiled(root, '0'), 'the sources asked for')
   },
 )
+
+t.test("every compiled module a benchmark's script imports has its source", async (t) => {
+  const bench = join(import.meta.dirname, '../../bench')
+  const imports = readdirSync(bench)
+    .filter((name) => name.endsWith('.mjs'))
+    .flatMap((name) =>
+      [...readFileSync(join(bench, name), 'utf8').matchAll(/'\.\.\/dist\/([\w/.-]+)\.js'/g)].map((m) => ({
+        name,
+        source: `${m[1]}.ts`,
+      })),
+    )
+  t.ok(imports.length > 0, 'the scripts import compiled modules')
+  for (const { name, source } of imports)
+    t.ok(existsSync(join(bench, '..', source)), `${name} imports dist/ of ${source}, which exists`)
+})
