@@ -171,14 +171,15 @@ export async function runProjections(
   signal: AbortSignal,
   onCommitted?: (position: bigint) => void,
 ) {
+  const lowest = (positions: bigint[]) => positions.reduce((a, b) => (a < b ? a : b))
   const lanes: Lane[] = []
   for (const group of lanesOf(projections, rt.readStore)) {
     const checkpoints = new Map<Projection, bigint>()
     for (const p of group) checkpoints.set(p, (await rt.readStore.checkpoint(p.name)) ?? 0n)
-    lanes.push({ checkpoints, views: viewFiller(group, rt.readStore), done: Promise.resolve(), passed: 0n })
+    const passed = lowest([...checkpoints.values()])
+    lanes.push({ checkpoints, views: viewFiller(group, rt.readStore), done: Promise.resolve(), passed })
   }
-  const lowest = (positions: bigint[]) => positions.reduce((a, b) => (a < b ? a : b))
-  const after = lowest(lanes.flatMap((lane) => [...lane.checkpoints.values()]))
+  const after = lowest(lanes.map((lane) => lane.passed))
   const reading = new AbortController()
   const stopReading = () => reading.abort()
   signal.addEventListener('abort', stopReading, { once: true })

@@ -253,11 +253,19 @@ const escapeForCopy = (c: string) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' :
  * third more than the rows themselves.
  */
 async function copyRows(client: pg.PoolClient, rows: readonly EventRowJson[]) {
+  // A command stamps all its events with one metadata object: its text is made once.
+  const metadataText = new Map<object, string>()
   let text = ''
-  for (const r of rows)
+  for (const r of rows) {
+    let metadata = metadataText.get(r.metadata)
+    if (metadata === undefined) {
+      metadata = copyText(JSON.stringify(r.metadata))
+      metadataText.set(r.metadata, metadata)
+    }
     text += `${r.position}\t${copyText(r.id)}\t${copyText(r.stream)}\t${r.revision}\t${copyText(r.type)}\t${copyText(
       JSON.stringify(r.data),
-    )}\t${copyText(JSON.stringify(r.metadata))}\t${r.recorded_at}\n`
+    )}\t${metadata}\t${r.recorded_at}\n`
+  }
   const copy = client.query(
     copyFrom('COPY events (position, id, stream, revision, type, data, metadata, recorded_at) FROM STDIN'),
   )
