@@ -89,10 +89,10 @@ const MAX_ANSWER_BYTES = 64 * 1024
  * webhook sender keeps one per endpoint. Unless private addresses are
  * allowed, every connection's address is checked when its name resolves.
  */
-export function receiverConnections(connections: number, allowPrivate: boolean, timeoutMs = RECEIVER_TIMEOUT_MS) {
+export function receiverConnections(connections: number, allowPrivate: boolean) {
   return new Agent({
     connections,
-    connect: { timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
+    connect: { timeout: RECEIVER_TIMEOUT_MS, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
   })
 }
 
