@@ -1,6 +1,5 @@
 import { DelayedError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { Webhook } from 'standardwebhooks'
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import {
@@ -23,6 +22,7 @@ import { keepSweeping } from '../../shared/infra/jobs/queue.ts'
 import { isRedisReady, workerErrors } from '../../shared/infra/jobs/redis.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
+import { type WebhookSigner, webhookSigner } from '../../shared/infra/webhooks/signing.ts'
 import {
   type PostOutcome,
   postJson,
@@ -39,11 +39,11 @@ type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'cloc
 const CONCURRENCY = 16
 
 /** Standard Webhooks headers, with a signature by each signer given (`v1,<new> v1,<old>` while a rotation's grace lasts). */
-export function signedHeaders(signers: readonly Webhook[], webhookId: string, at: Date, body: string) {
+export function signedHeaders(signers: readonly WebhookSigner[], webhookId: string, at: Date, body: string) {
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': signers.map((signer) => signer.sign(webhookId, at, body)).join(' '),
+    'webhook-signature': signers.map((sign) => sign(webhookId, at, body)).join(' '),
   }
 }
 
@@ -57,7 +57,7 @@ const UNOPENED_SECRET = 'the signing secret cannot be opened: SHIPLOG_SECRET_KEY
  */
 function signersOf(rt: SenderRuntime, endpoint: WebhookEndpointState, now: number) {
   try {
-    return signingSecrets(endpoint, now).map((sealed) => new Webhook(rt.secrets.open(sealed)))
+    return signingSecrets(endpoint, now).map((sealed) => webhookSigner(rt.secrets.open(sealed)))
   } catch (error) {
     rt.logger.error({ err: error, endpoint: endpoint.id }, UNOPENED_SECRET)
     return undefined
@@ -83,7 +83,7 @@ const dueAt = (message: WebhookMessageState | undefined, now: number) =>
 async function attempt(
   rt: SenderRuntime,
   message: WebhookMessageState,
-  to: { endpoint: WebhookEndpointState | undefined; signers: Webhook[] | undefined },
+  to: { endpoint: WebhookEndpointState | undefined; signers: WebhookSigner[] | undefined },
   stream: string,
 ) {
   const { endpoint, signers } = to
