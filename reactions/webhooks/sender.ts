@@ -14,6 +14,7 @@ import {
   evolveWebhookMessageState,
   type WebhookMessageEvent,
   type WebhookMessageState,
+  positionOfMessageStream,
   webhookIdOf,
 } from '../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, EventMetadata } from '../../shared/infra/event-store/port.ts'
@@ -32,11 +33,17 @@ import {
 import { toNewEvents } from '../../commands/execute.ts'
 import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
 import type { DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
+import { EndpointTurns, HELD_PER_ENDPOINT } from './endpoint-turns.ts'
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger' | 'secrets'>
 
-/** Messages sent at once by one worker process: each mostly waits for its receiver. */
-const CONCURRENCY = 16
+/**
+ * Jobs a worker process holds at once: each mostly waits, for its receiver
+ * or for its endpoint's turn. Four times what a slow endpoint may hold
+ * (HELD_PER_ENDPOINT), so that receivers that have become slow leave room
+ * for the others.
+ */
+const CONCURRENCY = 4 * HELD_PER_ENDPOINT
 
 /** Standard Webhooks headers, with a signature by each signer given (`v1,<new> v1,<old>` while a rotation's grace lasts). */
 export function signedHeaders(signers: readonly WebhookSigner[], webhookId: string, at: Date, body: string) {
@@ -250,7 +257,8 @@ function connectionsOf(endpointId: number, allowPrivate: boolean) {
  * (Redis restarted, or was away when they were made) are queued again.
  */
 export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, connection: Redis) {
-  // Each endpoint's batches, one after another in the order the worker took them.
+  // Each endpoint's batches, one after another in the order the worker took them, a bounded number held at once.
+  const turns = new Map<string, EndpointTurns>()
   const lines = new Map<string, Promise<unknown>>()
   const inLine = <T>(key: string, work: () => Promise<T>): Promise<T> => {
     const before = lines.get(key) ?? Promise.resolve()
@@ -269,8 +277,26 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
         // A batch: one endpoint's batches go one after another (its messages about one subject stay in
         // order); a message left pending waits for its next attempt as a job of its own.
         const { accountId, endpointId, streams } = job.data
-        const later = await inLine(`${accountId}_${endpointId}`, () => deliverBatch(rt, accountId, streams))
-        for (const [stream, at] of later) await queue.enqueue({ accountId, stream }, at).catch(() => false)
+        const key = `${accountId}_${endpointId}`
+        const endpoint = turns.get(key) ?? new EndpointTurns()
+        turns.set(key, endpoint)
+        if (!endpoint.take(positionOfMessageStream(streams[0]!), performance.now())) {
+          await job.moveToDelayed(Date.now() + endpoint.putBackFor(performance.now()), token)
+          throw new DelayedError()
+        }
+        try {
+          const later = await inLine(key, async () => {
+            endpoint.sending(performance.now())
+            try {
+              return await deliverBatch(rt, accountId, streams)
+            } finally {
+              endpoint.done(performance.now())
+            }
+          })
+          for (const [stream, at] of later) await queue.enqueue({ accountId, stream }, at).catch(() => false)
+        } finally {
+          if (endpoint.idle) turns.delete(key)
+        }
         return
       }
       const next = await attemptDelivery(rt, job.data)

@@ -501,3 +501,30 @@ t.test('many messages go out side by side, each order’s in the order they happ
     )
   t.equal(new Set(received.map((r) => r.headers['webhook-id'])).size, received.length, 'each message once')
 })
+
+t.test('a slow receiver slows only itself: another endpoint’s messages go out meanwhile', async (t) => {
+  const server = await start(t)
+  const slow = await startReceiver(t)
+  slow.delayMs = 3000
+  await createEndpoint(server, slow, { enabled_events: ['tracker.created'] })
+  // More batches for the slow receiver than a sender took at once before endpoints took turns.
+  const trackers = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      order_number: `SL-${from + i}`,
+      tracking_number: `SL${String(from + i).padStart(6, '0')}`,
+    }))
+  await postTrackers(server, trackers(0, 1000))
+  await postTrackers(server, trackers(1000, 1000))
+  await slow.waitFor(16)
+  // Once its first batch has taken long, the endpoint is slow: batches beyond its share are put back.
+  await new Promise((r) => setTimeout(r, 2500))
+  await postTrackers(server, trackers(3000, 1000))
+  const fast = await startReceiver(t)
+  await createEndpoint(server, fast, { enabled_events: ['tracker.created'] })
+  const sentAt = Date.now()
+  await postTrackers(server, trackers(2000, 1))
+  const [arrived] = await fast.waitFor(1, 10_000)
+  t.equal(arrived!.json.data.object.tracking_number, 'SL002000')
+  t.ok(Date.now() - sentAt < 10_000, 'the other endpoint’s message did not wait for the slow receiver’s backlog')
+  t.ok(slow.received.length < 2000, 'while the slow receiver still had most of its messages to come')
+})

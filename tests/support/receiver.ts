@@ -14,6 +14,8 @@ export interface Receiver {
   /** Statuses to answer, in order; once spent, every request gets `fallback`. */
   answers: number[]
   fallback: number
+  /** How long it takes to answer each request, as a slow receiver does (ms). */
+  delayMs: number
   /** Resolves once `n` requests have arrived (polling, bounded). */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
@@ -25,6 +27,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     received: [],
     answers: [],
     fallback: 200,
+    delayMs: 0,
     async waitFor(n, timeoutMs = 20_000) {
       const started = Date.now()
       while (receiver.received.length < n) {
@@ -54,7 +57,8 @@ export async function startReceiver(t: Test): Promise<Receiver> {
       }
       receiver.received.push({ headers: request.headers, body, json })
       response.statusCode = receiver.answers.shift() ?? receiver.fallback
-      response.end('ok')
+      if (receiver.delayMs > 0) setTimeout(() => response.end('ok'), receiver.delayMs)
+      else response.end('ok')
     })
   })
   server.listen(0, '127.0.0.1')
