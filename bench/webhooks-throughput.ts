@@ -1,7 +1,7 @@
 /**
  * Webhook delivery: an endpoint subscribed to `tracker.created` on a receiver
  * in this process (loopback, answering 200 at once); 1000-tracker batches
- * from 2 clients, each tracker making one message, after 3 batches
+ * from 2 clients, each tracker making one message, after 10 batches
  * delivered to warm up. Prints the messages per
  * second delivered (from the first batch sent to the last message received)
  * and the lag from each event being recorded (the message's `timestamp`) to
@@ -19,8 +19,12 @@ import { benchServerProcess, conditions, ms, percentile, postBatches } from './s
 const SENDER_CONCURRENCY = 16
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 5)
-/** Batches delivered before the timed ones, so that V8 has optimised the sender's path as it has the floor's. */
-const WARMUP = 3
+/**
+ * Batches delivered before the timed ones, so that V8 has optimised the
+ * sender's path as it has the floor's: after 3, its compiler threads still
+ * took a fifth of the server's CPU in the timed part.
+ */
+const WARMUP = 10
 const BATCH_SIZE = 1000
 const CONCURRENCY = 2
 const expected = BATCHES * BATCH_SIZE
