@@ -14,7 +14,7 @@ import {
   evolveWebhookMessageState,
   type WebhookMessageEvent,
   type WebhookMessageState,
-  positionOfMessageStream,
+  ofMessageStream,
   webhookIdOf,
 } from '../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, EventMetadata } from '../../shared/infra/event-store/port.ts'
@@ -259,6 +259,11 @@ function connectionsOf(endpointId: number, allowPrivate: boolean) {
 export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, connection: Redis) {
   // Each endpoint's batches, one after another in the order the worker took them, a bounded number held at once.
   const turns = new Map<string, EndpointTurns>()
+  const turnsOf = (key: string) => {
+    const endpoint = turns.get(key) ?? new EndpointTurns()
+    turns.set(key, endpoint)
+    return endpoint
+  }
   const lines = new Map<string, Promise<unknown>>()
   const inLine = <T>(key: string, work: () => Promise<T>): Promise<T> => {
     const before = lines.get(key) ?? Promise.resolve()
@@ -278,9 +283,8 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
         // order); a message left pending waits for its next attempt as a job of its own.
         const { accountId, endpointId, streams } = job.data
         const key = `${accountId}_${endpointId}`
-        const endpoint = turns.get(key) ?? new EndpointTurns()
-        turns.set(key, endpoint)
-        if (!endpoint.take(positionOfMessageStream(streams[0]!), performance.now())) {
+        const endpoint = turnsOf(key)
+        if (!endpoint.take(ofMessageStream(streams[0]!).position, performance.now())) {
           await job.moveToDelayed(Date.now() + endpoint.putBackFor(performance.now()), token)
           throw new DelayedError()
         }
@@ -299,7 +303,21 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
         }
         return
       }
-      const next = await attemptDelivery(rt, job.data)
+      // A single message: it counts in its endpoint's share too, and keeps no order.
+      const key = `${job.data.accountId}_${ofMessageStream(job.data.stream).endpointId}`
+      const endpoint = turnsOf(key)
+      if (!endpoint.takeOne(performance.now())) {
+        await job.moveToDelayed(Date.now() + endpoint.putBackOneFor(), token)
+        throw new DelayedError()
+      }
+      const started = performance.now()
+      let next: number | undefined
+      try {
+        next = await attemptDelivery(rt, job.data)
+      } finally {
+        endpoint.doneOne(performance.now() - started)
+        if (endpoint.idle) turns.delete(key)
+      }
       if (next === undefined) return
       await job.moveToDelayed(next, token)
       throw new DelayedError()

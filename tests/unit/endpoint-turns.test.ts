@@ -63,3 +63,22 @@ t.test('a batch put back waits about as long as the batches held take, within bo
   turns.done(10)
   t.ok(turns.idle, 'idle once every batch is done and none is put back')
 })
+
+t.test('single messages count in the share; until one has shown the endpoint fast, they are held to it', async (t) => {
+  const turns = new EndpointTurns()
+  for (let i = 0; i < HELD_PER_ENDPOINT; i++) t.ok(turns.takeOne(0))
+  t.notOk(turns.takeOne(0), 'put back: no attempt has ended yet')
+  t.equal(turns.putBackOneFor(), 100, 'for 100 ms at least')
+  turns.doneOne(20)
+  t.ok(turns.takeOne(10))
+  t.ok(turns.takeOne(10), 'past the share once attempts end fast')
+})
+
+t.test('a slow endpoint’s single messages and batches share one bound', async (t) => {
+  const turns = endpointHolding(HELD_PER_ENDPOINT - 1, 5_000)
+  t.ok(turns.takeOne(0), 'the last place')
+  t.notOk(turns.takeOne(0), 'a single message is put back')
+  t.notOk(turns.take(100_000n, 0), 'and so is a batch')
+  turns.doneOne(10_000)
+  t.equal(turns.putBackOneFor(), 10_000, 'for about as long as an attempt takes')
+})

@@ -32,8 +32,11 @@ export interface WebhookMessageState {
 export const webhookMessageStream = (accountId: number, endpointId: number, position: bigint | string) =>
   `webhookmessage-${accountId}_${endpointId}_${position}`
 
-/** The log position a message's stream is named after. */
-export const positionOfMessageStream = (stream: string) => BigInt(stream.slice(stream.lastIndexOf('_') + 1))
+/** The endpoint and the log position a message's stream is named after. */
+export function ofMessageStream(stream: string) {
+  const [, endpointId, position] = stream.slice('webhookmessage-'.length).split('_')
+  return { endpointId: Number(endpointId), position: BigInt(position!) }
+}
 
 /** `webhook-id`: the same for a message across its retries, its replays and every endpoint it goes to. */
 export const webhookIdOf = (position: bigint | string) => `msg_${position}`
