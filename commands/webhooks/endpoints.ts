@@ -15,6 +15,7 @@ import {
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
+import { WEBHOOK_SECRET_PREFIX } from '../../shared/infra/webhooks/signing.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
 import { type CommandRequest, type CommandResponse, changeStream } from '../execute.ts'
@@ -77,7 +78,7 @@ export const rotateSecretBody = z
   .nullish()
 
 /** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
-const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
+const newSecret = () => `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`
 
 /** Private and loopback receivers are refused unless the operator allows them; checked again at every send. */
 async function checkReceiver(rt: Runtime, url: string | undefined) {

@@ -58,7 +58,7 @@ export class EndpointTurns {
     this.#held--
     if (this.#sendingSince === undefined) return
     const ms = now - this.#sendingSince
-    this.#pace = this.#pace === 0 ? ms : 0.8 * this.#pace + 0.2 * ms
+    this.#pace = smoothed(this.#pace, ms)
     this.#sendingSince = undefined
   }
 
@@ -76,7 +76,7 @@ export class EndpointTurns {
   /** A single message's attempt is done, after `ms`. */
   doneOne(ms: number) {
     this.#held--
-    this.#onePace = this.#onePace === 0 ? ms : 0.8 * this.#onePace + 0.2 * ms
+    this.#onePace = smoothed(this.#onePace, ms)
   }
 
   /** How long a batch put back waits before it is taken again: about as long as the batches held take. */
@@ -98,5 +98,8 @@ export class EndpointTurns {
     return Math.max(this.#pace, this.#sendingSince === undefined ? 0 : now - this.#sendingSince)
   }
 }
+
+/** A duration's moving average, the newest weighing a fifth; 0 before the first. */
+const smoothed = (average: number, ms: number) => (average === 0 ? ms : 0.8 * average + 0.2 * ms)
 
 const bounded = (ms: number) => Math.round(Math.min(PUT_BACK_MS.most, Math.max(PUT_BACK_MS.least, ms)))

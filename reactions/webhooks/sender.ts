@@ -49,7 +49,7 @@ const CONCURRENCY = 4 * HELD_PER_ENDPOINT
 export function signedHeaders(signers: readonly WebhookSigner[], webhookId: string, at: Date, body: string) {
   return {
     'webhook-id': webhookId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-timestamp': String(toUnixSeconds(at)),
     'webhook-signature': signers.map((sign) => sign(webhookId, at, body)).join(' '),
   }
 }
@@ -257,7 +257,8 @@ function connectionsOf(endpointId: number, allowPrivate: boolean) {
  * (Redis restarted, or was away when they were made) are queued again.
  */
 export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, connection: Redis) {
-  // Each endpoint's batches, one after another in the order the worker took them, a bounded number held at once.
+  // Each endpoint's jobs, a bounded number held at once when it is slow (its turns); its batches one after
+  // another in the order the worker took them (its line).
   const turns = new Map<string, EndpointTurns>()
   const turnsOf = (key: string) => {
     const endpoint = turns.get(key) ?? new EndpointTurns()
@@ -278,16 +279,20 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
   const worker = new Worker<QueuedDelivery>(
     queue.name,
     async (job, token) => {
+      /** The job back in the queue, delayed until `at` (Unix ms), under its id. */
+      const delayUntil = async (at: number): Promise<never> => {
+        await job.moveToDelayed(at, token)
+        throw new DelayedError()
+      }
       if ('streams' in job.data) {
         // A batch: one endpoint's batches go one after another (its messages about one subject stay in
         // order); a message left pending waits for its next attempt as a job of its own.
         const { accountId, endpointId, streams } = job.data
         const key = `${accountId}_${endpointId}`
         const endpoint = turnsOf(key)
-        if (!endpoint.take(ofMessageStream(streams[0]!).position, performance.now())) {
-          await job.moveToDelayed(Date.now() + endpoint.putBackFor(performance.now()), token)
-          throw new DelayedError()
-        }
+        const now = performance.now()
+        if (!endpoint.take(ofMessageStream(streams[0]!).position, now))
+          return delayUntil(Date.now() + endpoint.putBackFor(now))
         try {
           const later = await inLine(key, async () => {
             endpoint.sending(performance.now())
@@ -306,11 +311,8 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
       // A single message: it counts in its endpoint's share too, and keeps no order.
       const key = `${job.data.accountId}_${ofMessageStream(job.data.stream).endpointId}`
       const endpoint = turnsOf(key)
-      if (!endpoint.takeOne(performance.now())) {
-        await job.moveToDelayed(Date.now() + endpoint.putBackOneFor(), token)
-        throw new DelayedError()
-      }
       const started = performance.now()
+      if (!endpoint.takeOne(started)) return delayUntil(Date.now() + endpoint.putBackOneFor())
       let next: number | undefined
       try {
         next = await attemptDelivery(rt, job.data)
@@ -318,9 +320,7 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
         endpoint.doneOne(performance.now() - started)
         if (endpoint.idle) turns.delete(key)
       }
-      if (next === undefined) return
-      await job.moveToDelayed(next, token)
-      throw new DelayedError()
+      if (next !== undefined) return delayUntil(next)
     },
     // Short locks, checked often: a message held by a worker that died is taken back within seconds.
     { connection, concurrency: CONCURRENCY, lockDuration: 5_000, stalledInterval: 2_000, maxStalledCount: 10 },

@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto'
+import { toUnixSeconds } from '../../domain/time.ts'
 
 /** Signs a message: its id, when it was sent, and its body. */
 export type WebhookSigner = (webhookId: string, at: Date, body: string) => string
 
-const SECRET_PREFIX = 'whsec_'
+/** How a Standard Webhooks secret begins; its base64 key follows. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 
 /**
  * A Standard Webhooks signer: `v1,` and the base64 HMAC-SHA256 of
@@ -13,9 +15,12 @@ const SECRET_PREFIX = 'whsec_'
  * signs with that package.
  */
 export function webhookSigner(secret: string): WebhookSigner {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
+  const key = Buffer.from(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+    'base64',
+  )
   return (webhookId, at, body) =>
     `v1,${createHmac('sha256', key)
-      .update(`${webhookId}.${Math.floor(at.getTime() / 1000)}.${body}`)
+      .update(`${webhookId}.${toUnixSeconds(at)}.${body}`)
       .digest('base64')}`
 }
