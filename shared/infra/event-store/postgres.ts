@@ -70,9 +70,16 @@ const toEvent = (r: Row): RecordedEvent => ({
   metadata: r.metadata,
 })
 
-/** Several stream reads as parallel arrays, joined to the events by their index (`ord`, from 1). */
+/**
+ * Several stream reads as parallel arrays, each joined to its events by its
+ * index (`ord`, from 1). Each stream is looked up on its own (a lateral
+ * subquery the ORDER BY keeps from being flattened into a join): before the
+ * table's statistics exist, the planner would otherwise hash-join the whole
+ * log, a read that grows with it.
+ */
 const READS = `unnest($1::text[], $2::int[]) WITH ORDINALITY AS r(stream, from_revision, ord)
-  JOIN events e ON e.stream = r.stream AND e.revision >= r.from_revision`
+  CROSS JOIN LATERAL (SELECT * FROM events e
+    WHERE e.stream = r.stream AND e.revision >= r.from_revision ORDER BY e.revision) e`
 
 /**
  * Opens the store on `url` (postgres://…), in the schema it names (see
@@ -128,7 +135,7 @@ export async function createPostgresEventStore(url: string, schema?: string): Pr
       const { rows } = await pool.query(
         `SELECT s.ord, n.revision, n.position, n.state
            FROM unnest($1::text[]) WITH ORDINALITY AS s(stream, ord)
-           JOIN snapshots n ON n.stream = s.stream AND n.version = $2`,
+           CROSS JOIN LATERAL (SELECT * FROM snapshots n WHERE n.stream = s.stream AND n.version = $2 LIMIT 1) n`,
         [streams, version],
       )
       const found: (Snapshot | undefined)[] = streams.map(() => undefined)

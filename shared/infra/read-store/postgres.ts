@@ -51,6 +51,10 @@ export async function createPostgresReadStore(
     max: 8,
     schema,
     types,
+    // A commit answers before its WAL reaches the disk: a crash of the server
+    // can lose the last commits, but never half of one, and their checkpoint
+    // goes with them, so the projector applies those events again from the log.
+    settings: ['synchronous_commit=off'],
     setup: [
       'CREATE TABLE IF NOT EXISTS checkpoints (projection text PRIMARY KEY, position text NOT NULL)',
       ...collections.flatMap((spec) => tableStatements(spec)),
