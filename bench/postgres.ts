@@ -27,6 +27,7 @@ import {
   measureBatches,
   ms,
   trackerBatch,
+  withoutCredentials,
 } from './support.ts'
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 30)
@@ -156,7 +157,7 @@ await admin.end()
 const raw = figures[0]!.eventsPerSecond
 const count = (n: number) => Math.round(n).toLocaleString('en').padStart(9)
 console.log(
-  `postgres: ${BATCHES} batches × ${BATCH_SIZE} new trackers (${Math.round(events / BATCHES)} events a batch) after ${WARMUP} warm-up batches; ${conditions(true, `PostgreSQL ${version} on the same machine (${url.replace(/\/\/[^@]*@/, '//')})`)}`,
+  `postgres: ${BATCHES} batches × ${BATCH_SIZE} new trackers (${Math.round(events / BATCHES)} events a batch) after ${WARMUP} warm-up batches; ${conditions(true, `PostgreSQL ${version} on the same machine (${withoutCredentials(url)})`)}`,
 )
 console.log(`${''.padEnd(28)}  events/s  trackers/s  of (a)`)
 for (const f of figures) {

@@ -84,8 +84,16 @@ const benchNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Bool
 /** The node flags a benchmark's server process runs with: `npm start`'s, then BENCH_SERVER_NODE_ARGS. */
 export const serverNodeArgs = [...startFlags, ...benchNodeArgs]
 
+/** A connection string as printed: without its user and password. */
+export const withoutCredentials = (url: string) => url.replace(/\/\/[^@]*@/, '//')
+
+const embeddedStores = () => `embedded SQLite stores (WAL) in ${tmpdir()}`
+/** The stores a benchmark's server process runs on: PostgreSQL where DATABASE_URL names it, else the embedded ones. */
+const serverStores = () =>
+  process.env.DATABASE_URL ? `PostgreSQL stores (${withoutCredentials(process.env.DATABASE_URL)})` : embeddedStores()
+
 /** The machine and stores; with `server`, how the benchmark's server process is started. */
-export const conditions = (server = false, stores = `embedded SQLite stores (WAL) in ${tmpdir()}`) =>
+export const conditions = (server = false, stores = server ? serverStores() : embeddedStores()) =>
   `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${stores}` +
   (server ? `, server started as \`npm start\` does (node ${serverNodeArgs.join(' ')}, ${shiplogRuns()})` : '')
 
