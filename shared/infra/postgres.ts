@@ -7,11 +7,11 @@ import pg from 'pg'
  */
 
 /**
- * Every session's settings. Without statistics (a young table) the planner
+ * Every connection's settings. Without statistics (a young table) the planner
  * can cost a read of a few hundred streams above `jit_above_cost`, and
  * compiling it took three times as long as running it.
  */
-const SESSION_SETTINGS = ['jit=off']
+const CONNECTION_SETTINGS = ['jit=off']
 
 /** A lock id of the service's own, held while tables are made (`CREATE … IF NOT EXISTS` races otherwise). */
 const SETUP_LOCK = 0x5348_4950
@@ -37,7 +37,7 @@ export async function openPostgres(
     schema?: string
     types?: pg.CustomTypesConfig
     setup: string[]
-    /** Settings of the pool's sessions beside the search path (`name=value`). */
+    /** Settings of the pool's connections beside the search path (`name=value`). */
     settings?: readonly string[]
   },
 ): Promise<Postgres> {
@@ -46,7 +46,7 @@ export async function openPostgres(
   parsed.searchParams.delete('schema')
   const connection: pg.ClientConfig = {
     connectionString: parsed.toString(),
-    options: [`search_path=${pg.escapeIdentifier(schema)}`, ...SESSION_SETTINGS, ...(options.settings ?? [])]
+    options: [`search_path=${pg.escapeIdentifier(schema)}`, ...CONNECTION_SETTINGS, ...(options.settings ?? [])]
       .map((setting) => `-c ${setting}`)
       .join(' '),
     connectionTimeoutMillis: 10_000,

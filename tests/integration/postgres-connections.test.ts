@@ -3,12 +3,12 @@ import { openPostgres } from '../../shared/infra/postgres.ts'
 import { postgresSkip, postgresUrl, testSchema } from '../support/postgres.ts'
 
 /*
- * The sessions the PostgreSQL adapters open: in their schema, with JIT
+ * The connections the PostgreSQL adapters open: in their schema, with JIT
  * compilation off in every one (it cost a young log's stream reads three
  * times their running time), and with the settings an adapter adds.
  */
 t.test(
-  'postgres sessions: JIT off in each, in the schema, with the settings asked',
+  'postgres connections: JIT off in each, in the schema, with the settings asked',
   { skip: await postgresSkip() },
   async (t) => {
     const schema = testSchema()
