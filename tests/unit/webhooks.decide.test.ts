@@ -6,7 +6,12 @@ import {
   signingSecrets,
   subscribesTo,
 } from '../../shared/domain/webhooks/endpoint.ts'
-import { decideWebhookMessage, evolveWebhookMessageState } from '../../shared/domain/webhooks/message.ts'
+import {
+  decideWebhookMessage,
+  evolveWebhookMessageState,
+  ofMessageStream,
+  webhookMessageStream,
+} from '../../shared/domain/webhooks/message.ts'
 import { messageEventTypes, messageOf } from '../../shared/domain/webhooks/event-messages.ts'
 import { eventSchemas } from '../../shared/domain/events/index.ts'
 import { specOf } from '../support/decider.ts'
@@ -71,6 +76,12 @@ const made = {
 const attempt = (status_code: number | null, at: number, error: string | null = null) => ({
   type: 'RecordDeliveryAttempt' as const,
   data: { status_code, error, at, retrySchedule: [5, 300] },
+})
+
+t.test('a message stream names its endpoint and log position, read back as they were given', async (t) => {
+  const stream = webhookMessageStream(3, 7, 9_007_199_254_740_993n)
+  t.equal(stream, 'webhookmessage-3_7_9007199254740993')
+  t.same(ofMessageStream(stream), { endpointId: 7, position: 9_007_199_254_740_993n })
 })
 
 t.test('a message is made once: made again after a crash, it records nothing', async (t) => {

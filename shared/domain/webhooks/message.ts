@@ -24,17 +24,20 @@ export interface WebhookMessageState {
   delivered_at: number | null
 }
 
+/** How a message's stream is named before its account, endpoint and position. */
+const MESSAGE_STREAM = 'webhookmessage-'
+
 /**
  * The stream of one message to one endpoint: the message's position in the
  * log names it, so the reaction creating it twice (after a crash) meets the
  * stream it already wrote.
  */
 export const webhookMessageStream = (accountId: number, endpointId: number, position: bigint | string) =>
-  `webhookmessage-${accountId}_${endpointId}_${position}`
+  `${MESSAGE_STREAM}${accountId}_${endpointId}_${position}`
 
 /** The endpoint and the log position a message's stream is named after. */
 export function ofMessageStream(stream: string) {
-  const [, endpointId, position] = stream.slice('webhookmessage-'.length).split('_')
+  const [, endpointId, position] = stream.slice(MESSAGE_STREAM.length).split('_')
   return { endpointId: Number(endpointId), position: BigInt(position!) }
 }
 
