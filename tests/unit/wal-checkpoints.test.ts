@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { pino } from 'pino'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { applyWalCheckpoints, startCheckpointer } from '../../shared/infra/sqlite/checkpoints.ts'
 import { tempDir } from '../support/temp.ts'
 
@@ -33,7 +33,13 @@ t.test(
   },
 )
 
-t.test('a log that writes never pause for is emptied past its limit, and keeps every row', async (t) => {
+/**
+ * ~60 MB of rows, 0.5 MB a transaction a few milliseconds after the last, as a
+ * projector under load commits, beside a checkpointer with the given limits:
+ * PASSIVE checkpoints alone would leave a log as long as all of it. Returns the
+ * log file's sizes, one a transaction, and the rows kept.
+ */
+async function writeWithoutPause(t: Test, limits: Parameters<typeof startCheckpointer>[2]) {
   const file = join(tempDir(t, 'shiplog-wal-'), 'store.db')
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
@@ -44,19 +50,42 @@ t.test('a log that writes never pause for is emptied past its limit, and keeps e
   const write = db.transaction(() => {
     for (let j = 0; j < 500; j++) insert.run('x'.repeat(1000))
   })
-  const walSize = () => statSync(`${file}-wal`).size
-  const checkpointer = await startCheckpointer([file], pino({ level: 'silent' }), { walLimitBytes: 4_000_000 })
+  const checkpointer = await startCheckpointer([file], pino({ level: 'silent' }), limits)
   t.teardown(() => checkpointer.stop())
-  // ~60 MB of rows, 0.5 MB a transaction a few milliseconds after the last, as a
-  // projector under load commits: PASSIVE checkpoints alone would leave a log as
-  // long as all of it.
-  let longest = 0
+  const sizes: number[] = []
   for (let i = 0; i < 120; i++) {
     write()
-    longest = Math.max(longest, walSize())
+    sizes.push(statSync(`${file}-wal`).size)
     await new Promise((r) => setTimeout(r, 5))
   }
-  t.ok(longest < 30_000_000, `the log stayed short of what was written (longest ${longest} bytes)`)
-  t.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM rows').get()!.n, 60_000)
+  const rows = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM rows').get()!.n
   db.close()
+  return { sizes, rows }
+}
+
+t.test(
+  'a log that writes never pause for is started over past its limit, in the file it has, and keeps every row',
+  async (t) => {
+    const { sizes, rows } = await writeWithoutPause(t, { walLimitBytes: 4_000_000, walFileLimitBytes: 2 ** 40 })
+    const longest = Math.max(...sizes)
+    t.ok(longest < 30_000_000, `the log stayed short of what was written (longest ${longest} bytes)`)
+    const firstPast = sizes.findIndex((size) => size > 4_000_000)
+    const shortestAfter = Math.min(...sizes.slice(firstPast))
+    t.ok(
+      shortestAfter > 4_000_000,
+      `its file was written over, not emptied (shortest after the limit ${shortestAfter} bytes)`,
+    )
+    t.equal(rows, 60_000)
+  },
+)
+
+t.test('a log whose file passes its own limit is emptied, and keeps every row', async (t) => {
+  const { sizes, rows } = await writeWithoutPause(t, { walLimitBytes: 2 ** 40, walFileLimitBytes: 4_000_000 })
+  const longest = Math.max(...sizes)
+  t.ok(longest < 30_000_000, `the file stayed short of what was written (longest ${longest} bytes)`)
+  t.ok(
+    sizes.slice(sizes.indexOf(longest)).some((size) => size < longest / 2),
+    'the file was emptied',
+  )
+  t.equal(rows, 60_000)
 })

@@ -4,11 +4,11 @@ import { statSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 
-const { files, intervalMs, walLimitBytes } = workerData
+const { files, intervalMs, walLimitBytes, walFileLimitBytes } = workerData
 const connections = files.map((file) => {
   const db = new Database(file)
   db.pragma('busy_timeout = 10000')
-  return { db, wal: `${file}-wal` }
+  return { db, wal: `${file}-wal`, pageBytes: db.pragma('page_size', { simple: true }) }
 })
 const bytesOf = (file) => {
   try {
@@ -20,12 +20,17 @@ const bytesOf = (file) => {
 // PASSIVE never waits for a reader or the writer: it copies what it can and
 // leaves the rest for the next round. Under writes that never pause, it never
 // copies the last frames, and the log is never started over: it grows with
-// every write. Past its limit, TRUNCATE waits for the writer and the readers
-// (briefly: PASSIVE has copied nearly all), copies the rest and empties it.
+// every write. Past its limit, RESTART waits for the writer and the readers
+// (briefly: PASSIVE has copied nearly all), copies the rest, and the next
+// commit starts the log over at the beginning of its file, which costs less to
+// write again than new pages do. TRUNCATE, which also empties the file, waits
+// for the disk to drop every page of it: only a file far past its limit (a
+// log that could not be started over for long) is worth that.
 const timer = setInterval(() => {
-  for (const { db, wal } of connections) {
-    db.pragma('wal_checkpoint(PASSIVE)')
-    if (bytesOf(wal) > walLimitBytes) db.pragma('wal_checkpoint(TRUNCATE)')
+  for (const { db, wal, pageBytes } of connections) {
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)')
+    if (bytesOf(wal) > walFileLimitBytes) db.pragma('wal_checkpoint(TRUNCATE)')
+    else if (log * pageBytes > walLimitBytes) db.pragma('wal_checkpoint(RESTART)')
   }
 }, intervalMs)
 parentPort.on('message', (message) => {
