@@ -36,10 +36,12 @@ t.test(
 /**
  * ~60 MB of rows, 0.5 MB a transaction a few milliseconds after the last, as a
  * projector under load commits, beside a checkpointer with the given limits:
- * PASSIVE checkpoints alone would leave a log as long as all of it. Returns the
- * log file's sizes, one a transaction, and the rows kept.
+ * PASSIVE checkpoints alone would leave a log as long as all of it. With
+ * `reader`, another connection keeps a read open on the log's first pages
+ * throughout. Returns the log file's sizes and the transactions' durations,
+ * one a transaction, and the rows kept.
  */
-async function writeWithoutPause(t: Test, limits: Parameters<typeof startCheckpointer>[2]) {
+async function writeWithoutPause(t: Test, limits: Parameters<typeof startCheckpointer>[2], reader = false) {
   const file = join(tempDir(t, 'shiplog-wal-'), 'store.db')
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
@@ -52,15 +54,24 @@ async function writeWithoutPause(t: Test, limits: Parameters<typeof startCheckpo
   })
   const checkpointer = await startCheckpointer([file], pino({ level: 'silent' }), limits)
   t.teardown(() => checkpointer.stop())
+  write()
+  const reading = reader ? new Database(file) : undefined
+  reading?.exec('BEGIN')
+  reading?.prepare('SELECT count(*) FROM rows').get()
   const sizes: number[] = []
-  for (let i = 0; i < 120; i++) {
+  const durations: number[] = []
+  for (let i = 1; i < 120; i++) {
+    const startedAt = performance.now()
     write()
+    durations.push(performance.now() - startedAt)
     sizes.push(statSync(`${file}-wal`).size)
     await new Promise((r) => setTimeout(r, 5))
   }
+  reading?.exec('COMMIT')
+  reading?.close()
   const rows = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM rows').get()!.n
   db.close()
-  return { sizes, rows }
+  return { sizes, durations, rows }
 }
 
 t.test(
@@ -87,5 +98,12 @@ t.test('a log whose file passes its own limit is emptied, and keeps every row', 
     sizes.slice(sizes.indexOf(longest)).some((size) => size < longest / 2),
     'the file was emptied',
   )
+  t.equal(rows, 60_000)
+})
+
+t.test('a reader left open on the log holds the writer back briefly, not until it is done', async (t) => {
+  const { durations, rows } = await writeWithoutPause(t, { walLimitBytes: 4_000_000, walFileLimitBytes: 2 ** 40 }, true)
+  const slowest = Math.max(...durations)
+  t.ok(slowest < 2000, `the slowest transaction took ${Math.round(slowest)} ms`)
   t.equal(rows, 60_000)
 })

@@ -5,10 +5,16 @@ import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 
 const { files, intervalMs, walLimitBytes, walFileLimitBytes } = workerData
+// A checkpoint that starts the log over holds the writer while it waits for
+// the readers still on the log's pages: it gives up soon, and after giving
+// up leaves the writer alone for a while (a reader can be an export or a
+// rebuild, reading for minutes).
+const BUSY_TIMEOUT_MS = 100
+const PAUSE_AFTER_BUSY_MS = 5000
 const connections = files.map((file) => {
   const db = new Database(file)
-  db.pragma('busy_timeout = 10000')
-  return { db, wal: `${file}-wal`, pageBytes: db.pragma('page_size', { simple: true }) }
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  return { db, wal: `${file}-wal`, pageBytes: db.pragma('page_size', { simple: true }), notBefore: 0 }
 })
 const bytesOf = (file) => {
   try {
@@ -27,10 +33,14 @@ const bytesOf = (file) => {
 // for the disk to drop every page of it: only a file far past its limit (a
 // log that could not be started over for long) is worth that.
 const timer = setInterval(() => {
-  for (const { db, wal, pageBytes } of connections) {
+  for (const connection of connections) {
+    const { db, wal, pageBytes } = connection
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)')
-    if (bytesOf(wal) > walFileLimitBytes) db.pragma('wal_checkpoint(TRUNCATE)')
-    else if (log * pageBytes > walLimitBytes) db.pragma('wal_checkpoint(RESTART)')
+    if (performance.now() < connection.notBefore) continue
+    const mode = bytesOf(wal) > walFileLimitBytes ? 'TRUNCATE' : log * pageBytes > walLimitBytes ? 'RESTART' : undefined
+    if (mode === undefined) continue
+    const [{ busy }] = db.pragma(`wal_checkpoint(${mode})`)
+    if (busy) connection.notBefore = performance.now() + PAUSE_AFTER_BUSY_MS
   }
 }, intervalMs)
 parentPort.on('message', (message) => {
