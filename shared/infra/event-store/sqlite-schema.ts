@@ -43,6 +43,9 @@ export const SNAPSHOTS_TABLE = `
     state    TEXT    NOT NULL
   ) WITHOUT ROWID`
 
+/** How long a statement waits for another connection's lock before it fails. */
+export const BUSY_TIMEOUT_MS = 10_000
+
 /** A new file's settings, before the table exists: see createSqliteEventStore. */
 export function openEventsFile(file: string) {
   const db = new Database(file)
@@ -52,7 +55,7 @@ export function openEventsFile(file: string) {
   db.pragma('page_size = 16384')
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 10000')
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   // A group commit holds each append in a savepoint, whose journal of the
   // pages it changes would otherwise be a temporary file, written page by page.
   db.pragma('temp_store = MEMORY')

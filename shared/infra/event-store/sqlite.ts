@@ -18,7 +18,7 @@ import {
   streamEvents,
   streamReads,
 } from './sqlite-rows.ts'
-import { EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
+import { BUSY_TIMEOUT_MS, EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
 import { appendRequests, eventStatements } from './sqlite-append.ts'
 
 /**
@@ -66,12 +66,23 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
    * then written once for all of them instead of once each.
    */
   let waiting: WaitingAppend[] = []
-  const commitWaiting = () => {
+  let busySince: number | undefined
+  let retry: NodeJS.Timeout | undefined
+  /**
+   * Commits the waiting appends. While another connection holds the log (a
+   * checkpoint starting it over, the CLI appending), SQLite's busy handler
+   * would sleep on this thread and stop every request with it: unless
+   * `blocking`, the group waits on a timer instead, appends made meanwhile
+   * join it, and it fails as a blocked statement would after BUSY_TIMEOUT_MS.
+   */
+  const commitWaiting = (blocking = false) => {
+    retry = undefined
     const group = waiting
     waiting = []
     if (group.length === 0) return
     const rows: LogRow[] = []
     let outcomes: AppendOutcome[]
+    if (!blocking) db.pragma('busy_timeout = 0')
     try {
       // An append alone needs no savepoint, and a batch's pages are then not journaled twice.
       outcomes =
@@ -79,9 +90,21 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
           ? [{ result: appendAll.immediate(group[0]!.requests, rows) }]
           : appendGroup.immediate(group, rows)
     } catch (error) {
+      if (!blocking && isBusy(error)) {
+        busySince ??= performance.now()
+        if (performance.now() - busySince < BUSY_TIMEOUT_MS) {
+          waiting = group
+          retry = setTimeout(commitWaiting, BUSY_RETRY_MS)
+          return
+        }
+      }
+      busySince = undefined
       for (const w of group) w.reject(error)
       return
+    } finally {
+      if (!blocking) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     }
+    busySince = undefined
     if (rows.length > 0) appends.wake(rows)
     outcomes.forEach((outcome, i) => {
       if ('error' in outcome) group[i]!.reject(outcome.error)
@@ -166,12 +189,17 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     },
     onAppend: appends.listen,
     async close() {
-      commitWaiting()
+      clearTimeout(retry)
+      commitWaiting(true)
       appends.close()
       db.close()
     },
   }
 }
+
+/** How often appends blocked by another connection's lock try again. */
+const BUSY_RETRY_MS = 2
+const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
 
 /** An append waiting for its turn's commit. */
 interface WaitingAppend {
