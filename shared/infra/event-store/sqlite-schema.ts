@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
 
 /* The embedded log's file: its tables, its view for SQL run on it, and its settings. */
 
@@ -42,9 +43,6 @@ export const SNAPSHOTS_TABLE = `
     position INTEGER NOT NULL,
     state    TEXT    NOT NULL
   ) WITHOUT ROWID`
-
-/** How long a statement waits for another connection's lock before it fails. */
-export const BUSY_TIMEOUT_MS = 10_000
 
 /** A new file's settings, before the table exists: see createSqliteEventStore. */
 export function openEventsFile(file: string) {

@@ -18,7 +18,8 @@ import {
   streamEvents,
   streamReads,
 } from './sqlite-rows.ts'
-import { BUSY_TIMEOUT_MS, EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
+import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
+import { EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
 import { appendRequests, eventStatements } from './sqlite-append.ts'
 
 /**
@@ -58,68 +59,19 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const recent = new RecentAppends<LogRow>(rowSpan, RECENT_EVENTS)
   const appends = appendSignal(file, (rows) => recent.add(rows))
 
-  /**
-   * Group commit: the appends asked for in one turn of the event loop (the
-   * requests that arrived together) are committed in one transaction at the
-   * end of the turn, and each is answered once it is stored. A commit writes
-   * the pages it touches whole, and the log's and its indexes' last pages are
-   * then written once for all of them instead of once each.
-   */
-  let waiting: WaitingAppend[] = []
-  let busySince: number | undefined
-  let retry: NodeJS.Timeout | undefined
-  /**
-   * Commits the waiting appends. While another connection holds the log (a
-   * checkpoint starting it over, the CLI appending), SQLite's busy handler
-   * would sleep on this thread and stop every request with it: unless
-   * `blocking`, the group waits on a timer instead, appends made meanwhile
-   * join it, and it fails as a blocked statement would after BUSY_TIMEOUT_MS.
-   */
-  const commitWaiting = (blocking = false) => {
-    retry = undefined
-    const group = waiting
-    waiting = []
-    if (group.length === 0) return
-    const rows: LogRow[] = []
-    let outcomes: AppendOutcome[]
-    if (!blocking) db.pragma('busy_timeout = 0')
-    try {
-      // An append alone needs no savepoint, and a batch's pages are then not journaled twice.
-      outcomes =
-        group.length === 1
-          ? [{ result: appendAll.immediate(group[0]!.requests, rows) }]
-          : appendGroup.immediate(group, rows)
-    } catch (error) {
-      if (!blocking && isBusy(error)) {
-        busySince ??= performance.now()
-        if (performance.now() - busySince < BUSY_TIMEOUT_MS) {
-          waiting = group
-          retry = setTimeout(commitWaiting, BUSY_RETRY_MS)
-          return
-        }
-      }
-      busySince = undefined
-      for (const w of group) w.reject(error)
-      return
-    } finally {
-      if (!blocking) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-    }
-    busySince = undefined
-    if (rows.length > 0) appends.wake(rows)
-    outcomes.forEach((outcome, i) => {
-      if ('error' in outcome) group[i]!.reject(outcome.error)
-      else group[i]!.resolve(outcome.result)
-    })
-  }
+  // An append alone needs no savepoint, and a batch's pages are then not journaled twice.
+  const appending = groupCommit(
+    db,
+    (group, rows) =>
+      group.length === 1
+        ? [{ result: appendAll.immediate(group[0]!.requests, rows) }]
+        : appendGroup.immediate(group, rows),
+    (rows) => appends.wake(rows),
+  )
 
   return {
     kind: 'sqlite',
-    append(requests) {
-      return new Promise<AppendResult>((resolve, reject) => {
-        if (waiting.length === 0) setImmediate(commitWaiting)
-        waiting.push({ requests, resolve, reject })
-      })
-    },
+    append: appending.append,
     async readStream(stream, from = 0) {
       const events: RecordedEvent[] = []
       const keep = fromRevision(from)
@@ -189,10 +141,76 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
     },
     onAppend: appends.listen,
     async close() {
-      clearTimeout(retry)
-      commitWaiting(true)
+      appending.close()
       appends.close()
       db.close()
+    },
+  }
+}
+
+/**
+ * Group commit: the appends asked for in one turn of the event loop (the
+ * requests that arrived together) are committed in one transaction at the
+ * end of the turn, and each is answered once it is stored. A commit writes
+ * the pages it touches whole, and the log's and its indexes' last pages are
+ * then written once for all of them instead of once each.
+ *
+ * While another connection holds the log (a checkpoint starting it over, the
+ * CLI appending), SQLite's busy handler would sleep on this thread and stop
+ * every request with it: the group waits on a timer instead, appends asked
+ * for meanwhile join it, and it fails as a blocked statement would after
+ * BUSY_TIMEOUT_MS.
+ */
+function groupCommit(
+  db: { pragma(sql: string): unknown },
+  commit: (group: readonly WaitingAppend[], rows: LogRow[]) => AppendOutcome[],
+  stored: (rows: LogRow[]) => void,
+) {
+  let waiting: WaitingAppend[] = []
+  let busySince: number | undefined
+  let retry: NodeJS.Timeout | undefined
+  const commitWaiting = (blocking = false) => {
+    retry = undefined
+    const group = waiting
+    waiting = []
+    if (group.length === 0) return
+    const rows: LogRow[] = []
+    let outcomes: AppendOutcome[]
+    if (!blocking) db.pragma('busy_timeout = 0')
+    try {
+      outcomes = commit(group, rows)
+    } catch (error) {
+      if (!blocking && isBusy(error)) {
+        busySince ??= performance.now()
+        if (performance.now() - busySince < BUSY_TIMEOUT_MS) {
+          waiting = group
+          retry = setTimeout(commitWaiting, BUSY_RETRY_MS)
+          return
+        }
+      }
+      busySince = undefined
+      for (const w of group) w.reject(error)
+      return
+    } finally {
+      if (!blocking) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    }
+    busySince = undefined
+    if (rows.length > 0) stored(rows)
+    outcomes.forEach((outcome, i) => {
+      if ('error' in outcome) group[i]!.reject(outcome.error)
+      else group[i]!.resolve(outcome.result)
+    })
+  }
+  return {
+    append: (requests: AppendRequest[]) =>
+      new Promise<AppendResult>((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(commitWaiting)
+        waiting.push({ requests, resolve, reject })
+      }),
+    /** Commits what waits, blocking (the store is closing). */
+    close() {
+      clearTimeout(retry)
+      commitWaiting(true)
     },
   }
 }

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import { queryIndexes, retiredIndexes, viewColumns, withPending } from './sql-tables.ts'
@@ -56,7 +57,7 @@ export function openDatabase(file: string, walCheckpoints: WalCheckpoints | unde
   db.pragma('page_size = 16384')
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 10000')
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   db.pragma('cache_size = -16384')
   applyWalCheckpoints(db, walCheckpoints)
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
