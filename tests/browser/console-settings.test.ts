@@ -31,9 +31,13 @@ async function shop(t: Test) {
     ['dhl', 'DE', 3],
     ['ups', 'IT', 4],
   ] as const
+  // Shipped at noon UTC, whatever the hour the test runs: from 22:00 UTC a
+  // parcel shipped in Rome's summer time and delivered in its winter time
+  // would change its shipping day and not its delivery day, and its transit.
+  const noon = Math.floor(nowSeconds() / DAY) * DAY + DAY / 2
   const parcels = Array.from({ length: 60 }, (_, i) => {
     const [carrier, country, days] = carriers[i % 3]!
-    const shipped = nowSeconds() - (80 - i) * DAY
+    const shipped = noon - (80 - i) * DAY
     const late = i % 4 === 0
     return {
       carrier,
