@@ -4,7 +4,7 @@ import { createUser } from '../../commands/users/change-user.ts'
 import { axeViolations, browserSkip, keep, startBrowser, widthsOf } from '../support/browser.ts'
 import { until } from '../support/progress.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
-import { DAY, isoDay, nowSeconds } from '../support/time.ts'
+import { DAY, dayIn, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
  * The merchant console as a support person uses it, in Debian's Chromium:
@@ -45,8 +45,11 @@ async function shop(t: Test) {
       email: `${first.toLowerCase()}@example.com`,
       address_city: city,
       address_country: country,
-      // The first was promised three days ago: it is late.
-      expected_delivery_at: `${isoDay(nowSeconds() + (i === 0 ? -3 : 2) * DAY)}T12:00:00Z`,
+      // The first was promised three days before today in Lyon, where its lateness is counted: it is late.
+      expected_delivery_at:
+        i === 0
+          ? `${dayIn('Europe/Paris', nowSeconds() - 3 * DAY)}T12:00:00Z`
+          : `${isoDay(nowSeconds() + 2 * DAY)}T12:00:00Z`,
     })),
   )
   await recordTrackingEvents(server, [
