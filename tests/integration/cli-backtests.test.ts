@@ -1,15 +1,21 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { call, createAccountWithCli, serviceEnvironment, shiplogCli, spawnServer } from '../support/process.ts'
 
 // The CLI's backtests, each over weeks of parcels the test sends through the API first:
 // a file of their own, so they run beside the CLI's other tests, not after them.
-t.test('the CLI: estimation backtest scores the learned dates beside the configured ones', async (t) => {
+
+/** A served account, and a call to its API with a JSON body. */
+async function servedShop(t: Test) {
   const env = await serviceEnvironment(t)
   const account = createAccountWithCli(env, 'Acme')
   const server = await spawnServer(env)
   t.teardown(() => server.kill('SIGKILL'))
   const send = (path: string, method: string, body: unknown) =>
     call(server.url, account.private_key, path, { method, body: JSON.stringify(body) })
+  return { env, account, send }
+}
+t.test('the CLI: estimation backtest scores the learned dates beside the configured ones', async (t) => {
+  const { env, account, send } = await servedShop(t)
   const configured = await send('/v2/carrier_services/colissimo/home', 'PUT', {
     name: 'Colissimo Home',
     transit_days: [{ origin: 'FR', destination: 'FR', days: 2 }],
@@ -64,12 +70,7 @@ t.test('the CLI: estimation backtest scores the learned dates beside the configu
 t.test(
   'the CLI: delays backtest says how early late parcels were flagged, and how many flags were false',
   async (t) => {
-    const env = await serviceEnvironment(t)
-    const account = createAccountWithCli(env, 'Acme')
-    const server = await spawnServer(env)
-    t.teardown(() => server.kill('SIGKILL'))
-    const send = (path: string, method: string, body: unknown) =>
-      call(server.url, account.private_key, path, { method, body: JSON.stringify(body) })
+    const { env, account, send } = await servedShop(t)
     // Twelve Mondays from 3 August 2026, ten parcels each promised the Wednesday: five scanned Tuesday
     // and delivered Wednesday, five held without a scan and delivered Friday.
     const DAY = 86_400
