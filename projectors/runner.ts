@@ -22,12 +22,6 @@ const RETRY_DELAY_MS = 1000
  * outlive young-generation collections and fill the old generation.
  */
 const BATCH_SIZE = 1000
-/**
- * Under a stream of small appends (one order a request), how long the
- * projector lets more arrive: a commit's pages, index pages above all, are
- * written once for several requests instead of once each.
- */
-const GATHER_MS = 2
 
 /**
  * Runs the projections from their checkpoints: catch-up, then live. One reader
@@ -190,14 +184,14 @@ export async function runProjections(
   }
   try {
     // Unfiltered on purpose: every checkpoint must pass every event, so a reader
-    // waiting for a position never waits on events a projection ignores.
+    // waiting for a position never waits on events a projection ignores. Woken,
+    // it reads at once: what is appended while a batch commits makes the next.
     for await (const batch of subscribeToAll(rt.eventStore, {
       after,
       batchSize: BATCH_SIZE,
       pollMs: rt.config.POLL_INTERVAL_MS,
       signal: reading.signal,
       whenCaughtUp: fillViews,
-      gatherMs: GATHER_MS,
     })) {
       const before = lanes.map((lane) => lane.done)
       for (const lane of lanes) {

@@ -13,8 +13,6 @@ export interface SubscribeOptions {
    * some and wants to be called again, after the log is looked at once more.
    */
   whenCaughtUp?: () => Promise<boolean>
-  /** Under a stream of appends, how long to let more arrive before reading (see waitForAppends). */
-  gatherMs?: number
 }
 
 /**
@@ -36,7 +34,7 @@ export async function* subscribeToAll(store: EventStore, options: SubscribeOptio
         continue
       }
       if (await options.whenCaughtUp?.()) continue
-      await appends.next(pollMs, signal, options.gatherMs)
+      await appends.next(pollMs, signal)
     }
   } finally {
     appends.close()
