@@ -18,7 +18,7 @@ import {
   streamEvents,
   streamReads,
 } from './sqlite-rows.ts'
-import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
+import { writeWhenFree } from '../sqlite/busy.ts'
 import { EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
 import { appendRequests, eventStatements } from './sqlite-append.ts'
 
@@ -153,13 +153,9 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
  * requests that arrived together) are committed in one transaction at the
  * end of the turn, and each is answered once it is stored. A commit writes
  * the pages it touches whole, and the log's and its indexes' last pages are
- * then written once for all of them instead of once each.
- *
- * While another connection holds the log (a checkpoint starting it over, the
- * CLI appending), SQLite's busy handler would sleep on this thread and stop
- * every request with it: the group waits on a timer instead, appends asked
- * for meanwhile join it, and it fails as a blocked statement would after
- * BUSY_TIMEOUT_MS.
+ * then written once for all of them instead of once each. While another
+ * connection holds the log, the group waits on a timer (writeWhenFree), and
+ * appends asked for meanwhile join it.
  */
 function groupCommit(
   db: { pragma(sql: string): unknown },
@@ -167,57 +163,43 @@ function groupCommit(
   stored: (rows: LogRow[]) => void,
 ) {
   let waiting: WaitingAppend[] = []
-  let busySince: number | undefined
-  let retry: NodeJS.Timeout | undefined
-  const commitWaiting = (blocking = false) => {
-    retry = undefined
+  /** Commits what waits (nothing when a close has); returns how to answer it. A busy log leaves it waiting. */
+  const commitWaiting = () => {
+    const group = waiting
+    if (group.length === 0) return () => {}
+    const rows: LogRow[] = []
+    const outcomes = commit(group, rows)
+    waiting = []
+    return () => {
+      if (rows.length > 0) stored(rows)
+      outcomes.forEach((outcome, i) => {
+        if ('error' in outcome) group[i]!.reject(outcome.error)
+        else group[i]!.resolve(outcome.result)
+      })
+    }
+  }
+  const fail = (error: unknown) => {
     const group = waiting
     waiting = []
-    if (group.length === 0) return
-    const rows: LogRow[] = []
-    let outcomes: AppendOutcome[]
-    if (!blocking) db.pragma('busy_timeout = 0')
-    try {
-      outcomes = commit(group, rows)
-    } catch (error) {
-      if (!blocking && isBusy(error)) {
-        busySince ??= performance.now()
-        if (performance.now() - busySince < BUSY_TIMEOUT_MS) {
-          waiting = group
-          retry = setTimeout(commitWaiting, BUSY_RETRY_MS)
-          return
-        }
-      }
-      busySince = undefined
-      for (const w of group) w.reject(error)
-      return
-    } finally {
-      if (!blocking) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-    }
-    busySince = undefined
-    if (rows.length > 0) stored(rows)
-    outcomes.forEach((outcome, i) => {
-      if ('error' in outcome) group[i]!.reject(outcome.error)
-      else group[i]!.resolve(outcome.result)
-    })
+    for (const w of group) w.reject(error)
   }
+  const commitWhenFree = () => writeWhenFree(db, commitWaiting).then((answer) => answer(), fail)
   return {
     append: (requests: AppendRequest[]) =>
       new Promise<AppendResult>((resolve, reject) => {
-        if (waiting.length === 0) setImmediate(commitWaiting)
+        if (waiting.length === 0) setImmediate(commitWhenFree)
         waiting.push({ requests, resolve, reject })
       }),
     /** Commits what waits, blocking (the store is closing). */
     close() {
-      clearTimeout(retry)
-      commitWaiting(true)
+      try {
+        commitWaiting()()
+      } catch (error) {
+        fail(error)
+      }
     },
   }
 }
-
-/** How often appends blocked by another connection's lock try again. */
-const BUSY_RETRY_MS = 2
-const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
 
 /** An append waiting for its turn's commit. */
 interface WaitingAppend {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { writeWhenFree } from '../sqlite/busy.ts'
 import { pendingLines } from './sql-tables.ts'
 import { type CollectionSpec, type DocumentAppend, type DocumentWrite, isAppend, type ReadStore } from './port.ts'
 import { type SpecOf, type Statements, type Stored, type checkpointStatements, encode } from './sqlite-statements.ts'
@@ -108,21 +109,21 @@ export function documentWrites(
     async fillViews(collection, views) {
       const spec = specOf(collection)
       // Encoded before the write lock is taken, as a commit's documents are.
-      return fillViews.immediate(
-        spec,
-        views.map((item) => ({
-          key: item.key,
-          revision: item.revision,
-          views: encodeViews(spec, item.views),
-          folded: item.folded === undefined ? undefined : encode(spec, JSON.stringify(item.folded)),
-        })),
-      )
+      const items = views.map((item) => ({
+        key: item.key,
+        revision: item.revision,
+        views: encodeViews(spec, item.views),
+        folded: item.folded === undefined ? undefined : encode(spec, JSON.stringify(item.folded)),
+      }))
+      return writeWhenFree(db, () => fillViews.immediate(spec, items))
     },
     async commit(projections, writes, checkpoint) {
       // Serialised and compressed before the write lock is taken: another
       // writer of the file (a rebuild's other part, the live projector) waits
-      // only for the rows.
-      commit.immediate(projections, writes.map(encodeWrite), checkpoint)
+      // only for the rows. A commit on the request thread (a reaction's
+      // checkpoint) waits for the projector's on a timer, never asleep.
+      const encoded = writes.map(encodeWrite)
+      await writeWhenFree(db, () => commit.immediate(projections, encoded, checkpoint))
     },
   }
 }

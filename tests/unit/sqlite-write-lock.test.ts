@@ -6,6 +6,7 @@ import { toNewEvents } from '../../commands/execute.ts'
 import type { DomainEvent } from '../../shared/domain/events/index.ts'
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
+import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
 import { tempDir } from '../support/temp.ts'
 
 const metadata = (): EventMetadata => ({ accountId: 1, correlationId: 'test', source: 'reaction', recordedAt: 0 })
@@ -40,4 +41,28 @@ t.test('appends blocked by another connection leave the thread free, and are sto
   t.equal(b.position, a.position + 1n, 'both were committed, in the order asked')
   t.equal((await store.readStream('job-1_1')).length, 1)
   t.equal((await store.readStream('job-1_2')).length, 1)
+})
+
+t.test('a checkpoint saved while another connection writes the read models waits without stopping the thread', async (t) => {
+  const file = join(tempDir(t, 'shiplog-lock-'), 'read.db')
+  const store = createSqliteReadStore(file, [])
+  t.teardown(() => store.close())
+  // The projector's commit, as a reaction on the request thread meets it.
+  const other = new Database(file)
+  t.teardown(() => other.close())
+  other.exec('BEGIN IMMEDIATE')
+
+  let saved = false
+  const saving = store.commit(['webhooks'], [], 42n).then(() => {
+    saved = true
+  })
+  const asleepFrom = performance.now()
+  await sleep(50)
+  const slept = performance.now() - asleepFrom
+  t.ok(slept < 1000, `timers ran while the checkpoint waited (50 ms took ${Math.round(slept)} ms)`)
+  t.notOk(saved, 'the checkpoint is not saved while the other connection holds the file')
+
+  other.exec('COMMIT')
+  await saving
+  t.equal(await store.checkpoint('webhooks'), 42n, 'saved once the other connection let go')
 })
