@@ -43,7 +43,7 @@ t.test('appends blocked by another connection leave the thread free, and are sto
   t.equal((await store.readStream('job-1_2')).length, 1)
 })
 
-t.test('a checkpoint saved while another connection writes the read models waits without stopping the thread', async (t) => {
+t.test('a checkpoint saved while another connection writes waits without stopping the thread', async (t) => {
   const file = join(tempDir(t, 'shiplog-lock-'), 'read.db')
   const store = createSqliteReadStore(file, [])
   t.teardown(() => store.close())
