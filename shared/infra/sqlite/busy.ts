@@ -4,7 +4,7 @@ export const BUSY_TIMEOUT_MS = 10_000
 /** How often a write blocked by another connection's lock tries again. */
 const BUSY_RETRY_MS = 2
 
-export const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
+const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
 
 /**
  * Runs a write transaction without SQLite's busy handler: while another
@@ -12,14 +12,8 @@ export const isBusy = (error: unknown) => (error as { code?: string }).code?.sta
  * starting the log over, the CLI), the handler would sleep on this thread
  * and stop everything it serves. The write is tried again on a timer
  * instead, and fails as a blocked statement would after BUSY_TIMEOUT_MS.
- * `blocking` writes as a plain statement does (a store closing).
  */
-export async function writeWhenFree<T>(
-  db: { pragma(sql: string): unknown },
-  write: () => T,
-  blocking = false,
-): Promise<T> {
-  if (blocking) return write()
+export async function writeWhenFree<T>(db: { pragma(sql: string): unknown }, write: () => T): Promise<T> {
   const since = performance.now()
   for (;;) {
     db.pragma('busy_timeout = 0')
