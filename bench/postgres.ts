@@ -158,7 +158,7 @@ for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema}
 await admin.end()
 
 const byLabel = (start: string) => figures.find((f) => f.label.startsWith(start))!
-const raw = (figures[0]!.eventsPerSecond + byLabel('(a) the same').eventsPerSecond) / 2
+const raw = (byLabel('(a) raw COPY').eventsPerSecond + byLabel('(a) the same').eventsPerSecond) / 2
 const count = (n: number) => Math.round(n).toLocaleString('en').padStart(9)
 console.log(
   `postgres: ${BATCHES} batches × ${BATCH_SIZE} new trackers (${Math.round(events / BATCHES)} events a batch) after ${WARMUP} warm-up batches; ${conditions(true, `PostgreSQL ${version} on the same machine (${withoutCredentials(url)})`)}`,

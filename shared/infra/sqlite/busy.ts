@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
 /** How long an embedded store's statement waits for another connection's lock before it fails. */
 export const BUSY_TIMEOUT_MS = 10_000
 
@@ -24,6 +26,6 @@ export async function writeWhenFree<T>(db: { pragma(sql: string): unknown }, wri
     } finally {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     }
-    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS))
+    await sleep(BUSY_RETRY_MS)
   }
 }
