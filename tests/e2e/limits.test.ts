@@ -233,6 +233,7 @@ t.test(
     socket.write(
       `POST /v1/trackers HTTP/1.1\r\nHost: x\r\nAuthorization: ${server.privateKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"trackers":[`,
     )
+    const sentAt = performance.now()
     const trickle = setInterval(() => socket.write(' '), 200)
     const answer = await new Promise<string>((resolve) => {
       let text = ''
@@ -241,6 +242,8 @@ t.test(
     })
     clearInterval(trickle)
     t.match(answer, /^HTTP\/1\.1 408/, 'a slow client gets 408 and its connection closed')
+    // The timeout, plus the second between two of Node's looks at the requests still arriving, plus slack.
+    t.ok(performance.now() - sentAt < 4000, 'within a few seconds of REQUEST_TIMEOUT_MS')
 
     const big = JSON.stringify({
       trackers: [{ order_number: 'B', tracking_number: 'B', custom_variables: { x: 'y'.repeat(5000) } }],
