@@ -14,7 +14,7 @@ import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import type { Runtime } from '../runtime.ts'
 import { notFound, ShiplogError } from '../../domain/errors.ts'
-import { authenticate } from './auth.ts'
+import { authenticate, keyAccounts } from './auth.ts'
 import { handleError } from './error-handler.ts'
 import { validatorCompiler } from './validator-compiler.ts'
 import { jsonDepthExceeds, MAX_JSON_DEPTH, SMALL_BODY_LIMIT } from './body-limits.ts'
@@ -108,6 +108,7 @@ export async function createHttpServer(
     handleError(notFound(`No route ${request.method} ${request.url.split('?')[0]}`), request, reply),
   )
   cutOffSlowClients(app, rt.config.REQUEST_TIMEOUT_MS)
+  const accountOfKey = keyAccounts(rt.readStore)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     // The key is checked first (one indexed lookup), so the limit knows whose request it is;
@@ -115,7 +116,7 @@ export async function createHttpServer(
     let refused: unknown
     if (request.routeOptions.url) {
       try {
-        request.caller = await authenticate(request, rt.readStore, request.routeOptions.config.auth ?? 'private')
+        request.caller = await authenticate(request, accountOfKey, request.routeOptions.config.auth ?? 'private')
       } catch (error) {
         refused = error
       }
