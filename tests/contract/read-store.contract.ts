@@ -338,6 +338,14 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     )
     t.same((await store.get(contractCollection.name, 1, 1))?.doc, { id: 1, email: 'v2@x.io' })
     t.equal(await store.checkpoint('contract'), 7n)
+    // A commit names several projections; each moves only forward, a longer position being the greater.
+    await store.commit(['contract', 'contract-other'], [], 10n)
+    await store.commit(['contract', 'contract-other', 'contract-new'], [], 9n)
+    t.same(
+      await Promise.all(['contract', 'contract-other', 'contract-new'].map((p) => store.checkpoint(p))),
+      [10n, 10n, 9n],
+      'each named checkpoint moved up, none back',
+    )
     const many = await store.getManyByKey(contractCollection.name, [w.key, 'missing'])
     t.same([...many.keys()], [w.key])
     t.equal(

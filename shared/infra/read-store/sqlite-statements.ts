@@ -223,5 +223,16 @@ export function checkpointStatements(db: Database.Database) {
       `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
        ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
     ),
+    /**
+     * Moves each named projection's checkpoint (a JSON array of names) up to
+     * the position, never down, in one statement: a commit moves a dozen.
+     * Positions are decimal text of any length, so the longer is the greater.
+     */
+    advance: db.prepare<[position: string, projections: string]>(
+      `INSERT INTO checkpoints (projection, position) SELECT value, ? FROM json_each(?) WHERE true
+       ON CONFLICT (projection) DO UPDATE SET position = excluded.position
+       WHERE length(position) < length(excluded.position)
+          OR (length(position) = length(excluded.position) AND position < excluded.position)`,
+    ),
   }
 }

@@ -73,10 +73,7 @@ export function documentWrites(
             ...views,
           )
       }
-      for (const projection of projections) {
-        const current = checkpoints.of.get(projection)
-        if (!current || BigInt(current.position) < checkpoint) checkpoints.save.run(projection, checkpoint.toString())
-      }
+      checkpoints.advance.run(checkpoint.toString(), JSON.stringify(projections))
     },
   )
   /**
