@@ -18,7 +18,7 @@ import {
   streamEvents,
   streamReads,
 } from './sqlite-rows.ts'
-import { writeWhenFree } from '../sqlite/busy.ts'
+import { isBusy, writeWhenFree } from '../sqlite/busy.ts'
 import { EVENTS_TABLE, EVENT_LOG_VIEW, SNAPSHOTS_TABLE, openEventsFile } from './sqlite-schema.ts'
 import { appendRequests, eventStatements } from './sqlite-append.ts'
 
@@ -44,7 +44,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   )
   // Each waiting append in a savepoint of its own (a transaction function
   // called inside another is one): one that fails leaves the others in.
-  const appendGroup = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) =>
+  const appendEachAlone = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) =>
     group.map((waiting): AppendOutcome => {
       const own: LogRow[] = []
       try {
@@ -56,6 +56,22 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       }
     }),
   )
+  // A group seldom meets a conflict: its appends go in one pass, with no
+  // savepoint each (a savepoint journals a copy of every page it changes).
+  // One that fails undoes the pass, and the group goes again, each alone.
+  const appendTogether = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) =>
+    group.map((waiting): AppendOutcome => ({ result: appendRequests(statements, waiting.requests, rows) })),
+  )
+  const appendGroup = (group: readonly WaitingAppend[], rows: LogRow[]) => {
+    try {
+      return appendTogether.immediate(group, rows)
+    } catch (error) {
+      // Another connection holding the log is for writeWhenFree to wait out.
+      if (isBusy(error)) throw error
+      rows.length = 0
+      return appendEachAlone.immediate(group, rows)
+    }
+  }
   const recent = new RecentAppends<LogRow>(rowSpan, RECENT_EVENTS)
   const appends = appendSignal(file, (rows) => recent.add(rows))
 
@@ -63,9 +79,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
   const appending = groupCommit(
     db,
     (group, rows) =>
-      group.length === 1
-        ? [{ result: appendAll.immediate(group[0]!.requests, rows) }]
-        : appendGroup.immediate(group, rows),
+      group.length === 1 ? [{ result: appendAll.immediate(group[0]!.requests, rows) }] : appendGroup(group, rows),
     (rows) => appends.wake(rows),
   )
 

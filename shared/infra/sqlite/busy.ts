@@ -6,7 +6,7 @@ export const BUSY_TIMEOUT_MS = 10_000
 /** How often a write blocked by another connection's lock tries again. */
 const BUSY_RETRY_MS = 2
 
-const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
+export const isBusy = (error: unknown) => (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true
 
 /**
  * Runs a write transaction without SQLite's busy handler: while another
