@@ -187,6 +187,30 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.equal(new Set(positions).size, positions.length, 'every stored event has a position of its own')
   })
 
+  t.test('appends asked for at once each answer with their own revisions and last position', async (t) => {
+    const [a, b, c, d] = [uniqueStream('thing'), uniqueStream('thing'), uniqueStream('thing'), uniqueStream('thing')]
+    await store.append([
+      { stream: b, expected: 'no_stream', events: [event('B1')] },
+      { stream: d, expected: 'no_stream', events: [event('D1'), event('D2')] },
+    ])
+    const [first, second] = await Promise.all([
+      store.append([
+        { stream: a, expected: 'no_stream', events: [event('A1'), event('A2')] },
+        { stream: b, expected: 0, events: [event('B2')] },
+      ]),
+      store.append([
+        { stream: c, expected: 'no_stream', events: [event('C1')] },
+        { stream: d, expected: 'any', events: [] },
+      ]),
+    ])
+    t.same(first.revisions, [1, 1], 'the first append’s streams, at their new revisions')
+    t.same(second.revisions, [0, 1], 'the second’s, an empty append to a stream at the revision it found')
+    const [ofA, ofB, ofC] = await store.readStreams([{ stream: a }, { stream: b }, { stream: c }])
+    const lastOf = (events: readonly { position: bigint }[] | undefined) => events!.at(-1)!.position
+    t.equal(first.position, lastOf(ofA) > lastOf(ofB) ? lastOf(ofA) : lastOf(ofB))
+    t.equal(second.position, lastOf(ofC), 'each is told the position of its own last event')
+  })
+
   t.test('a retried append with the same event ids writes nothing new', async (t) => {
     const s = uniqueStream('thing')
     const events = [event('A'), event('B')]

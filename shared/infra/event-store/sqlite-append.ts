@@ -132,13 +132,14 @@ function packed(events: readonly NewEvent[]): { data: string; parts: string } {
 /**
  * An atomic append's body, run inside its transaction: every request checked,
  * then written, or none. The rows written are added to `appended`, to be
- * handed to readers once committed.
+ * handed to readers once committed. Besides the append's result, each
+ * request's own position: of its last event written or found, 0 for none.
  */
 export function appendRequests(
   statements: EventStatements,
-  requests: AppendRequest[],
+  requests: readonly AppendRequest[],
   appended: LogRow[],
-): AppendResult {
+): AppendResult & { positions: bigint[] } {
   // A command stamps all its events with one metadata object: serialise it once.
   const metadataJson = new Map<object, string>()
   const serialiseMetadata = (m: object) => {
@@ -152,6 +153,7 @@ export function appendRequests(
   let head = BigInt(statements.lastPosition.get()?.seq ?? 0)
   let position = 0n
   const revisions: number[] = []
+  const positions: bigint[] = []
   // Each stream's last revision as this transaction leaves it.
   const last = new Map<string, number>()
   for (const [request, revision] of statements.lastRevisions.all(JSON.stringify(requests.map((r) => r.stream)))) {
@@ -160,6 +162,7 @@ export function appendRequests(
   }
   const skip = (retry: { revision: number; position: bigint }) => {
     revisions.push(retry.revision)
+    positions.push(retry.position)
     if (retry.position > position) position = retry.position
   }
   for (const req of requests) {
@@ -177,6 +180,7 @@ export function appendRequests(
     }
     if (req.events.length === 0) {
       revisions.push(current)
+      positions.push(0n)
       continue
     }
     const metadata = serialiseMetadata(req.events[0]!.metadata)
@@ -225,6 +229,7 @@ export function appendRequests(
     for (const row of requestRows) appended.push(row)
     last.set(req.stream, revision)
     revisions.push(revision)
+    positions.push(position)
     // Only a state folded from exactly the revision the append expected is the stream's state after it.
     const exact = typeof req.expected === 'number' || req.expected === 'no_stream'
     if (req.snapshot && exact)
@@ -236,5 +241,5 @@ export function appendRequests(
         JSON.stringify(req.snapshot.state),
       )
   }
-  return { position, revisions }
+  return { position, revisions, positions }
 }

@@ -56,12 +56,25 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
       }
     }),
   )
-  // A group seldom meets a conflict: its appends go in one pass, with no
-  // savepoint each (a savepoint journals a copy of every page it changes).
-  // One that fails undoes the pass, and the group goes again, each alone.
-  const appendTogether = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) =>
-    group.map((waiting): AppendOutcome => ({ result: appendRequests(statements, waiting.requests, rows) })),
-  )
+  // A group seldom meets a conflict: its appends go in one pass, as one
+  // append, with no savepoint each (a savepoint journals a copy of every page
+  // it changes). One that fails undoes the pass, and the group goes again,
+  // each alone.
+  const appendTogether = db.transaction((group: readonly WaitingAppend[], rows: LogRow[]) => {
+    const { revisions, positions } = appendRequests(
+      statements,
+      group.flatMap((waiting) => waiting.requests),
+      rows,
+    )
+    let from = 0
+    return group.map((waiting): AppendOutcome => {
+      const to = from + waiting.requests.length
+      const own = positions.slice(from, to).reduce((highest, p) => (p > highest ? p : highest), 0n)
+      const result = { position: own, revisions: revisions.slice(from, to) }
+      from = to
+      return { result }
+    })
+  })
   const appendGroup = (group: readonly WaitingAppend[], rows: LogRow[]) => {
     try {
       return appendTogether.immediate(group, rows)
