@@ -31,9 +31,10 @@ export interface Reaction {
   only?(): { types: readonly string[]; oneAtATime?: boolean } | undefined
   /**
    * Does what a batch of the log asks; the checkpoint moves past the batch
-   * only once it returns. True when it did something.
+   * only once it returns. True when it did something. `whole`: the batch
+   * holds every event of the log in its range, none passed over by type.
    */
-  handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<boolean>
+  handle(batch: readonly RecordedEvent[], signal: AbortSignal, whole: boolean): Promise<boolean>
 }
 
 /**
@@ -72,7 +73,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
         const batch = await rt.eventStore.readAll({ after, types: only?.types, limit })
         const reached =
           batch.length > 0 ? batch.at(-1)!.position : head !== undefined && head > after ? head : undefined
-        if (batch.length > 0 && (await reaction.handle(batch, signal))) {
+        if (batch.length > 0 && (await reaction.handle(batch, signal, only === undefined))) {
           if (signal.aborted) return
           after = reached!
           await save(after)

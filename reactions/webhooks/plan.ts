@@ -115,6 +115,45 @@ function appendAround(stream: readonly RecordedEvent[], revision: number): [numb
 }
 
 /**
+ * Reads streams from a whole slice of the log (every event in its range, of
+ * any type) where it can, else from the store: a stream the slice holds from
+ * its first event, its last one before the slice's end. An append's events
+ * for one stream follow one another in the log, so the log's next event
+ * after that one, in the slice and not the stream's, shows that its append
+ * ends there too. A reaction planning the batch it has just read then reads
+ * again only the streams older than the batch, and parses each event once.
+ */
+export function sliceFirst(
+  store: Pick<EventStore, 'readStreams'>,
+  slice: readonly RecordedEvent[],
+): Pick<EventStore, 'readStreams'> {
+  const end = slice.at(-1)
+  const held = new Map<string, RecordedEvent[]>()
+  const partial = new Set<string>()
+  for (const event of slice) {
+    const events = held.get(event.stream)
+    if (events === undefined && event.revision === 0) held.set(event.stream, [event])
+    else if (events !== undefined && events.length === event.revision) events.push(event)
+    else partial.add(event.stream)
+  }
+  const whole = (stream: string) => {
+    const events = held.get(stream)
+    if (events === undefined || partial.has(stream)) return undefined
+    // An append reaching the slice's end may go on in the log after it.
+    return events.at(-1) === end ? undefined : events
+  }
+  return {
+    async readStreams(reads) {
+      const fromSlice = reads.map((read) => whole(read.stream)?.slice(read.fromRevision ?? 0))
+      const missing = reads.filter((_, i) => fromSlice[i] === undefined)
+      const read = missing.length > 0 ? await store.readStreams(missing) : []
+      let next = 0
+      return fromSlice.map((events) => events ?? read[next++]!)
+    },
+  }
+}
+
+/**
  * Each stream's events folded up to a revision, carried forward from the
  * last fold of that stream: a batch's messages fold each stream once, however
  * many of its events make one. (A stream's category fixes its evolve.)

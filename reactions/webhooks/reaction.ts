@@ -10,7 +10,7 @@ import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../projectors/webhooks/endpoint.ts'
 import type { DeliveryQueue } from './delivery-queue.ts'
-import { type Audience, messagesOf, type PlannedMessage } from './plan.ts'
+import { type Audience, messagesOf, type PlannedMessage, sliceFirst } from './plan.ts'
 
 /** The reaction's checkpoint, beside the projections' in the read store. */
 export const WEBHOOKS_CHECKPOINT = 'webhooks'
@@ -144,8 +144,8 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
     },
     // With no endpoint anywhere, only the next endpoint event matters; from it on, every event does.
     only: () => (directory.isEmpty ? { types: webhookEndpointEventTypes, oneAtATime: true } : undefined),
-    async handle(batch) {
-      const planned = await messagesOf(rt.eventStore, batch, directory)
+    async handle(batch, _signal, whole) {
+      const planned = await messagesOf(whole ? sliceFirst(rt.eventStore, batch) : rt.eventStore, batch, directory)
       await recordMessages(rt, planned)
       for (const delivery of deliveryBatches(planned)) await queue.enqueue(delivery).catch(() => false)
       return planned.length > 0

@@ -248,6 +248,30 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.ok(typed.every((e) => e.type === 'B1'))
   })
 
+  t.test(
+    'an append’s events for one stream follow one another in the log, appends asked for at once too',
+    async (t) => {
+      const start = await store.head()
+      const [s, other, third] = [uniqueStream('thing'), uniqueStream('thing'), uniqueStream('thing')]
+      await Promise.all([
+        store.append([
+          { stream: s, expected: 'no_stream', events: [event('A'), event('B'), event('C')] },
+          { stream: other, expected: 'no_stream', events: [event('D'), event('E')] },
+        ]),
+        store.append([{ stream: third, expected: 'no_stream', events: [event('F'), event('G')] }]),
+      ])
+      const log = (await store.readAll({ after: start, limit: 1000 })).map((e) => e.stream)
+      for (const [stream, count] of [
+        [s, 3],
+        [other, 2],
+        [third, 2],
+      ] as const) {
+        const first = log.indexOf(stream)
+        t.same(log.slice(first, first + count), Array(count).fill(stream), `${count} of one stream in a row`)
+      }
+    },
+  )
+
   t.test('the events of one append keep their own ids, revisions and positions wherever a read starts', async (t) => {
     const start = await store.head()
     const s = uniqueStream('thing')

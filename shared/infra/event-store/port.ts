@@ -127,6 +127,8 @@ export interface EventStore {
   /**
    * Appends to several streams as one atomic unit: every stream's expected
    * state must hold or nothing is written and a ConcurrencyError is thrown.
+   * Each stream's events of one append follow one another in the log, no
+   * other event between them (a reaction reading the log relies on it).
    */
   append(requests: AppendRequest[]): Promise<AppendResult>
   /** A stream's events in revision order, from `fromRevision` (default 0); empty when the stream does not exist. */
