@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { Expansion, orderExpandPaths } from '../projectors/resources/expansion.ts'
 import { renderOrder } from '../projectors/resources/render.ts'
 import { loadConfig } from '../shared/infra/config.ts'
+import { ORDER_FULL_VIEW } from '../shared/infra/read-store/collections.ts'
 import { openRuntime } from '../shared/infra/runtime.ts'
 import { loadOrders, T0 } from './fixtures.ts'
 import { benchServerProcess, conditions, ms, percentile, timeGets } from './support.ts'
@@ -28,7 +29,9 @@ async function measure(size: number) {
   const emails = Math.max(1, Math.floor(size / ORDERS_PER_EMAIL))
   const t0 = performance.now()
   // As the projector renders the full view when idle.
-  await loadOrders(readStore, account, size, emails, (doc) => ({ full: JSON.stringify(renderOrder(doc, full)) }))
+  await loadOrders(readStore, account, size, emails, (doc) => ({
+    [ORDER_FULL_VIEW]: JSON.stringify(renderOrder(doc, full)),
+  }))
   await loader.close()
   const loadSeconds = (performance.now() - t0) / 1000
   // Let the OS write the gigabytes just loaded out to disk first: months of
