@@ -241,6 +241,20 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     t.equal(rest.hasMore, false)
   })
 
+  t.test('a view the collection does not have is refused, in a commit and when filled', async (t) => {
+    const before = await store.checkpoint('contract-views')
+    await t.rejects(
+      store.commit(['contract-views'], [{ ...write(1, 90), views: { card_0: '{}' } }], 90n),
+      /card_0 is not a view of contract/,
+    )
+    t.equal(await store.checkpoint('contract-views'), before, 'nothing committed')
+    t.equal(await store.get(contractCollection.name, 1, 90), undefined)
+    const C = contractViewsWhenIdle.name
+    const idle = { ...write(3, 91), collection: C }
+    await store.commit(['contract-idle'], [idle], 91n)
+    await t.rejects(store.fillViews(C, [{ key: idle.key, revision: 0, views: { cards: '{}' } }]), /cards is not a view/)
+  })
+
   t.test('views left out of writes are missing, newest first, until filled at their revision', async (t) => {
     const C = contractViewsWhenIdle.name
     const writes = [1, 2, 3].map((id) => ({ ...write(1, id), collection: C }))

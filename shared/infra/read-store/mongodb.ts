@@ -8,6 +8,7 @@ import {
 } from 'mongodb'
 import {
   acrossAccounts,
+  checkViewNames,
   collectionSpecs,
   perAccountFields,
   groupKeys,
@@ -75,6 +76,7 @@ export async function createMongoReadStore(url: string, collections: readonly Co
     ...documentReads(collection, specOf),
     async fillViews(name, views) {
       if (views.length === 0) return 0
+      for (const item of views) checkViewNames(specOf(name), item.views)
       const filled = await collection(name).bulkWrite(
         views.map((item) => ({
           updateOne: {
@@ -240,6 +242,7 @@ async function commitWrites(
 ) {
   const byCollection = new Map<string, AnyBulkWriteOperation<Stored>[]>()
   for (const w of writes) {
+    checkViewNames(specOf(w.collection), w.views)
     const ops = byCollection.get(w.collection) ?? []
     ops.push({
       updateOne: {

@@ -83,6 +83,15 @@ export function wholeDocuments(writes: readonly (DocumentWrite | DocumentAppend)
   return writes as readonly DocumentWrite[]
 }
 
+/**
+ * Refuses views the collection does not have: a view's name carries its
+ * version, and a writer still on an old name would leave every document
+ * without its view (pages then rendered from documents), unnoticed.
+ */
+export function checkViewNames(spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) {
+  for (const name in views) if (!spec.views?.includes(name)) throw new Error(`${name} is not a view of ${spec.name}`)
+}
+
 export type FieldValue = string | number | null
 
 export interface StoredDocument<D = unknown> {

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { pendingLines, viewColumns } from './sql-tables.ts'
-import { type CollectionSpec, type DocumentAppend, type DocumentWrite, isAppend } from './port.ts'
+import { type CollectionSpec, checkViewNames, type DocumentAppend, type DocumentWrite, isAppend } from './port.ts'
 import { fieldColumnsOf } from './postgres-tables.ts'
 
 /* A projector's commit on PostgreSQL: whole documents upserted, events appended to documents' pending lines. */
@@ -60,6 +60,7 @@ export async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes
     ...viewColumns(spec).map((v): [string, string] => [v, 'text']),
   ]
   const rows = list.map((w) => {
+    checkViewNames(spec, w.views)
     const row: Record<string, unknown> = {
       account_id: w.accountId,
       id: w.id,

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { openPostgres, preferLz4 } from '../postgres.ts'
 import { viewColumns } from './sql-tables.ts'
-import { collectionSpecs, shadowOf, type CollectionSpec, type ReadStore } from './port.ts'
+import { checkViewNames, collectionSpecs, shadowOf, type CollectionSpec, type ReadStore } from './port.ts'
 import { createIndexes, tableStatements } from './postgres-tables.ts'
 import { postgresReads } from './postgres-reads.ts'
 import { appendPending, runsOf, upsert } from './postgres-writes.ts'
@@ -79,6 +79,7 @@ export async function createPostgresReadStore(
       const columns = viewColumns(spec)
       if (views.length === 0 || columns.length === 0) return 0
       const rows = views.map((item) => {
+        checkViewNames(spec, item.views)
         const row: Record<string, unknown> = { key: item.key, revision: item.revision }
         for (const v of spec.views ?? []) row[`v_${v}`] = item.views[v] ?? null
         if (item.folded !== undefined) row.folded = item.folded

@@ -1,17 +1,26 @@
 import type Database from 'better-sqlite3'
 import { writeWhenFree } from '../sqlite/busy.ts'
 import { pendingLines } from './sql-tables.ts'
-import { type CollectionSpec, type DocumentAppend, type DocumentWrite, isAppend, type ReadStore } from './port.ts'
+import {
+  type CollectionSpec,
+  checkViewNames,
+  type DocumentAppend,
+  type DocumentWrite,
+  isAppend,
+  type ReadStore,
+} from './port.ts'
 import { type SpecOf, type Statements, type Stored, type checkpointStatements, encode } from './sqlite-statements.ts'
 
 /* The embedded read store's writes: a projector's commit of documents and checkpoints, and views filled when idle. */
 
 /** A document's views in the collection's view order, encoded as stored; null for a view not given. */
-const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) =>
-  (spec.views ?? []).map((v) => {
+const encodeViews = (spec: CollectionSpec, views: Readonly<Record<string, string>> | undefined) => {
+  checkViewNames(spec, views)
+  return (spec.views ?? []).map((v) => {
     const view = views?.[v]
     return view === undefined ? null : encode(spec, view)
   })
+}
 
 /** A write with its document and views serialised and encoded as stored; an append with its events as lines. */
 type EncodedWrite =
