@@ -43,6 +43,7 @@ export function runsOf(writes: readonly (DocumentWrite | DocumentAppend)[]) {
 export async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes: readonly DocumentWrite[]) {
   const latest = new Map<string, DocumentWrite>()
   for (const w of writes) {
+    checkViewNames(spec, w.views)
     const known = latest.get(w.key)
     if (!known || w.revision > known.revision) latest.set(w.key, w)
   }
@@ -60,7 +61,6 @@ export async function upsert(client: pg.ClientBase, spec: CollectionSpec, writes
     ...viewColumns(spec).map((v): [string, string] => [v, 'text']),
   ]
   const rows = list.map((w) => {
-    checkViewNames(spec, w.views)
     const row: Record<string, unknown> = {
       account_id: w.accountId,
       id: w.id,
