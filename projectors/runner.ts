@@ -7,6 +7,7 @@ import { subscribeToAll } from '../shared/infra/event-store/subscribe.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import type { DocumentAppend, DocumentWrite, ReadStore } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { spareCoreGate } from '../shared/infra/spare-core.ts'
 import type { Projection } from './document-projection.ts'
 import { projections as allProjections } from './all-projections.ts'
 
@@ -90,11 +91,17 @@ export const LOOK_AGAIN_MS = 30_000
 /**
  * The projector's idle work: the views of the read models that render them
  * when idle (the orders' full view, which each carrier event would otherwise
- * re-render), one slice at a time, whenever the log has nothing new and the
- * projector is not under a bulk load. `batchDone` tells it how long a batch
- * took and that views may be missing.
+ * re-render), one slice at a time, whenever the log has nothing new, the
+ * projector is not under a bulk load and the machine has a core to spare
+ * (`spare`: a webhook sender or a request thread keeps its core). `batchDone`
+ * tells it how long a batch took and that views may be missing.
  */
-export function viewFiller(projections: readonly Projection[], store: ReadStore, now = () => performance.now()) {
+export function viewFiller(
+  projections: readonly Projection[],
+  store: ReadStore,
+  now = () => performance.now(),
+  spare: { open(): boolean } = spareCoreGate(now),
+) {
   const filling = projections.filter((p) => p.fillViews !== undefined)
   /** Whether any read model renders views when idle: only then can one be missing. */
   const renders = filling.length > 0
@@ -116,7 +123,8 @@ export function viewFiller(projections: readonly Projection[], store: ReadStore,
     async fill(): Promise<boolean> {
       const at = now()
       if (!missing && at - lastSliceAt >= LOOK_AGAIN_MS) missing = renders
-      if (!missing || (underBulkLoad(at) && at - lastSliceAt < SLICE_AT_LEAST_EVERY_MS)) return false
+      if (!missing) return false
+      if ((underBulkLoad(at) || !spare.open()) && at - lastSliceAt < SLICE_AT_LEAST_EVERY_MS) return false
       lastSliceAt = at
       let more = false
       for (const p of filling) if ((await p.fillViews!(store, VIEWS_PER_SLICE)) === VIEWS_PER_SLICE) more = true

@@ -368,7 +368,7 @@ t.test('the orders full view is left out of the writes and rendered once the pro
 })
 
 t.test(
-  'views are filled whenever the projector has spare time, and under a bulk load only after a pause or every 2 s',
+  'views are filled whenever the projector and the machine have spare time, else only after a pause or every 2 s',
   async (t) => {
     let clock = 0
     let missing = 2000
@@ -381,7 +381,8 @@ t.test(
         return filled
       },
     } as unknown as Projection
-    const filler = viewFiller([projection], {} as ReadStore, () => clock)
+    let spareCore = true
+    const filler = viewFiller([projection], {} as ReadStore, () => clock, { open: () => spareCore })
     const batch = (ms: number) => {
       clock += ms
       filler.batchDone(ms)
@@ -424,6 +425,24 @@ t.test(
     while (await filler.fill()) {}
     t.equal(missing, 0, `it looks again after ${LOOK_AGAIN_MS / 1000} s idle, and fills what it finds`)
     t.equal(slices.length, 16, 'three slices of 100 and one that found none')
+
+    // A webhook sender takes the machine's cores while the projector has little to do.
+    missing = 1000
+    slices.length = 0
+    spareCore = false
+    for (let i = 0; i < 200; i++) {
+      batch(5)
+      await filler.fill()
+      clock += 45
+    }
+    t.same(
+      slices.map((at) => at - slices[0]!),
+      [0, 2000, 4000, 6000],
+      'with no core to spare, one slice every 2 s however idle the projector',
+    )
+    spareCore = true
+    batch(5)
+    t.equal(await filler.fill(), true, 'a core to spare again: a slice at once')
   },
 )
 
