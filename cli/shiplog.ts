@@ -12,7 +12,7 @@ import {
 } from '../shared/domain/notifications/languages.ts'
 import { parseDateTime } from '../shared/domain/time.ts'
 import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
-import { eventSchemas } from '../shared/domain/events/index.ts'
+import { eventTypes } from '../shared/domain/events/index.ts'
 import { projections } from '../projectors/all-projections.ts'
 import { exportEvents, exportEventsParquet } from './events.ts'
 import { runBacktest } from './estimation.ts'
@@ -66,13 +66,12 @@ const parseDate = (value: string) => {
   if (!isCalendarDate(value)) throw new InvalidArgumentError('expected a date YYYY-MM-DD')
   return value
 }
-const eventTypes = Object.keys(eventSchemas)
 const parseExportFormat = (value: string) => {
   if (value !== 'ndjson' && value !== 'parquet') throw new InvalidArgumentError('expected ndjson or parquet')
   return value
 }
 const parseEventType = (value: string, previous: string[] = []) => {
-  if (!eventTypes.includes(value)) {
+  if (!(eventTypes as readonly string[]).includes(value)) {
     throw new InvalidArgumentError(`unknown event type ${value}; event types are ${eventTypes.join(', ')}`)
   }
   return [...previous, value]

@@ -1,3 +1,4 @@
+import { eventTypes } from '../shared/domain/events/index.ts'
 import type { RecordedEvent } from '../shared/infra/event-store/port.ts'
 import { waitForAppends } from '../shared/infra/event-store/subscribe.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -30,9 +31,17 @@ export interface Reaction {
    */
   only?(): { types: readonly string[]; oneAtATime?: boolean } | undefined
   /**
+   * Event types the reaction never reads: its own records, on streams it
+   * never plans from. Read without them, a batch still holds every event of
+   * each stream it holds (an append's events for one stream follow one
+   * another in the log), so it is still whole.
+   */
+  passesOver?: readonly string[]
+  /**
    * Does what a batch of the log asks; the checkpoint moves past the batch
    * only once it returns. True when it did something. `whole`: the batch
-   * holds every event of the log in its range, none passed over by type.
+   * holds every event of the log in its range, none passed over by type but
+   * those `passesOver` names.
    */
   handle(batch: readonly RecordedEvent[], signal: AbortSignal, whole: boolean): Promise<boolean>
 }
@@ -49,6 +58,8 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
   const { signal } = controller
   const log = rt.logger.child({ role: reaction.name })
   const appends = waitForAppends(rt.eventStore)
+  const passedOver = new Set(reaction.passesOver)
+  const read = passedOver.size > 0 ? eventTypes.filter((type) => !passedOver.has(type)) : undefined
 
   /** The position handled so far: saved as the checkpoint, or about to be. */
   let handled = 0n
@@ -66,11 +77,12 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
     try {
       while (!signal.aborted) {
         const only = reaction.only?.()
+        const types = only?.types ?? read
         // Filtered, the log up to the head is passed over at once: the head is read first, so an
         // event appended meanwhile is either in this read or after the head.
-        const head = only ? await rt.eventStore.head() : undefined
+        const head = types ? await rt.eventStore.head() : undefined
         const limit = only?.oneAtATime ? 1 : BATCH_SIZE
-        const batch = await rt.eventStore.readAll({ after, types: only?.types, limit })
+        const batch = await rt.eventStore.readAll({ after, types, limit })
         const reached =
           batch.length > 0 ? batch.at(-1)!.position : head !== undefined && head > after ? head : undefined
         if (batch.length > 0 && (await reaction.handle(batch, signal, only === undefined))) {

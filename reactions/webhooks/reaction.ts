@@ -1,5 +1,5 @@
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
-import { webhookEndpointEventTypes } from '../../shared/domain/events/index.ts'
+import { webhookEndpointEventTypes, webhookMessageEventTypes } from '../../shared/domain/events/index.ts'
 import { subscribesTo, type WebhookEndpointEvent } from '../../shared/domain/webhooks/endpoint.ts'
 import { webhookMessageStream } from '../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, RecordedEvent } from '../../shared/infra/event-store/port.ts'
@@ -142,8 +142,10 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
     async resume(after) {
       directory = await EndpointDirectory.at(rt, after)
     },
-    // With no endpoint anywhere, only the next endpoint event matters; from it on, every event does.
+    // With no endpoint anywhere, only the next endpoint event matters; from it on, every event does
+    // but the messages' own, which the reaction writes and the sender reads.
     only: () => (directory.isEmpty ? { types: webhookEndpointEventTypes, oneAtATime: true } : undefined),
+    passesOver: webhookMessageEventTypes,
     async handle(batch, _signal, whole) {
       const planned = await messagesOf(whole ? sliceFirst(rt.eventStore, batch) : rt.eventStore, batch, directory)
       await recordMessages(rt, planned)

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { toNewEvents } from '../../commands/execute.ts'
-import type { DomainEvent } from '../../shared/domain/events/index.ts'
+import { type DomainEvent, eventTypes, webhookMessageEventTypes } from '../../shared/domain/events/index.ts'
 import type { EventStore, StreamRead } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { messagesOf, sliceFirst } from '../../reactions/webhooks/plan.ts'
@@ -93,6 +93,18 @@ t.test('every page of the log, whatever its size, plans the same messages from i
     ['order-1_A', created(1)],
     ['order-1_B', created(1)],
   ])
+  // The reaction's own record between two commands: a message stream, which its reads pass over.
+  await append('w1', 1_500, [
+    [
+      'webhook-1_1_5',
+      [
+        {
+          type: 'WebhookMessageCreated',
+          data: { delivery_id: 1, endpoint_id: 1, position: '5', type: 'order.created', body: '{}', at: 1 },
+        },
+      ],
+    ],
+  ])
   await append('c2', 2_000, [
     ['order-1_A', [updated('a@example.com', 2)]],
     ['order-1_C', created(2)],
@@ -104,18 +116,23 @@ t.test('every page of the log, whatever its size, plans the same messages from i
   ])
   const everyone = { recipients: () => [{ id: 1 }] }
   const log = await store.readAll({ limit: 1000 })
-  t.equal(log.length, 13)
+  t.equal(log.length, 14)
   const direct = askedStore(store)
   const beneathSlice = askedStore(store)
-  for (let size = 1; size <= log.length; size++) {
-    for (let after = 0n; ; ) {
-      const page = await store.readAll({ after, limit: size })
-      if (page.length === 0) break
-      const planned = await messagesOf(sliceFirst(beneathSlice.store, page), page, everyone)
-      // The same page read again, its events not yet parsed, planned from the store alone.
-      const again = await store.readAll({ after, limit: size })
-      t.same(planned, await messagesOf(direct.store, again, everyone), `pages of ${size} after ${after}`)
-      after = page.at(-1)!.position
+  // Pages of the whole log, and pages without the messages' own events, as the reaction reads them.
+  const kept = eventTypes.filter((type) => !(webhookMessageEventTypes as readonly string[]).includes(type))
+  for (const types of [undefined, kept]) {
+    for (let size = 1; size <= log.length; size++) {
+      for (let after = 0n; ; ) {
+        const page = await store.readAll({ after, limit: size, types })
+        if (page.length === 0) break
+        const planned = await messagesOf(sliceFirst(beneathSlice.store, page), page, everyone)
+        // The same page read again, its events not yet parsed, planned from the store alone.
+        const again = await store.readAll({ after, limit: size, types })
+        const which = `pages of ${size} after ${after}${types ? ' without the messages’ events' : ''}`
+        t.same(planned, await messagesOf(direct.store, again, everyone), which)
+        after = page.at(-1)!.position
+      }
     }
   }
   t.ok(

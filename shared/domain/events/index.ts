@@ -26,6 +26,8 @@ export const eventSchemas = {
 } as const
 
 export type EventType = keyof typeof eventSchemas
+/** Every event type of the log. */
+export const eventTypes = Object.keys(eventSchemas) as EventType[]
 export type EventData<T extends EventType> = z.infer<(typeof eventSchemas)[T]>
 
 /** A discriminated union over `type`, so a switch over it is checked for exhaustiveness. */
