@@ -24,7 +24,7 @@ function machine(cores: number) {
 t.test('closed until a probe has watched the machine', async (t) => {
   const m = machine(2)
   m.pass(PROBE_MS - 1, 0)
-  t.equal(m.gate.open(), false, 'a probe lasts a quarter-second')
+  t.equal(m.gate.open(), false, 'a probe lasts a tenth of a second')
   m.pass(1, 0)
   t.equal(m.gate.open(), true, 'an idle machine opens it')
 })
