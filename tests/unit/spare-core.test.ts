@@ -1,64 +1,54 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { PROBE_MS, RUN_MS, spareCoreGate } from '../../shared/infra/spare-core.ts'
 
 /* When work that can wait (the projector's idle views) may run: only on a core nobody else wants. */
 
-/** Given a machine of `cores` cores, a clock, and the gate watching it. */
-function machine(cores: number) {
+/** A step: `ms` pass with `busy` cores at work, then the gate is asked; `open` is what it must answer. */
+type Step = [ms: number, busy: number, open: boolean, why?: string]
+
+/** Given a machine of `cores` cores and the gate watching it, when time passes step by step, then the gate answers each. */
+function machine(t: Test, cores: number, steps: Step[]) {
   let clock = 0
   let idleMs = 0
   const gate = spareCoreGate(
     () => clock,
     () => idleMs,
   )
-  return {
-    gate,
-    /** `ms` pass with `busy` cores at work. */
-    pass(ms: number, busy: number) {
-      clock += ms
-      idleMs += ms * Math.max(0, cores - busy)
-    },
+  for (const [ms, busy, open, why] of steps) {
+    clock += ms
+    idleMs += ms * Math.max(0, cores - busy)
+    t.equal(gate.open(), open, why ?? `at ${clock} ms, ${busy} of ${cores} cores busy`)
   }
 }
 
 t.test('closed until a probe has watched the machine', async (t) => {
-  const m = machine(2)
-  m.pass(PROBE_MS - 1, 0)
-  t.equal(m.gate.open(), false, 'a probe lasts a tenth of a second')
-  m.pass(1, 0)
-  t.equal(m.gate.open(), true, 'an idle machine opens it')
+  machine(t, 2, [
+    [PROBE_MS - 1, 0, false, 'a probe lasts a tenth of a second'],
+    [1, 0, true, 'an idle machine opens it'],
+  ])
 })
 
 t.test('a machine busy on all but half a core keeps it closed, probe after probe', async (t) => {
-  const m = machine(2)
-  for (let i = 0; i < 10; i++) {
-    m.pass(PROBE_MS, 1.5)
-    t.equal(m.gate.open(), false)
-  }
-  m.pass(PROBE_MS, 1)
-  t.equal(m.gate.open(), true, 'a whole core left idle opens it')
+  machine(t, 2, [
+    ...Array.from({ length: 10 }, (): Step => [PROBE_MS, 1.5, false]),
+    [PROBE_MS, 1, true, 'a whole core left idle opens it'],
+  ])
 })
 
 t.test('open for a second, then closed while the next probe watches', async (t) => {
-  const m = machine(2)
-  m.pass(PROBE_MS, 0)
-  t.equal(m.gate.open(), true)
-  m.pass(RUN_MS - 1, 1)
-  t.equal(m.gate.open(), true, 'the work runs on its spare core')
-  m.pass(1, 1)
-  t.equal(m.gate.open(), false, 'its second is over: a probe begins, the work held back')
-  m.pass(PROBE_MS, 2)
-  t.equal(m.gate.open(), false, 'a load came meanwhile: it stays closed')
-  m.pass(PROBE_MS, 0.5)
-  t.equal(m.gate.open(), true, 'the load gone, it opens again')
+  machine(t, 2, [
+    [PROBE_MS, 0, true],
+    [RUN_MS - 1, 1, true, 'the work runs on its spare core'],
+    [1, 1, false, 'its second is over: a probe begins, the work held back'],
+    [PROBE_MS, 2, false, 'a load came meanwhile: it stays closed'],
+    [PROBE_MS, 0.5, true, 'the load gone, it opens again'],
+  ])
 })
 
 t.test('on one core the work’s own time does not close it', async (t) => {
-  const m = machine(1)
-  m.pass(PROBE_MS, 0)
-  t.equal(m.gate.open(), true)
-  m.pass(RUN_MS, 1)
-  t.equal(m.gate.open(), false, 'a probe, with the work held back')
-  m.pass(PROBE_MS, 0)
-  t.equal(m.gate.open(), true, 'nothing else wanted the core')
+  machine(t, 1, [
+    [PROBE_MS, 0, true],
+    [RUN_MS, 1, false, 'a probe, with the work held back'],
+    [PROBE_MS, 0, true, 'nothing else wanted the core'],
+  ])
 })
