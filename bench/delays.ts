@@ -14,7 +14,7 @@ import { DAY_SECONDS, DEFAULT_DELAY_RULES, startOfDay } from '../shared/domain/d
 import { addDays } from '../shared/domain/delivery/calendar.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { type DelayLane, generateDelayStories, modeOf } from './history.ts'
+import { generateDelayStories, modeOf, SYNTHETIC_LANES } from './history.ts'
 import { benchStores, conditions, ms, percentile } from './support.ts'
 
 const TRACKERS = Number(process.env.BENCH_TRACKERS ?? 1_000_000)
@@ -78,67 +78,7 @@ console.log(
 )
 await stores.close()
 
-const lanes: DelayLane[] = [
-  {
-    carrier: 'colissimo',
-    service: 'home',
-    destination: 'FR',
-    shape: [
-      [2, 60],
-      [3, 25],
-      [4, 10],
-      [6, 5],
-    ],
-  },
-  {
-    carrier: 'colissimo',
-    service: 'home',
-    destination: 'BE',
-    shape: [
-      [3, 55],
-      [4, 30],
-      [5, 10],
-      [7, 5],
-    ],
-  },
-  {
-    carrier: 'dhl',
-    service: 'express',
-    destination: 'DE',
-    shape: [
-      [1, 70],
-      [2, 20],
-      [3, 10],
-    ],
-  },
-  {
-    carrier: 'ups',
-    service: 'standard',
-    destination: 'ES',
-    shape: [
-      [3, 50],
-      [4, 30],
-      [5, 15],
-      [8, 5],
-    ],
-    december: [
-      [5, 50],
-      [6, 30],
-      [7, 15],
-      [10, 5],
-    ],
-  },
-  {
-    carrier: 'chronopost',
-    service: '13h',
-    destination: 'FR',
-    shape: [
-      [1, 85],
-      [2, 12],
-      [3, 3],
-    ],
-  },
-]
+const lanes = SYNTHETIC_LANES
 const t2 = performance.now()
 const stories = generateDelayStories(lanes, '2026-01-01', '2026-12-31', PER_DAY)
 const t3 = performance.now()

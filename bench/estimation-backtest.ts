@@ -7,81 +7,31 @@
  * best possible (the generator's own mode). BENCH_PARCELS_PER_DAY sets the volume.
  */
 import { backtest } from '../shared/domain/delivery/backtest.ts'
-import { generateHistory, type Lane, service } from './history.ts'
+import type { ConfiguredService } from '../shared/domain/delivery/estimate.ts'
+import { generateHistory, type Lane, SYNTHETIC_LANES, service } from './history.ts'
 import { conditions } from './support.ts'
 
 const PER_DAY = Number(process.env.BENCH_PARCELS_PER_DAY ?? 300)
 const SINCE = '2026-02-01'
-const colissimo = service('colissimo', 'home', 2)
-const dhl = service('dhl', 'express', 1)
-const ups = service('ups', 'standard', 3)
-const chronopost = service('chronopost', '13h', 1, 6)
-const lanes: Lane[] = [
-  {
-    service: colissimo,
-    origin: 'FR',
-    destination: 'FR',
-    shape: [
-      [2, 60],
-      [3, 25],
-      [4, 10],
-      [6, 5],
-    ],
-  },
-  {
-    service: colissimo,
-    origin: 'FR',
-    destination: 'BE',
-    shape: [
-      [3, 55],
-      [4, 30],
-      [5, 10],
-      [7, 5],
-    ],
-  },
-  {
-    service: dhl,
-    origin: 'FR',
-    destination: 'DE',
-    shape: [
-      [1, 70],
-      [2, 20],
-      [3, 10],
-    ],
-  },
-  {
-    service: ups,
-    origin: 'FR',
-    destination: 'ES',
-    shape: [
-      [3, 50],
-      [4, 30],
-      [5, 15],
-      [8, 5],
-    ],
-    december: [
-      [5, 50],
-      [6, 30],
-      [7, 15],
-      [10, 5],
-    ],
-  },
-  {
-    service: chronopost,
-    origin: 'FR',
-    destination: 'FR',
-    shape: [
-      [1, 85],
-      [2, 12],
-      [3, 3],
-    ],
-  },
-]
+/** Each carrier's service as configured, with its promised days. */
+const services: Record<string, ConfiguredService> = {
+  colissimo: service('colissimo', 'home', 2),
+  dhl: service('dhl', 'express', 1),
+  ups: service('ups', 'standard', 3),
+  chronopost: service('chronopost', '13h', 1, 6),
+}
+const lanes: Lane[] = SYNTHETIC_LANES.map(({ carrier, destination, shape, december }) => ({
+  service: services[carrier]!,
+  origin: 'FR',
+  destination,
+  shape,
+  december,
+}))
 
 const started = performance.now()
 const parcels = generateHistory(lanes, '2026-01-01', '2026-12-31', PER_DAY)
 const generated = performance.now()
-const rows = backtest(parcels, { since: SINCE, windowDays: 90, services: [colissimo, dhl, ups, chronopost] })
+const rows = backtest(parcels, { since: SINCE, windowDays: 90, services: Object.values(services) })
 const scored = parcels.filter((p) => p.lane.ended_on > SINCE)
 
 console.log(

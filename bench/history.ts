@@ -143,6 +143,73 @@ export interface DelayLane {
   december?: Shape
 }
 
+/**
+ * A synthetic year's five lanes from France, as the backtests and the delays
+ * benchmark draw them: each carrier service's days to deliver, skewed, and
+ * UPS slowing down in December.
+ */
+export const SYNTHETIC_LANES: readonly DelayLane[] = [
+  {
+    carrier: 'colissimo',
+    service: 'home',
+    destination: 'FR',
+    shape: [
+      [2, 60],
+      [3, 25],
+      [4, 10],
+      [6, 5],
+    ],
+  },
+  {
+    carrier: 'colissimo',
+    service: 'home',
+    destination: 'BE',
+    shape: [
+      [3, 55],
+      [4, 30],
+      [5, 10],
+      [7, 5],
+    ],
+  },
+  {
+    carrier: 'dhl',
+    service: 'express',
+    destination: 'DE',
+    shape: [
+      [1, 70],
+      [2, 20],
+      [3, 10],
+    ],
+  },
+  {
+    carrier: 'ups',
+    service: 'standard',
+    destination: 'ES',
+    shape: [
+      [3, 50],
+      [4, 30],
+      [5, 15],
+      [8, 5],
+    ],
+    december: [
+      [5, 50],
+      [6, 30],
+      [7, 15],
+      [10, 5],
+    ],
+  },
+  {
+    carrier: 'chronopost',
+    service: '13h',
+    destination: 'FR',
+    shape: [
+      [1, 85],
+      [2, 12],
+      [3, 3],
+    ],
+  },
+]
+
 /** A synthetic parcel and the first morning its scans betrayed it: the best any detection could do. */
 export interface GeneratedStory extends ParcelStory {
   /** The first morning (Unix seconds) it lacked a scan a parcel on time would have had; null if it never did. */
