@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { orderRequest } from './fixtures.ts'
-import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
+import { benchServerProcess, conditions, medianOfRounds, ms, percentile, postBatches } from './support.ts'
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 4000)
 /** Timed rounds of ORDERS new orders each, on either side; a side's rate is their median. */
@@ -40,13 +40,14 @@ console.log(
   `orders-single: ${ROUNDS} rounds of ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker) after ${WARMUP} to warm up, one per request, ${CONCURRENCY} keep-alive clients; ${conditions(true)}`,
 )
 
-type Run = Awaited<ReturnType<typeof postBatches>>
-const rate = (r: Run) => ORDERS / r.seconds
-/** The rounds' median rate, and their latencies together. */
-const rounds = async (post: (i: number) => Promise<Run>) => {
-  const runs: Run[] = []
-  for (let i = 0; i < ROUNDS; i++) runs.push(await post(i))
-  return { rate: percentile(runs.map(rate), 50), rates: runs.map(rate), latencies: runs.flatMap((r) => r.latencies) }
+/** A side's rounds of new orders to `target`: their median rate, and their latencies together. */
+const rounds = async (target: { url: string; key: string }) => {
+  const { rate, rates, runs } = await medianOfRounds(
+    ROUNDS,
+    (i) => postBatches(target, '/v2/orders', round(i), CONCURRENCY),
+    (r) => ORDERS / r.seconds,
+  )
+  return { rate, rates, latencies: runs.flatMap((r) => r.latencies) }
 }
 
 // The floor is measured before and after the service, and the ratio taken to
@@ -54,7 +55,7 @@ const rounds = async (post: (i: number) => Promise<Run>) => {
 const bareRun = async () => {
   const floor = await bareFastify()
   for (let i = 0; i < FLOOR_WARMUPS; i++) await postBatches(floor, '/v2/orders', warm, CONCURRENCY)
-  const run = await rounds((i) => postBatches(floor, '/v2/orders', round(i), CONCURRENCY))
+  const run = await rounds(floor)
   floor.close()
   return run
 }
@@ -64,7 +65,7 @@ const bareBefore = await bareRun()
 const server = await benchServerProcess({ RATE_LIMIT_PER_MINUTE: '1000000' })
 await postBatches(server, '/v2/orders', warm, CONCURRENCY)
 const cpu = server.cpuMeter()
-const service = await rounds((i) => postBatches(server, '/v2/orders', round(i), CONCURRENCY))
+const service = await rounds(server)
 const serviceCpu = cpu.per(ROUNDS * ORDERS, 'order', 'µs')
 await server.close()
 const bareAfter = await bareRun()

@@ -75,6 +75,18 @@ export function percentile(values: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 
+/**
+ * Runs `count` timed rounds one after the other; their median rate, each
+ * round's rate, and the rounds: a round lasting a few seconds can meet one
+ * of the machine's pauses, which the median leaves out.
+ */
+export async function medianOfRounds<R>(count: number, round: (i: number) => Promise<R>, rateOf: (r: R) => number) {
+  const runs: R[] = []
+  for (let i = 0; i < count; i++) runs.push(await round(i))
+  const rates = runs.map(rateOf)
+  return { rate: percentile(rates, 50), rates, runs }
+}
+
 /** The node flags of `npm start` (package.json's start script): the server's heap and GC threads. */
 const startFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
   .split(' ')

@@ -14,7 +14,7 @@
  */
 import { once } from 'node:events'
 import { createServer } from 'node:http'
-import { benchServerProcess, conditions, ms, percentile, postBatches } from './support.ts'
+import { benchServerProcess, conditions, medianOfRounds, ms, percentile, postBatches } from './support.ts'
 
 /** Messages a sender process has in flight at once (reactions/webhooks/sender.ts). */
 const SENDER_CONCURRENCY = 16
@@ -82,12 +82,8 @@ const rawLoop = () =>
     SENDER_CONCURRENCY,
     200,
   )
-/** The loop's rate, the median of three: a loop lasts under a second, and one can meet a pause of the machine's. */
-const floorRate = async () => {
-  const rates: number[] = []
-  for (let i = 0; i < 3; i++) rates.push(expected / (await rawLoop()).seconds)
-  return percentile(rates, 50)
-}
+/** The loop's rate, the median of three: a loop lasts under a second. */
+const floorRate = async () => (await medianOfRounds(3, rawLoop, (r) => expected / r.seconds)).rate
 await rawLoop()
 const floorBefore = await floorRate()
 
@@ -101,18 +97,20 @@ await delivered(WARMUP * BATCH_SIZE)
 lags.length = 0
 
 const cpu = server.cpuMeter()
-const rates: number[] = []
-let count = 0
-for (let round = 0; round < ROUNDS; round++) {
-  const roundLags = lags.length
-  const started = performance.now()
-  const from = WARMUP + round * BATCHES
-  await postBatches(server, '/v1/trackers', bodies.slice(from, from + BATCHES), CONCURRENCY)
-  await delivered(roundLags + expected)
-  rates.push((lags.length - roundLags) / ((lastArrival - started) / 1000))
-  count += Math.min(lags.length - roundLags, expected)
-}
-const rate = percentile(rates, 50)
+const { rate, rates, runs } = await medianOfRounds(
+  ROUNDS,
+  async (round) => {
+    const roundLags = lags.length
+    const started = performance.now()
+    const from = WARMUP + round * BATCHES
+    await postBatches(server, '/v1/trackers', bodies.slice(from, from + BATCHES), CONCURRENCY)
+    await delivered(roundLags + expected)
+    const arrived = lags.length - roundLags
+    return { rate: arrived / ((lastArrival - started) / 1000), count: Math.min(arrived, expected) }
+  },
+  (r) => r.rate,
+)
+const count = runs.reduce((sum, r) => sum + r.count, 0)
 const roundRates = rates.map((r) => Math.round(r)).join(', ')
 const delivery = `${count}/${ROUNDS * expected} messages   ${String(Math.round(rate)).padStart(6)} messages/s (median of ${roundRates})   lag from event to delivery p50 ${ms(percentile(lags, 50))}, p99 ${ms(percentile(lags, 99))}   ${cpu.per(count, 'message', 'µs')}`
 await server.close()
