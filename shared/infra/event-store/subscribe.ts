@@ -50,9 +50,9 @@ const STREAM_GAP_MS = 20
  * way to see another process's appends). Under a stream of appends (one a
  * request), it then waits `gatherMs` more, so that one read, and one commit
  * of what it does, take the appends of several requests; an append alone is
- * read at once.
+ * read at once. `now` is the clock the wakes are timed on.
  */
-export function waitForAppends(store: EventStore) {
+export function waitForAppends(store: EventStore, now: () => number = () => performance.now()) {
   // A flag and a callback rather than an AbortController: an abort builds a
   // DOMException with its stack, and every append wakes every follower.
   let appended = false
@@ -72,9 +72,9 @@ export function waitForAppends(store: EventStore) {
       const woken = appended
       appended = false
       if (!woken || gatherMs === 0) return
-      const now = performance.now()
-      const streaming = now - wokenAt < STREAM_GAP_MS
-      wokenAt = now
+      const at = now()
+      const streaming = at - wokenAt < STREAM_GAP_MS
+      wokenAt = at
       if (streaming) await sleep(gatherMs, signal)
     },
     close: stopListening,
