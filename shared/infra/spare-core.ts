@@ -26,18 +26,16 @@ export const SPARE_CORES = 0.9
  * counters only at the ends of probes.
  */
 export function spareCoreGate(now: () => number = () => performance.now(), idleMs = machineIdleMs) {
-  let probe = { from: now(), idleMs: idleMs() }
+  const probeFrom = (at: number) => ({ from: at, idleMs: idleMs() })
+  let probe = probeFrom(now())
   let runUntil = Number.NEGATIVE_INFINITY
-  const startProbe = (at: number) => {
-    probe = { from: at, idleMs: idleMs() }
-  }
   return {
     open(): boolean {
       const at = now()
       if (at < runUntil) return true
       if (runUntil !== Number.NEGATIVE_INFINITY) {
         runUntil = Number.NEGATIVE_INFINITY
-        startProbe(at)
+        probe = probeFrom(at)
         return false
       }
       if (at - probe.from < PROBE_MS) return false
@@ -46,7 +44,7 @@ export function spareCoreGate(now: () => number = () => performance.now(), idleM
         runUntil = at + RUN_MS
         return true
       }
-      startProbe(at)
+      probe = probeFrom(at)
       return false
     },
   }
