@@ -3,17 +3,21 @@
  * host barely moves: the compiled server, started with `npm start`'s node
  * flags (and V8's optimising compiler on the threads it compiles for, as
  * `projector-instructions` runs it) under valgrind's callgrind, answers real
- * HTTP batches from 2 clients,
- * as `compare` and `tracking-events` send them. Every thread counts: the
+ * HTTP requests: batches from 2 clients, as `compare` and `tracking-events`
+ * send them, and single orders as `orders-single` does. Every thread counts: the
  * request thread, the projector, the WAL checkpointer, the reactions and the
  * garbage collections of each.
  *   new trackers: 12 warm-up batches of 1000 (two an order), then 6 counted;
  *   carrier events: 6,000 trackers (one an order) and their first scans as
- *     the warm-up, then their five later scans counted (30 batches of 1000).
+ *     the warm-up, then their five later scans counted (30 batches of 1000);
+ *   one order a request: `orders-single`'s orders from its 16 clients, 2,000
+ *     to warm up, then 1,000 counted.
  * The counter is zeroed once the warm-up is projected, its orders' views
  * rendered and the server idle, and read at the same point after the counted
  * batches: their views, which the service renders when idle, are part of
- * the count. Needs valgrind (Debian's package); takes about twenty minutes.
+ * the count. Valgrind runs one thread at a time, so a commit gathers what
+ * arrived meanwhile as it does on a loaded core, not as on two. Needs
+ * valgrind (Debian's package); takes about half an hour.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -21,6 +25,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountWithCli, processEnvironment } from '../tests/support/process.ts'
+import { orderRequest } from './fixtures.ts'
 import {
   conditions,
   cpuSeconds,
@@ -38,6 +43,10 @@ const NEW_WARMUP = 12
 const NEW_COUNTED = 6
 const SCANNED_TRACKERS = 6000
 const CONCURRENCY = 2
+const ORDERS_WARMUP = 2000
+const ORDERS_COUNTED = 1000
+/** As `orders-single` sends them. */
+const ORDER_CLIENTS = 16
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.log('service-instructions: skipped, valgrind is not installed (apt-get install valgrind)')
@@ -131,33 +140,34 @@ async function countedServer() {
   }
 }
 
-/** Batches of one route: their JSON bodies. */
-type Posts = { path: string; bodies: string[] }
+/** Requests to one route: their JSON bodies, from `clients` at once (CONCURRENCY unless said). */
+type Posts = { path: string; bodies: string[]; clients?: number }
 
 /**
- * Million instructions per 1000 items of the `counted` batches, on a server
- * that has taken the `warmUp` batches first, as printed.
+ * Million instructions per 1000 items of the `counted` requests, each of
+ * `itemsEach` items, on a server that has taken the `warmUp` ones first, as printed.
  */
-async function perThousandItems(name: string, warmUp: Posts[], counted: Posts) {
+async function perThousandItems(name: string, warmUp: Posts[], counted: Posts, itemsEach = BATCH_SIZE) {
   const server = await countedServer()
-  for (const { path, bodies } of warmUp) await postBatches(server.server, path, bodies, CONCURRENCY)
+  const post = ({ path, bodies, clients = CONCURRENCY }: Posts) => postBatches(server.server, path, bodies, clients)
+  for (const posts of warmUp) await post(posts)
   await server.settled()
   server.zero()
-  await postBatches(server.server, counted.path, counted.bodies, CONCURRENCY)
+  await post(counted)
   await server.settled()
   const instructions = await server.read(name)
   await server.close()
-  return millionsPer1000(instructions, counted.bodies.length * BATCH_SIZE)
+  return millionsPer1000(instructions, counted.bodies.length * itemsEach)
 }
 
 const batches = (from: number, count: number, body: (n: number) => string) =>
   Array.from({ length: count }, (_, n) => body(from + n))
 
 console.log(
-  `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP, the counted batches' views included, V8's optimising compiler on the threads it compiles for (--no-concurrent-recompilation); ${conditions(true)}`,
+  `service-instructions: the compiled server under callgrind, every thread counted, ${CONCURRENCY} clients over HTTP (${ORDER_CLIENTS} for one order a request), the counted batches' views included, V8's optimising compiler on the threads it compiles for (--no-concurrent-recompilation); ${conditions(true)}`,
 )
 
-const parts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier']
+const parts = process.env.BENCH_PARTS?.split(',') ?? ['new', 'carrier', 'orders']
 
 if (parts.includes('new')) {
   const body = (b: number) => JSON.stringify({ trackers: trackerBatch(b) })
@@ -188,5 +198,22 @@ if (parts.includes('carrier')) {
   )
   console.log(
     `carrier events   ${millions} million instructions per 1000 (${(laterScans * BATCH_SIZE).toLocaleString('en')} counted: the later five scans of ${SCANNED_TRACKERS.toLocaleString('en')} trackers)`,
+  )
+}
+
+if (parts.includes('orders')) {
+  const orders = (from: number, count: number) => ({
+    path: '/v2/orders',
+    bodies: batches(from, count, orderRequest),
+    clients: ORDER_CLIENTS,
+  })
+  const millions = await perThousandItems(
+    'orders',
+    [orders(0, ORDERS_WARMUP)],
+    orders(ORDERS_WARMUP, ORDERS_COUNTED),
+    1,
+  )
+  console.log(
+    `one order a request ${millions} million instructions per 1000 (${ORDERS_COUNTED.toLocaleString('en')} counted after ${ORDERS_WARMUP.toLocaleString('en')}, ${ORDER_CLIENTS} clients)`,
   )
 }
