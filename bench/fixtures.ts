@@ -154,6 +154,9 @@ export async function loadOrders(
   }
 }
 
+/** Keep-alive clients posting one order a request, as store platforms' webhooks arrive. */
+export const ORDER_CLIENTS = 16
+
 /** A `POST /v2/orders` body as store plugins send it: 3 line items, a fulfillment, a tracker. */
 export const orderRequest = (i: number) =>
   JSON.stringify({

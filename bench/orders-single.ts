@@ -1,16 +1,16 @@
 /**
  * One order a request, as store platforms post them: `POST /v2/orders` with
- * a realistic order (3 line items, a fulfillment, a tracker) from 16
- * keep-alive clients, beside its floor in the same run: a bare fastify
- * process parsing the same bodies and answering 201, before and after the
- * service. Each side's rate is the median of three rounds of ORDERS (a
- * round lasts a few seconds, and one can meet a pause of the machine's).
- * Prints the rates, the ratio to the floor's mean, and the service's median
- * and p99 latency over its rounds.
+ * a realistic order (3 line items, a fulfillment, a tracker) from
+ * ORDER_CLIENTS keep-alive clients, beside its floor in the same run: a
+ * bare fastify process parsing the same bodies and answering 201, before
+ * and after the service. Each side's rate is the median of three rounds of
+ * ORDERS (a round lasts a few seconds, and one can meet a pause of the
+ * machine's). Prints the rates, the ratio to the floor's mean, and the
+ * service's median and p99 latency over its rounds.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { orderRequest } from './fixtures.ts'
+import { ORDER_CLIENTS, orderRequest } from './fixtures.ts'
 import { benchServerProcess, conditions, medianOfRounds, ms, percentile, postBatches } from './support.ts'
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 4000)
@@ -19,7 +19,6 @@ const ROUNDS = 3
 // Long enough for V8 to finish optimising the hot paths: with a few hundred,
 // its compiler threads still take a fifth of the CPU in the timed part.
 const WARMUP = 5000
-const CONCURRENCY = 16
 /**
  * The bare process is warmed with the warm-up bodies this many times: it
  * reaches its pace only after some 20,000 requests, and after 5,000 it ran
@@ -37,14 +36,14 @@ const bodies = Array.from({ length: WARMUP + ROUNDS * ORDERS }, (_, i) => orderR
 const warm = bodies.slice(0, WARMUP)
 const round = (i: number) => bodies.slice(WARMUP + i * ORDERS, WARMUP + (i + 1) * ORDERS)
 console.log(
-  `orders-single: ${ROUNDS} rounds of ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker) after ${WARMUP} to warm up, one per request, ${CONCURRENCY} keep-alive clients; ${conditions(true)}`,
+  `orders-single: ${ROUNDS} rounds of ${ORDERS} orders (3 line items, 1 fulfillment, 1 tracker) after ${WARMUP} to warm up, one per request, ${ORDER_CLIENTS} keep-alive clients; ${conditions(true)}`,
 )
 
 /** A side's rounds of new orders to `target`: their median rate, and their latencies together. */
 const rounds = async (target: { url: string; key: string }) => {
   const { rate, rates, runs } = await medianOfRounds(
     ROUNDS,
-    (i) => postBatches(target, '/v2/orders', round(i), CONCURRENCY),
+    (i) => postBatches(target, '/v2/orders', round(i), ORDER_CLIENTS),
     (r) => ORDERS / r.seconds,
   )
   return { rate, rates, latencies: runs.flatMap((r) => r.latencies) }
@@ -54,7 +53,7 @@ const rounds = async (target: { url: string; key: string }) => {
 // the mean of the two: the machine's speed drifts within a run.
 const bareRun = async () => {
   const floor = await bareFastify()
-  for (let i = 0; i < FLOOR_WARMUPS; i++) await postBatches(floor, '/v2/orders', warm, CONCURRENCY)
+  for (let i = 0; i < FLOOR_WARMUPS; i++) await postBatches(floor, '/v2/orders', warm, ORDER_CLIENTS)
   const run = await rounds(floor)
   floor.close()
   return run
@@ -63,7 +62,7 @@ const bareBefore = await bareRun()
 
 // The rate limit still runs on every request, at a ceiling the run stays under.
 const server = await benchServerProcess({ RATE_LIMIT_PER_MINUTE: '1000000' })
-await postBatches(server, '/v2/orders', warm, CONCURRENCY)
+await postBatches(server, '/v2/orders', warm, ORDER_CLIENTS)
 const cpu = server.cpuMeter()
 const service = await rounds(server)
 const serviceCpu = cpu.per(ROUNDS * ORDERS, 'order', 'µs')

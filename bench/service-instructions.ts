@@ -25,7 +25,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccountWithCli, processEnvironment } from '../tests/support/process.ts'
-import { orderRequest } from './fixtures.ts'
+import { ORDER_CLIENTS, orderRequest } from './fixtures.ts'
 import {
   conditions,
   cpuSeconds,
@@ -45,8 +45,6 @@ const SCANNED_TRACKERS = 6000
 const CONCURRENCY = 2
 const ORDERS_WARMUP = 2000
 const ORDERS_COUNTED = 1000
-/** As `orders-single` sends them. */
-const ORDER_CLIENTS = 16
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.log('service-instructions: skipped, valgrind is not installed (apt-get install valgrind)')
