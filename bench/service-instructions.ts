@@ -10,8 +10,8 @@
  *   new trackers: 12 warm-up batches of 1000 (two an order), then 6 counted;
  *   carrier events: 6,000 trackers (one an order) and their first scans as
  *     the warm-up, then their five later scans counted (30 batches of 1000);
- *   one order a request: `orders-single`'s orders from its 16 clients, 2,000
- *     to warm up, then 1,000 counted.
+ *   one order a request: `orders-single`'s orders from its ORDER_CLIENTS
+ *     clients, 2,000 to warm up, then 1,000 counted.
  * The counter is zeroed once the warm-up is projected, its orders' views
  * rendered and the server idle, and read at the same point after the counted
  * batches: their views, which the service renders when idle, are part of
