@@ -7,6 +7,7 @@ import type { DomainEvent } from '../../shared/domain/events/index.ts'
 import type { EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { createSqliteEventStore } from '../../shared/infra/event-store/sqlite.ts'
 import { createSqliteReadStore } from '../../shared/infra/read-store/sqlite.ts'
+import { BUSY_TIMEOUT_MS, writeWhenFree } from '../../shared/infra/sqlite/busy.ts'
 import { tempDir } from '../support/temp.ts'
 
 const metadata = (): EventMetadata => ({ accountId: 1, correlationId: 'test', source: 'reaction', recordedAt: 0 })
@@ -65,4 +66,21 @@ t.test('a checkpoint saved while another connection writes waits without stoppin
   other.exec('COMMIT')
   await saving
   t.equal(await store.checkpoint('webhooks'), 42n, 'saved once the other connection let go')
+})
+
+t.test("a write takes no busy wait, and the connection's other statements wait again after it", async (t) => {
+  const db = new Database(join(tempDir(t, 'shiplog-lock-'), 'any.db'))
+  t.teardown(() => db.close())
+  const timeout = () => db.pragma('busy_timeout', { simple: true })
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  const during = await writeWhenFree(db, timeout)
+  t.equal(during, 0, 'inside the write, a lock held elsewhere fails at once, to be tried again on a timer')
+  t.equal(timeout(), BUSY_TIMEOUT_MS, 'after it, a read waits for a lock as before')
+  await t.rejects(
+    writeWhenFree(db, () => {
+      throw new Error('not busy')
+    }),
+    /not busy/,
+  )
+  t.equal(timeout(), BUSY_TIMEOUT_MS, 'after a write that failed too')
 })

@@ -185,7 +185,7 @@ export function createSqliteEventStore(file: string, walCheckpoints?: WalCheckpo
  * appends asked for meanwhile join it.
  */
 function groupCommit(
-  db: { pragma(sql: string): unknown },
+  db: Parameters<typeof writeWhenFree>[0],
   commit: (group: readonly WaitingAppend[], rows: LogRow[]) => AppendOutcome[],
   stored: (rows: LogRow[]) => void,
 ) {
