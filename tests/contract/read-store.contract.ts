@@ -333,6 +333,31 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     )
   })
 
+  t.test('any text is stored as written: separators, control characters, quotes, empty views', async (t) => {
+    const odd = 'a\x1eb\tc\nd\re\\f"g\x1f'
+    const C = contractCompressed.name
+    const writes = [1, 2].map((id) => ({
+      ...write(1, 700 + id, { email: `${odd}${id}` }),
+      collection: C,
+      doc: { id, odd },
+      views: { card: id === 1 ? `${odd}` : '' },
+    }))
+    await store.commit(['contract-odd'], writes, 1n)
+    t.same((await store.get(C, 1, 701))?.doc, { id: 1, odd })
+    const page = await store.findView(C, { accountId: 1, limit: 2, startingAfter: 700 }, 'card')
+    t.same(page.views.map(textOfView), ['', odd], 'an empty view stays empty, not missing')
+    const found = await store.find(C, {
+      accountId: 1,
+      where: [{ field: 'email', op: 'eq', value: `${odd}2` }],
+      limit: 5,
+    })
+    t.same(
+      found.docs.map((d) => d.doc),
+      [{ id: 2, odd }],
+      'found by a field holding them',
+    )
+  })
+
   t.test('a document only moves forward in revision; checkpoints are monotonic', async (t) => {
     const w = write(1, 1, { email: 'v1@x.io' }, 3)
     await store.commit(['contract'], [w], 5n)

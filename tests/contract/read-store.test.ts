@@ -265,6 +265,43 @@ t.test(
 )
 
 t.test(
+  'postgres: new tables compare text byte by byte, as SQLite does, and still find it by index',
+  { skip: await postgresSkip() },
+  async (t) => {
+    const schema = testSchema()
+    await (await createPostgresReadStore(postgresUrl, allCollections, schema)).close()
+    const client = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` })
+    await client.connect()
+    t.teardown(() => client.end())
+    const { rows: columns } = await client.query(
+      `SELECT table_name, column_name, collation_name FROM information_schema.columns
+        WHERE table_schema = $1 AND data_type = 'text' AND (column_name = 'key' OR column_name LIKE 'f\\_%')`,
+      [schema],
+    )
+    t.ok(columns.length > allCollections.length, 'every key, and the text fields')
+    t.same(
+      (columns as { table_name: string; column_name: string; collation_name: string | null }[]).filter(
+        (c) => c.collation_name !== 'C',
+      ),
+      [],
+      'each in collation "C"',
+    )
+    await client.query('SET enable_seqscan = off')
+    for (const spec of allCollections)
+      for (const field of spec.lookupFields ?? []) {
+        if (spec.sweptValues?.[field] !== undefined) continue
+        const { condition } = lookupWhere(spec, field, 'x', '$1')
+        const { rows } = await client.query(`EXPLAIN SELECT doc FROM ${spec.name} WHERE ${condition} LIMIT 10`, ['x'])
+        t.match(
+          (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n'),
+          new RegExp(`Index Scan (using|on) ${spec.name}_\\w+_${field}(_set)?\\b`),
+          `${spec.name}.${field}`,
+        )
+      }
+  },
+)
+
+t.test(
   'postgres: a table made before its collection kept pending events takes them from then on',
   { skip: await postgresSkip() },
   async (t) => {

@@ -10,6 +10,9 @@ const NAME = /^[a-z][a-z0-9_]*$/
 export const fieldColumnsOf = (spec: CollectionSpec) =>
   Object.entries(spec.fields).map(([f, t]): [string, string] => [`f_${f}`, t === 'integer' ? 'bigint' : 'text'])
 
+/** A column's type as its table declares it: text compares byte by byte (`"C"`), as on SQLite. */
+const declared = (type: string) => (type === 'text' ? 'text COLLATE "C"' : type)
+
 export const fieldColumn = (spec: CollectionSpec, field: string) => {
   if (!(field in spec.fields)) throw new Error(`${field} is not an indexed field of ${spec.name}`)
   return `f_${field}`
@@ -20,12 +23,12 @@ export function tableStatements(spec: CollectionSpec): string[] {
   for (const name of [spec.name, ...Object.keys(spec.fields), ...(spec.views ?? [])]) {
     if (!NAME.test(name)) throw new Error(`invalid collection, field or view name ${name}`)
   }
-  const fields = fieldColumnsOf(spec).map(([column, type]) => `, ${column} ${type}`)
+  const fields = fieldColumnsOf(spec).map(([column, type]) => `, ${column} ${declared(type)}`)
   return [
     `CREATE TABLE IF NOT EXISTS ${spec.name} (
       account_id bigint  NOT NULL,
       id         bigint  NOT NULL,
-      key        text    NOT NULL UNIQUE,
+      key        text    COLLATE "C" NOT NULL UNIQUE,
       revision   integer NOT NULL,
       doc        json    NOT NULL${spec.pending ? `,\n      ${PENDING_COLUMNS}` : ''}${fields.join('')}
     )`,

@@ -4,7 +4,7 @@ import { viewColumns } from './sql-tables.ts'
 import { checkViewNames, collectionSpecs, shadowOf, type CollectionSpec, type ReadStore } from './port.ts'
 import { createIndexes, tableStatements } from './postgres-tables.ts'
 import { postgresReads } from './postgres-reads.ts'
-import { appendPending, runsOf, upsert } from './postgres-writes.ts'
+import { appendPending, type Column, rowsOf, runsOf, upsert } from './postgres-writes.ts'
 
 /*
  * The read store on PostgreSQL: a table per collection, each document in a
@@ -78,27 +78,30 @@ export async function createPostgresReadStore(
       const spec = specOf(collection)
       const columns = viewColumns(spec)
       if (views.length === 0 || columns.length === 0) return 0
-      const rows = views.map((item) => {
-        checkViewNames(spec, item.views)
-        const row: Record<string, unknown> = { key: item.key, revision: item.revision }
-        for (const v of spec.views ?? []) row[`v_${v}`] = item.views[v] ?? null
-        if (item.folded !== undefined) row.folded = item.folded
-        return row
-      })
+      const { source, params } = rowsOf(
+        [['key', 'text'], ['revision', 'int'], ['folded', 'json'], ...columns.map((c): Column => [c, 'text'])],
+        views.map((item) => {
+          checkViewNames(spec, item.views)
+          return [
+            item.key,
+            item.revision,
+            item.folded === undefined ? null : JSON.stringify(item.folded),
+            ...(spec.views ?? []).map((v) => item.views[v]),
+          ]
+        }),
+      )
       // A document read with pending events is stored folded with its views: its readers fold them no more.
       const folded = spec.pending
-        ? `, doc = CASE WHEN v.folded IS NULL THEN t.doc ELSE v.folded END,
-           pending = CASE WHEN v.folded IS NULL THEN t.pending END,
-           pending_count = CASE WHEN v.folded IS NULL THEN t.pending_count ELSE 0 END`
+        ? `, doc = CASE WHEN r.folded IS NULL THEN t.doc ELSE r.folded END,
+           pending = CASE WHEN r.folded IS NULL THEN t.pending END,
+           pending_count = CASE WHEN r.folded IS NULL THEN t.pending_count ELSE 0 END`
         : ''
       return inTransaction(async (client) => {
         await lockCollections(client, [spec.name])
         const { rowCount } = await client.query(
-          `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = v.${c}`).join(', ')}${folded}
-             FROM json_to_recordset($1::json)
-               AS v(key text, revision int, folded json, ${columns.map((c) => `${c} text`).join(', ')})
-            WHERE t.key = v.key AND t.revision = v.revision`,
-          [JSON.stringify(rows)],
+          `UPDATE ${spec.name} t SET ${columns.map((c) => `${c} = r.${c}`).join(', ')}${folded}
+             FROM ${source} WHERE t.key = r.key AND t.revision = r.revision`,
+          params,
         )
         return rowCount ?? 0
       })
