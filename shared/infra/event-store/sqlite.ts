@@ -3,9 +3,9 @@ import { BroadcastChannel } from 'node:worker_threads'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
 import type { AppendRequest, AppendResult, EventStore, EventToFold, RecordedEvent, Snapshot } from './port.ts'
 import { RecentAppends } from './recent-appends.ts'
+import { EventRow } from './stored-event.ts'
 import {
   AFTER_STREAM_ROW,
-  EventRow,
   type FoldRow,
   type LogRow,
   type Parts,
