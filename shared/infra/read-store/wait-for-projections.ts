@@ -14,16 +14,25 @@ const FALLBACK_POLL_MS = 50
  * checkpoints are polled.
  */
 export async function waitForProjections(
-  store: ReadStore,
+  store: Pick<ReadStore, 'checkpoint'>,
   names: readonly string[],
   position: Position,
   timeoutMs: number,
   progress?: ProjectionProgress,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
+  // One projection at a time, the one behind at the last ask first: while any
+  // is behind, an ask reads one checkpoint, not every projection's.
+  let behind = 0
   const passed = async () => {
-    const checkpoints = await Promise.all(names.map((n) => store.checkpoint(n)))
-    return checkpoints.every((c) => (c ?? 0n) >= position)
+    for (let i = 0; i < names.length; i++) {
+      const at = (behind + i) % names.length
+      if (((await store.checkpoint(names[at]!)) ?? 0n) < position) {
+        behind = at
+        return false
+      }
+    }
+    return true
   }
   // The projector's word first: the store is asked only when it has told nothing yet or is late.
   let ask = !progress || progress.position === 0n
