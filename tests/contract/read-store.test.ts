@@ -240,23 +240,32 @@ t.test('postgres read store', { skip: await postgresSkip() }, async (t) => {
   readStoreContract(t, () => createPostgresReadStore(postgresUrl, contractCollections, schema))
 })
 
+/** A client on a schema of its own holding every collection's table, empty; and a query's plan as text. */
+async function emptyTables(t: Test) {
+  const schema = testSchema()
+  await (await createPostgresReadStore(postgresUrl, allCollections, schema)).close()
+  const client = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` })
+  await client.connect()
+  t.teardown(() => client.end())
+  // Empty tables: without this the planner would rightly read them whole.
+  await client.query('SET enable_seqscan = off')
+  const plan = async (sql: string, params: unknown[] = []) =>
+    ((await client.query(`EXPLAIN ${sql}`, params)).rows as { 'QUERY PLAN': string }[])
+      .map((r) => r['QUERY PLAN'])
+      .join('\n')
+  return { client, schema, plan }
+}
+
 t.test(
   'postgres: a sweep reads what is still waiting by an index of its own',
   { skip: await postgresSkip() },
   async (t) => {
-    const schema = testSchema()
-    await (await createPostgresReadStore(postgresUrl, allCollections, schema)).close()
-    const client = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` })
-    await client.connect()
-    t.teardown(() => client.end())
-    // Empty tables: without this the planner would rightly read them whole.
-    await client.query('SET enable_seqscan = off')
+    const { plan } = await emptyTables(t)
     for (const spec of allCollections)
       for (const [field, value] of Object.entries(spec.sweptValues ?? {})) {
         const { condition } = lookupWhere(spec, field, value, '$1')
-        const { rows } = await client.query(`EXPLAIN SELECT doc FROM ${spec.name} WHERE ${condition} LIMIT 10`)
         t.match(
-          (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n'),
+          await plan(`SELECT doc FROM ${spec.name} WHERE ${condition} LIMIT 10`),
           new RegExp(`Index Scan (using|on) ${spec.name}_\\w+_swept_${field}_${value}\\b`),
           `${spec.name}.${field} = '${value}'`,
         )
@@ -268,11 +277,7 @@ t.test(
   'postgres: new tables compare text byte by byte, as SQLite does, and still find it by index',
   { skip: await postgresSkip() },
   async (t) => {
-    const schema = testSchema()
-    await (await createPostgresReadStore(postgresUrl, allCollections, schema)).close()
-    const client = new pg.Client({ connectionString: postgresUrl, options: `-c search_path=${schema}` })
-    await client.connect()
-    t.teardown(() => client.end())
+    const { client, schema, plan } = await emptyTables(t)
     const { rows: columns } = await client.query(
       `SELECT table_name, column_name, collation_name FROM information_schema.columns
         WHERE table_schema = $1 AND data_type = 'text' AND (column_name = 'key' OR column_name LIKE 'f\\_%')`,
@@ -286,14 +291,12 @@ t.test(
       [],
       'each in collation "C"',
     )
-    await client.query('SET enable_seqscan = off')
     for (const spec of allCollections)
       for (const field of spec.lookupFields ?? []) {
         if (spec.sweptValues?.[field] !== undefined) continue
         const { condition } = lookupWhere(spec, field, 'x', '$1')
-        const { rows } = await client.query(`EXPLAIN SELECT doc FROM ${spec.name} WHERE ${condition} LIMIT 10`, ['x'])
         t.match(
-          (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n'),
+          await plan(`SELECT doc FROM ${spec.name} WHERE ${condition} LIMIT 10`, ['x']),
           new RegExp(`Index Scan (using|on) ${spec.name}_\\w+_${field}(_set)?\\b`),
           `${spec.name}.${field}`,
         )
