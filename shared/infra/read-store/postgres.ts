@@ -85,7 +85,7 @@ export async function createPostgresReadStore(
           return [
             item.key,
             item.revision,
-            item.folded === undefined ? null : JSON.stringify(item.folded),
+            item.folded === undefined || item.folded === null ? null : JSON.stringify(item.folded),
             ...(spec.views ?? []).map((v) => item.views[v]),
           ]
         }),
