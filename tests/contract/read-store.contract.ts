@@ -340,7 +340,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       ...write(1, 700 + id, { email: `${odd}${id}` }),
       collection: C,
       doc: { id, odd },
-      views: { card: id === 1 ? `${odd}` : '' },
+      views: { card: id === 1 ? odd : '' },
     }))
     await store.commit(['contract-odd'], writes, 1n)
     t.same((await store.get(C, 1, 701))?.doc, { id: 1, odd })
