@@ -1,5 +1,4 @@
-import Database from 'better-sqlite3'
-import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
+import { openWalFile } from '../sqlite/open.ts'
 
 /* The embedded log's file: its tables, its view for SQL run on it, and its settings. */
 
@@ -46,14 +45,7 @@ export const SNAPSHOTS_TABLE = `
 
 /** A new file's settings, before the table exists: see createSqliteEventStore. */
 export function openEventsFile(file: string) {
-  const db = new Database(file)
-  // 16 KiB pages (on a new file, before WAL): an append inserts into the
-  // (stream, revision) index at random places, and bigger pages mean fewer
-  // pages split and rewritten to the WAL per event.
-  db.pragma('page_size = 16384')
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  const db = openWalFile(file)
   // A group commit holds each append in a savepoint, whose journal of the
   // pages it changes would otherwise be a temporary file, written page by page.
   db.pragma('temp_store = MEMORY')

@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3'
-import { BUSY_TIMEOUT_MS } from '../sqlite/busy.ts'
+import type Database from 'better-sqlite3'
 import { applyWalCheckpoints, type WalCheckpoints } from '../sqlite/checkpoints.ts'
+import { openWalFile } from '../sqlite/open.ts'
 import { compress, compressedView, decompressText } from './lz4.ts'
 import { queryIndexes, retiredIndexes, viewColumns, withPending } from './sql-tables.ts'
 import { viewBytesOf, type CollectionSpec, type StoredDocument } from './port.ts'
@@ -48,16 +48,10 @@ const NAME = /^[a-z][a-z0-9_]*$/
 export type SpecOf = (collection: string) => CollectionSpec
 
 export function openDatabase(file: string, walCheckpoints: WalCheckpoints | undefined) {
-  const db = new Database(file)
-  // 16 KiB pages hold several compressed orders with their views without an
-  // overflow chain, which a 4 KiB page would need for each (this only takes
-  // effect on a new file, before WAL). The page cache holds what a projector's
-  // transaction writes. No memory map: mapped pages count in the process's
-  // memory as the tables grow, for no faster reads.
-  db.pragma('page_size = 16384')
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  const db = openWalFile(file)
+  // The page cache holds what a projector's transaction writes. No memory
+  // map: mapped pages count in the process's memory as the tables grow, for
+  // no faster reads.
   db.pragma('cache_size = -16384')
   applyWalCheckpoints(db, walCheckpoints)
   db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)')
