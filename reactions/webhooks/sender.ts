@@ -160,7 +160,7 @@ async function recordAttempts(rt: SenderRuntime, appends: AppendRequest[]) {
  * the message is still pending after this one.
  */
 export async function attemptDelivery(rt: SenderRuntime, delivery: { accountId: number; stream: string }) {
-  const next = await deliverBatch(rt, delivery.accountId, [delivery.stream])
+  const next = await deliverBatch(rt, delivery.accountId, [delivery.stream], 'any')
   return next.get(delivery.stream)
 }
 
@@ -176,8 +176,19 @@ const IN_FLIGHT = 16
  * trackers) go one after another in log order, and their attempts recorded
  * in one append. Returns, for each message still pending, when its next
  * attempt is due (Unix ms).
+ *
+ * A message tried once belongs to its own job from then on (one job per
+ * message id): a batch, even one run again after a crash or queued again by
+ * the reaction replaying its events, sends only the messages never tried
+ * (`first`) and hands the others back with when they are due, so that a
+ * retry is never posted by two runners at once.
  */
-export async function deliverBatch(rt: SenderRuntime, accountId: number, streams: readonly string[]) {
+export async function deliverBatch(
+  rt: SenderRuntime,
+  accountId: number,
+  streams: readonly string[],
+  attempts: 'first' | 'any' = 'first',
+) {
   const histories = await rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
   const now = rt.clock.nowMs()
   const later = new Map<string, number>()
@@ -188,8 +199,11 @@ export async function deliverBatch(rt: SenderRuntime, accountId: number, streams
       asDomainEvents(histories[i]!),
     )
     const when = dueAt(message, now)
-    if (when?.due) due.push({ stream, message: message!, revision: histories[i]!.length - 1 })
-    else if (when) later.set(stream, when.at)
+    if (!when) return
+    if (!when.due) later.set(stream, when.at)
+    else if (attempts === 'any' || message!.attempts === 0)
+      due.push({ stream, message: message!, revision: histories[i]!.length - 1 })
+    else later.set(stream, now)
   })
   const endpointIds = [...new Set(due.map((d) => d.message.endpoint_id))]
   const endpointHistories = await rt.eventStore.readStreams(

@@ -1,6 +1,11 @@
 import t from 'tap'
+import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
+import { attemptDelivery, deliverBatch } from '../../reactions/webhooks/sender.ts'
+import { loadConfig } from '../../shared/infra/config.ts'
+import { collections } from '../../shared/infra/read-store/collections.ts'
+import { openRuntime } from '../../shared/infra/runtime.ts'
 import { crashableService, serviceEnvironment } from '../support/process.ts'
-import { queueDrained, reactionPassed } from '../support/progress.ts'
+import { queueDrained, reactionPassed, until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 
 /*
@@ -56,4 +61,56 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
   await queueDrained(service, 'webhooks')
   t.equal(receiver.received.length, before + 2, 'and nothing more')
   t.equal(endpoint.object, 'webhook_endpoint')
+})
+
+/*
+ * A batch job run again (its worker killed, the reaction replaying its
+ * events) meets a message its first try left retrying, and due: the retry is
+ * its own job's, so the batch leaves it and only that job posts it.
+ */
+t.test('a batch run again leaves a message already tried to its own job: one post, not two', async (t) => {
+  const receiver = await startReceiver(t)
+  const env = await serviceEnvironment(t, {
+    SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
+    SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '2',
+  })
+  const service = await crashableService(t, env)
+  const endpoint = (await (
+    await service.call('/v2/webhook_endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
+    })
+  ).json()) as { id: number }
+  await service.call('/v1/trackers', {
+    method: 'POST',
+    body: JSON.stringify({ trackers: [{ order_number: 'R-1', tracking_number: 'TN-R1' }] }),
+  })
+  receiver.answers.push(500)
+  await service.crashAndRestart()
+  await until(
+    async () =>
+      (await (await service.call(`/v2/webhook_endpoints/${endpoint.id}/deliveries`)).json()) as {
+        data: { attempts: number }[]
+      },
+    (log) => log.data[0]?.attempts === 1,
+  )
+  await service.kill()
+  t.equal(receiver.received.length, 1, 'the first try, answered 500, is recorded; its retry is 2 s away')
+
+  const rt = await openRuntime(loadConfig({ ...env, LOG_LEVEL: 'silent' }))
+  t.teardown(() => rt.close())
+  const [message] = await rt.readStore.lookupAll<WebhookDeliveryDoc>(
+    collections.webhook_deliveries.name,
+    'status',
+    'pending',
+    10,
+  )
+  const { accountId, key: stream, doc } = message!
+  await new Promise((r) => setTimeout(r, Math.max(0, doc.next_attempt_at! * 1000 - Date.now())))
+  const again = await deliverBatch(rt, accountId, [stream])
+  t.equal(receiver.received.length, 1, 'the batch run again posts nothing')
+  t.ok(again.get(stream)! <= Date.now(), 'it hands the message back, due now')
+  t.equal(await attemptDelivery(rt, { accountId, stream }), undefined, 'its own job delivers it')
+  t.equal(receiver.received.length, 2)
+  t.equal(receiver.received[1]!.headers['webhook-id'], receiver.received[0]!.headers['webhook-id'])
 })
