@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
 import { attemptDelivery, deliverBatch } from '../../reactions/webhooks/sender.ts'
 import { fixedClock } from '../../shared/infra/clock.ts'
@@ -9,6 +9,26 @@ import { crashableService, serviceEnvironment } from '../support/process.ts'
 import { queueDrained, reactionPassed, until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 
+/**
+ * A receiver, and the service without its worker role (see crashableService)
+ * with an endpoint sending it `order.created`, retried on `retrySchedule`.
+ */
+async function serviceWithEndpoint(t: Test, retrySchedule: string) {
+  const receiver = await startReceiver(t)
+  const env = await serviceEnvironment(t, {
+    SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
+    SHIPLOG_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  })
+  const service = await crashableService(t, env)
+  const endpoint = (await (
+    await service.call('/v2/webhook_endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
+    })
+  ).json()) as { object: string; id: number }
+  return { receiver, env, service, endpoint }
+}
+
 /*
  * No message lost when the service is killed between an event and its
  * delivery: the events are stored by a service without its worker role (so
@@ -17,18 +37,7 @@ import { startReceiver } from '../support/receiver.ts'
  * the restart under the same webhook-id.
  */
 t.test('messages made before a kill -9 are delivered after the restart, once each, same webhook-id', async (t) => {
-  const receiver = await startReceiver(t)
-  const env = await serviceEnvironment(t, {
-    SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
-    SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1',
-  })
-  const service = await crashableService(t, env)
-  const endpoint = (await (
-    await service.call('/v2/webhook_endpoints', {
-      method: 'POST',
-      body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
-    })
-  ).json()) as { object: string }
+  const { receiver, service, endpoint } = await serviceWithEndpoint(t, '1')
   const trackers = Array.from({ length: 50 }, (_, i) => ({ order_number: `K-${i}`, tracking_number: `TN-K${i}` }))
   const posted = await service.call('/v1/trackers', {
     method: 'POST',
@@ -70,18 +79,7 @@ t.test('messages made before a kill -9 are delivered after the restart, once eac
  * its own job's, so the batch leaves it and only that job posts it.
  */
 t.test('a batch run again leaves a message already tried to its own job: one post, not two', async (t) => {
-  const receiver = await startReceiver(t)
-  const env = await serviceEnvironment(t, {
-    SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
-    SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '3600',
-  })
-  const service = await crashableService(t, env)
-  const endpoint = (await (
-    await service.call('/v2/webhook_endpoints', {
-      method: 'POST',
-      body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
-    })
-  ).json()) as { id: number }
+  const { receiver, env, service, endpoint } = await serviceWithEndpoint(t, '3600')
   await service.call('/v1/trackers', {
     method: 'POST',
     body: JSON.stringify({ trackers: [{ order_number: 'R-1', tracking_number: 'TN-R1' }] }),
