@@ -41,8 +41,8 @@ export interface ServerProcess {
  * /healthz. A port found free may be taken before the server binds it (test
  * files run side by side, and every outgoing connection takes a port too):
  * the server then exits, and is started again on another port. Its health is
- * asked until the answering socket is its own, so a server that took the
- * port meanwhile is never mistaken for it.
+ * asked once the listening socket is its own, so a server that took the port
+ * meanwhile is neither mistaken for it nor sent requests.
  */
 export async function spawnServer(
   env: NodeJS.ProcessEnv & { PORT: string },
@@ -71,11 +71,15 @@ export async function spawnServer(
     })
     const url = `http://127.0.0.1:${port}`
     for (let i = 0; ; i++) {
-      const up = await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-      if (up && listensOn(child.pid!, Number(port))) {
+      // Health is asked only of the child's own socket: whatever else holds the port (another test's
+      // receiver, say) is never sent a request it would count.
+      const up =
+        listensOn(child.pid!, Number(port)) &&
+        (await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      if (up) {
         return {
           url,
           child,

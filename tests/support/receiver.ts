@@ -21,7 +21,7 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-/** A merchant's webhook receiver on loopback: records every request and answers as told. */
+/** A merchant's webhook receiver on loopback: records every webhook posted to it and answers as told. */
 export async function startReceiver(t: Test): Promise<Receiver> {
   const receiver: Omit<Receiver, 'url'> & { url?: string } = {
     received: [],
@@ -45,6 +45,13 @@ export async function startReceiver(t: Test): Promise<Receiver> {
     },
   }
   const server = createServer((request, response) => {
+    // Webhooks are POSTs to the receiver's path; anything else (a request meant for a server that once
+    // had this port) is not one, and is not counted.
+    if (request.method !== 'POST' || request.url !== '/hooks') {
+      response.statusCode = 404
+      response.end()
+      return
+    }
     const chunks: Buffer[] = []
     request.on('data', (c: Buffer) => chunks.push(c))
     request.on('end', () => {
