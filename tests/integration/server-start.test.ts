@@ -34,8 +34,8 @@ t.test('a server that cannot listen fails to start and leaves nothing running', 
 /*
  * Test files run side by side, and a port found free can be another test's
  * receiver by the time a service binds it: the service moves to another port,
- * and what holds the port is sent nothing (a receiver once counted the
- * service's health checks as webhooks, and its test failed).
+ * and what holds the port is sent nothing (a receiver would count the
+ * service's health checks as webhooks).
  */
 t.test('a service whose port another test holds moves to another, sending it nothing', async (t) => {
   const requests: string[] = []
