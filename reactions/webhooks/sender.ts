@@ -180,14 +180,14 @@ const IN_FLIGHT = 16
  * A message tried once belongs to its own job from then on (one job per
  * message id): a batch, even one run again after a crash or queued again by
  * the reaction replaying its events, sends only the messages never tried
- * (`first`) and hands the others back with when they are due, so that a
+ * (`untried`) and hands the others back with when they are due, so that a
  * retry is never posted by two runners at once.
  */
 export async function deliverBatch(
   rt: SenderRuntime,
   accountId: number,
   streams: readonly string[],
-  attempts: 'first' | 'any' = 'first',
+  sends: 'untried' | 'any' = 'untried',
 ) {
   const histories = await rt.eventStore.readStreams(streams.map((stream) => ({ stream })))
   const now = rt.clock.nowMs()
@@ -201,7 +201,7 @@ export async function deliverBatch(
     const when = dueAt(message, now)
     if (!when) return
     if (!when.due) later.set(stream, when.at)
-    else if (attempts === 'any' || message!.attempts === 0)
+    else if (sends === 'any' || message!.attempts === 0)
       due.push({ stream, message: message!, revision: histories[i]!.length - 1 })
     else later.set(stream, now)
   })

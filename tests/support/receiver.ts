@@ -21,6 +21,9 @@ export interface Receiver {
   close(): Promise<void>
 }
 
+/** Where a receiver takes webhooks. */
+const PATH = '/hooks'
+
 /** A merchant's webhook receiver on loopback: records every webhook posted to it and answers as told. */
 export async function startReceiver(t: Test): Promise<Receiver> {
   const receiver: Omit<Receiver, 'url'> & { url?: string } = {
@@ -47,7 +50,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
   const server = createServer((request, response) => {
     // Webhooks are POSTs to the receiver's path; anything else (a request meant for a server that once
     // had this port) is not one, and is not counted.
-    if (request.method !== 'POST' || request.url !== '/hooks') {
+    if (request.method !== 'POST' || request.url !== PATH) {
       response.statusCode = 404
       response.end()
       return
@@ -71,7 +74,7 @@ export async function startReceiver(t: Test): Promise<Receiver> {
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as { port: number }
-  receiver.url = `http://127.0.0.1:${port}/hooks`
+  receiver.url = `http://127.0.0.1:${port}${PATH}`
   t.teardown(() => receiver.close())
   return receiver as Receiver
 }
