@@ -6,9 +6,10 @@ import { createWorkQueue, type WorkQueue } from '../../shared/infra/jobs/queue.t
  * message and its state live there. One message (a retry, a sweep's), or a
  * batch of one endpoint's new messages in log order.
  */
-export type QueuedDelivery =
-  | { accountId: number; stream: string }
-  | { accountId: number; endpointId: number; streams: string[] }
+export type QueuedDelivery = { accountId: number; stream: string } | DeliveryBatch
+
+/** A batch job: one endpoint's new messages, in log order; its id is its first message's. */
+export type DeliveryBatch = { accountId: number; endpointId: number; streams: string[] }
 
 export type DeliveryQueue = WorkQueue<QueuedDelivery>
 

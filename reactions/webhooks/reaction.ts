@@ -1,7 +1,7 @@
 import { isConcurrencyError } from '../../shared/domain/errors.ts'
 import { webhookEndpointEventTypes, webhookMessageEventTypes } from '../../shared/domain/events/index.ts'
 import { subscribesTo, type WebhookEndpointEvent } from '../../shared/domain/webhooks/endpoint.ts'
-import { webhookMessageStream } from '../../shared/domain/webhooks/message.ts'
+import { ofMessageStream, webhookMessageStream } from '../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { startReaction } from '../follow.ts'
@@ -9,7 +9,7 @@ import { eventId } from '../../shared/infra/id-generator.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from '../../projectors/webhooks/endpoint.ts'
-import type { DeliveryQueue } from './delivery-queue.ts'
+import type { DeliveryBatch, DeliveryQueue } from './delivery-queue.ts'
 import { type Audience, messagesOf, type PlannedMessage, sliceFirst } from './plan.ts'
 
 /** The reaction's checkpoint, beside the projections' in the read store. */
@@ -65,37 +65,51 @@ export class EndpointDirectory implements Audience {
 }
 
 /**
- * Records each planned message as the first event of its own stream. A
- * message already there (the reaction ran this batch before a crash, or
- * another worker process did) is left as it is.
+ * Records each planned message as the first event of its own stream, with
+ * the batch job it is queued in (`batches`, none for a message queued
+ * alone). A message already there (the reaction ran this batch before a
+ * crash, or another worker process did) is left as it is.
  */
-export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 'ids'>, planned: PlannedMessage[]) {
+export async function recordMessages(
+  rt: Pick<Runtime, 'eventStore' | 'clock' | 'ids'>,
+  planned: PlannedMessage[],
+  batches: readonly DeliveryBatch[] = [],
+) {
   const now = rt.clock.now()
-  const appends: AppendRequest[] = planned.map((m) => ({
-    stream: webhookMessageStream(m.accountId, m.endpointId, m.position),
-    expected: 'no_stream',
-    events: [
-      {
-        id: eventId(now.getTime()),
-        type: 'WebhookMessageCreated',
-        data: {
-          delivery_id: rt.ids.next(),
-          endpoint_id: m.endpointId,
-          position: m.position.toString(),
-          type: m.type,
-          body: m.body,
-          subject: m.subject,
-          at: toUnixSeconds(now),
+  const batchOf = new Map<string, string>()
+  for (const { streams } of batches) {
+    const first = ofMessageStream(streams[0]!).position.toString()
+    for (const stream of streams) batchOf.set(stream, first)
+  }
+  const appends: AppendRequest[] = planned.map((m) => {
+    const stream = webhookMessageStream(m.accountId, m.endpointId, m.position)
+    return {
+      stream,
+      expected: 'no_stream',
+      events: [
+        {
+          id: eventId(now.getTime()),
+          type: 'WebhookMessageCreated',
+          data: {
+            delivery_id: rt.ids.next(),
+            endpoint_id: m.endpointId,
+            position: m.position.toString(),
+            type: m.type,
+            body: m.body,
+            subject: m.subject,
+            batch: batchOf.get(stream),
+            at: toUnixSeconds(now),
+          },
+          metadata: {
+            accountId: m.accountId,
+            correlationId: `webhook_${m.position}`,
+            source: 'reaction',
+            recordedAt: now.getTime(),
+          },
         },
-        metadata: {
-          accountId: m.accountId,
-          correlationId: `webhook_${m.position}`,
-          source: 'reaction',
-          recordedAt: now.getTime(),
-        },
-      },
-    ],
-  }))
+      ],
+    }
+  })
   if (appends.length === 0) return
   try {
     await rt.eventStore.append(appends)
@@ -113,8 +127,8 @@ export async function recordMessages(rt: Pick<Runtime, 'eventStore' | 'clock' | 
 const BATCH_MESSAGES = 100
 
 /** The planned messages as delivery jobs: one endpoint's messages a job, in log order, a hundred at most. */
-export function deliveryBatches(planned: readonly PlannedMessage[]) {
-  const byEndpoint = new Map<string, { accountId: number; endpointId: number; streams: string[] }[]>()
+export function deliveryBatches(planned: readonly PlannedMessage[]): DeliveryBatch[] {
+  const byEndpoint = new Map<string, DeliveryBatch[]>()
   for (const m of planned) {
     const key = `${m.accountId}_${m.endpointId}`
     const jobs = byEndpoint.get(key) ?? []
@@ -148,8 +162,9 @@ export function startWebhookReaction(rt: ReactionRuntime, queue: DeliveryQueue) 
     passesOver: webhookMessageEventTypes,
     async handle(batch, _signal, whole) {
       const planned = await messagesOf(whole ? sliceFirst(rt.eventStore, batch) : rt.eventStore, batch, directory)
-      await recordMessages(rt, planned)
-      for (const delivery of deliveryBatches(planned)) await queue.enqueue(delivery).catch(() => false)
+      const batches = deliveryBatches(planned)
+      await recordMessages(rt, planned, batches)
+      for (const delivery of batches) await queue.enqueue(delivery).catch(() => false)
       return planned.length > 0
     },
   })

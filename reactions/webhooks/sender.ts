@@ -16,6 +16,7 @@ import {
   type WebhookMessageState,
   ofMessageStream,
   webhookIdOf,
+  webhookMessageStream,
 } from '../../shared/domain/webhooks/message.ts'
 import type { AppendRequest, EventMetadata } from '../../shared/infra/event-store/port.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
@@ -32,7 +33,7 @@ import {
 } from '../../shared/infra/webhooks/outbound.ts'
 import { toNewEvents } from '../../commands/execute.ts'
 import type { WebhookDeliveryDoc } from '../../projectors/webhooks/delivery.ts'
-import type { DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
+import type { DeliveryBatch, DeliveryQueue, QueuedDelivery } from './delivery-queue.ts'
 import { EndpointTurns, HELD_PER_ENDPOINT } from './endpoint-turns.ts'
 
 type SenderRuntime = Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'clock' | 'logger' | 'secrets'>
@@ -164,7 +165,7 @@ export async function attemptDelivery(rt: SenderRuntime, delivery: { accountId: 
   return next.get(delivery.stream)
 }
 
-/** How long a new message is left to the batch job the reaction queued it in before a sweep queues it alone. */
+/** How long a message recorded without its batch is left to the batch job that holds it before a sweep queues it alone. */
 const FRESH_SECONDS = 30
 
 /** Messages of one batch in flight at once: each waits mostly for its receiver. */
@@ -265,6 +266,58 @@ function connectionsOf(endpointId: number, allowPrivate: boolean) {
 }
 
 /**
+ * What a sweep queues for the pending messages the delivery log shows. A
+ * message never tried goes back into its batch job, under that job's id: the
+ * job still waiting in Redis makes the add a no-op, and one Redis lost comes
+ * back with the messages still untried, in log order, so a message is never
+ * posted by its batch and by a job of its own, nor ahead of the messages
+ * before it. Any other message goes as a job of its own, when due. A message
+ * recorded before batches were kept, never tried and younger than a sweep's
+ * round, is left to the batch job that holds it; the next round queues it.
+ */
+export function sweptDeliveries(
+  pending: readonly { key: string; accountId: number; doc: WebhookDeliveryDoc }[],
+  nowSeconds: number,
+): { delivery: QueuedDelivery; notBefore?: number }[] {
+  const batches = new Map<string, DeliveryBatch>()
+  const alone: { delivery: QueuedDelivery; notBefore?: number }[] = []
+  for (const { key, accountId, doc } of pending) {
+    const untried = doc.attempts === 0 && doc.next_attempt_at === null
+    if (untried && doc.batch != null) {
+      // The job's first message names it, delivered or not: the batch skips what is no longer pending.
+      const first = webhookMessageStream(accountId, doc.endpoint_id, doc.batch)
+      const batch = batches.get(first) ?? { accountId, endpointId: doc.endpoint_id, streams: [first] }
+      if (key !== first) batch.streams.push(key)
+      batches.set(first, batch)
+    } else if (!(untried && nowSeconds - doc.created_at < FRESH_SECONDS)) {
+      alone.push({
+        delivery: { accountId, stream: key },
+        notBefore: doc.next_attempt_at === null ? undefined : doc.next_attempt_at * 1000,
+      })
+    }
+  }
+  const inLogOrder = (a: string, b: string) => {
+    const [x, y] = [ofMessageStream(a).position, ofMessageStream(b).position]
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+  for (const batch of batches.values()) batch.streams.sort(inLogOrder)
+  return [...[...batches.values()].map((delivery) => ({ delivery })), ...alone]
+}
+
+/** Queues again what the delivery log shows pending (on start, every 30 s, when Redis comes back). */
+export async function sweepMessages(rt: Pick<Runtime, 'readStore' | 'clock'>, queue: DeliveryQueue) {
+  const pending = await rt.readStore.lookupAll<WebhookDeliveryDoc>(
+    collections.webhook_deliveries.name,
+    'status',
+    'pending',
+    10_000,
+  )
+  for (const { delivery, notBefore } of sweptDeliveries(pending, toUnixSeconds(rt.clock.now()))) {
+    if (!(await queue.enqueue(delivery, notBefore))) return
+  }
+}
+
+/**
  * The worker side of webhooks: sends queued messages, each retried on the
  * retry schedule by putting its job back, delayed, under the same id. Every
  * 30 s and whenever Redis comes back, messages left pending in the log
@@ -340,23 +393,11 @@ export function startWebhookSender(rt: SenderRuntime, queue: DeliveryQueue, conn
     { connection, concurrency: CONCURRENCY, lockDuration: 5_000, stalledInterval: 2_000, maxStalledCount: 10 },
   )
   worker.on('error', workerErrors(connection, rt.logger, 'webhook sender error'))
-  const sweep = async () => {
-    const pending = await rt.readStore.lookupAll<WebhookDeliveryDoc>(
-      collections.webhook_deliveries.name,
-      'status',
-      'pending',
-      10_000,
-    )
-    const now = toUnixSeconds(rt.clock.now())
-    for (const { key, accountId, doc } of pending) {
-      // A message never tried and younger than a sweep's round is in its batch's job: queued alone as
-      // well, under another job id, it would be sent twice. If Redis lost the batch, the next round queues it.
-      if (doc.attempts === 0 && doc.next_attempt_at === null && now - doc.created_at < FRESH_SECONDS) continue
-      const notBefore = doc.next_attempt_at === null ? undefined : doc.next_attempt_at * 1000
-      if (!(await queue.enqueue({ accountId, stream: key }, notBefore))) return
-    }
-  }
-  const stopSweeping = keepSweeping(queue, sweep, (error) => rt.logger.warn({ err: error }, 'webhook sweep failed'))
+  const stopSweeping = keepSweeping(
+    queue,
+    () => sweepMessages(rt, queue),
+    (error) => rt.logger.warn({ err: error }, 'webhook sweep failed'),
+  )
   return {
     async close() {
       stopSweeping()

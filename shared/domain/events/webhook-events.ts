@@ -79,6 +79,12 @@ export const webhookMessageEvents = {
     body: z.string(),
     /** The stream of the event it tells of (an order's, a job's): what the console lists an order's messages by. */
     subject: z.string().optional(),
+    /**
+     * The position of the first message of the batch job it was queued in,
+     * in decimal: the job's id, under which a sweep queues it again. Absent
+     * for a message queued alone (a replay's), or recorded before it was kept.
+     */
+    batch: z.string().optional(),
     at,
   }),
   WebhookDeliveryAttempted: z.object({

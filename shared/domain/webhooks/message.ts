@@ -12,6 +12,8 @@ export interface WebhookMessageState {
   body: string
   /** The stream of the event it tells of; null for a message recorded before it was kept. */
   subject: string | null
+  /** The first message of the batch job it waits in, until tried or replayed (then its own job's); null for none. */
+  batch: string | null
   created_at: number
   status: 'pending' | 'succeeded' | 'failed'
   /** Every attempt ever made, replays included. */
@@ -89,7 +91,7 @@ export function evolveWebhookMessageState(
   event: WebhookMessageEvent,
 ): WebhookMessageState {
   if (event.type === 'WebhookMessageCreated') {
-    const { delivery_id, endpoint_id, position, type, body, subject, at } = event.data
+    const { delivery_id, endpoint_id, position, type, body, subject, batch, at } = event.data
     return {
       delivery_id,
       endpoint_id,
@@ -97,6 +99,7 @@ export function evolveWebhookMessageState(
       type,
       body,
       subject: subject ?? null,
+      batch: batch ?? null,
       created_at: at,
       status: 'pending',
       attempts: 0,
@@ -116,6 +119,7 @@ export function evolveWebhookMessageState(
         status: outcome === 'retrying' ? 'pending' : outcome,
         attempts: attempt,
         retries: outcome === 'retrying' ? state.retries + 1 : state.retries,
+        batch: null,
         last_status_code: status_code,
         last_error: error,
         next_attempt_at,
@@ -123,7 +127,7 @@ export function evolveWebhookMessageState(
       }
     }
     case 'WebhookMessageReplayed':
-      return { ...state, status: 'pending', retries: 0, next_attempt_at: null }
+      return { ...state, status: 'pending', retries: 0, next_attempt_at: null, batch: null }
     default:
       return assertNever(event)
   }

@@ -1,0 +1,75 @@
+import t from 'tap'
+import { createDeliveryQueue } from '../../reactions/webhooks/delivery-queue.ts'
+import { startWebhookReaction } from '../../reactions/webhooks/reaction.ts'
+import { deliverBatch, sweepMessages } from '../../reactions/webhooks/sender.ts'
+import { fixedClock } from '../../shared/infra/clock.ts'
+import { connectRedis } from '../../shared/infra/jobs/redis.ts'
+import { startReceiver } from '../support/receiver.ts'
+import { startTestServer } from '../support/server.ts'
+import { until } from '../support/progress.ts'
+
+/*
+ * The sweep meets messages still waiting in their batch job, as a slow
+ * endpoint's backlog waits, long after they were made: queued alone as well,
+ * each could be posted twice and ahead of the messages before it. They go
+ * back into their batch, under its id, which BullMQ holds once; when Redis
+ * has lost the job, the sweep makes it again, in log order.
+ */
+t.test(
+  'a sweep leaves a waiting batch as it is, and makes it again, in log order, once Redis has lost it',
+  async (t) => {
+    const receiver = await startReceiver(t)
+    const clock = fixedClock(new Date())
+    // No worker role: the reaction below queues the batch, and nothing takes it from Redis.
+    const server = await startTestServer(t, {
+      clock,
+      roles: ['command', 'query', 'projector'],
+      env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' },
+    })
+    const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', server.runtime.logger, 'sweep-test')
+    t.teardown(() => redis.disconnect())
+    const queue = createDeliveryQueue(server.runtime.config.QUEUE_NAME, redis)
+    t.teardown(async () => {
+      await queue.bull.obliterate({ force: true })
+      await queue.close()
+    })
+    const reaction = startWebhookReaction(server.runtime, queue)
+    t.teardown(() => reaction.stop())
+
+    const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
+      body: { url: receiver.url, enabled_events: ['order.created'] },
+    })
+    t.equal(endpoint.status, 201)
+    const posted = await server.request('POST', '/v1/trackers', {
+      body: { trackers: ['S-1', 'S-2', 'S-3'].map((n) => ({ order_number: n, tracking_number: `TN-${n}` })) },
+    })
+    t.equal(posted.status, 201)
+    const deliveries = async () =>
+      (await server.request('GET', `/v2/webhook_endpoints/${endpoint.body.id}/deliveries`)).body as {
+        data: { position: string; status: string }[]
+      }
+    await until(deliveries, (log) => log.data.length === 3)
+    const jobs = async () =>
+      (await queue.bull.getJobs(['waiting', 'delayed', 'active'])).map((j) => ({ id: j.id, data: j.data }))
+    const [batch, ...others] = await jobs()
+    t.same(others, [], 'the reaction queued one batch')
+    t.match(batch, { id: /^batch_webhookmessage-/, data: { streams: Array } })
+
+    clock.set(new Date(clock.nowMs() + 3_600_000))
+    await sweepMessages(server.runtime, queue)
+    t.same(await jobs(), [batch], 'an hour later, the sweep adds nothing beside the batch still waiting')
+
+    await queue.bull.obliterate({ force: true })
+    await sweepMessages(server.runtime, queue)
+    const again = await jobs()
+    t.same(again, [batch], 'Redis lost it: the sweep makes the same batch again, under its id, in log order')
+
+    const { accountId, streams } = again[0]!.data as { accountId: number; streams: string[] }
+    await deliverBatch(server.runtime, accountId, streams)
+    t.same(
+      receiver.received.map((r) => r.json.data.object.order_number),
+      ['S-1', 'S-2', 'S-3'],
+      'each message posted once, in log order',
+    )
+  },
+)
