@@ -4,6 +4,7 @@ import { call, createAccountWithCli, freePort, serviceEnvironment, spawnServer }
 import { LAPOSTE_KEY, startCarrierServer } from '../support/carrier-api.ts'
 import { metric, queueDrained, until } from '../support/progress.ts'
 import { startMailbox } from '../support/smtp.ts'
+import { startReceiver } from '../support/receiver.ts'
 import { redisOn } from '../support/redis.ts'
 
 /*
@@ -139,4 +140,45 @@ t.test('Redis restarted empty while e-mails wait and trackers are polled: nothin
   )
   carrier.laposteCodes.set('6A-R', ['DI1', 'PC1'])
   t.equal(await until(polledEvents, (n) => n === 2), 2, 'carrier polling goes on after Redis came back empty')
+})
+
+t.test('Redis away while webhook messages are made, back empty: each sent once, as soon as it is back', async (t) => {
+  const port = await freePort()
+  const redis = await redisOn(t, port)
+  const receiver = await startReceiver(t)
+  const env = await serviceEnvironment(t, {
+    REDIS_URL: `redis://127.0.0.1:${port}`,
+    SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true',
+  })
+  const account = createAccountWithCli(env)
+  const service = await spawnServer(env)
+  t.teardown(() => service.kill('SIGKILL'))
+  const request = (path: string, init?: RequestInit) => call(service.url, account.private_key, path, init)
+  const endpoint = (await (
+    await request('/v2/webhook_endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url: receiver.url, enabled_events: ['order.created'] }),
+    })
+  ).json()) as { id: number }
+
+  await redis.kill()
+  const orders = ['W-1', 'W-2', 'W-3', 'W-4', 'W-5']
+  const posted = await request('/v1/trackers', {
+    method: 'POST',
+    body: JSON.stringify({ trackers: orders.map((n) => ({ order_number: n, tracking_number: `TN-${n}` })) }),
+  })
+  t.equal(posted.status, 201, 'orders are taken while Redis is away')
+  await until(
+    async () =>
+      (await (await request(`/v2/webhook_endpoints/${endpoint.id}/deliveries`)).json()) as { data: unknown[] },
+    (log) => log.data.length === orders.length,
+  )
+  t.equal(receiver.received.length, 0, 'nothing is sent while Redis is away')
+
+  // Back well within a sweep's round of the messages being made: their batch is made again at once.
+  await redis.start()
+  const received = await receiver.waitFor(orders.length, 15_000)
+  t.same(received.map((r) => r.json.data.object.order_number).sort(), orders, 'every message arrived')
+  await queueDrained(service, 'webhooks')
+  t.equal(receiver.received.length, orders.length, 'each once')
 })
