@@ -269,9 +269,28 @@ export interface EventIndexDoc {
 const messageTypes = new Set<string>(messageEventTypes)
 
 /**
- * Judged by the event alone: an event its command's others make silent (an
- * upsert's `order.updated` beside `order.created`) is indexed too, and
- * dropped when the page is rendered from its stream.
+ * An event's entry in the account's public events, judged by the event
+ * alone: an event its command's others make silent (an upsert's
+ * `order.updated` beside `order.created`) has one too, and is dropped when
+ * the page is rendered from its stream. Undefined for an event no message
+ * tells of.
+ */
+export function publicEventOf(event: RecordedEvent): EventIndexDoc | undefined {
+  if (!messageTypes.has(event.type)) return undefined
+  const message = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
+  if (!message) return undefined
+  return {
+    id: Number(event.position),
+    type: message.type,
+    created_at: Math.floor(event.metadata.recordedAt / 1000),
+    stream: event.stream,
+    tracker_id: message.subject.kind === 'tracker' ? message.subject.trackerId : null,
+  }
+}
+
+/**
+ * Indexed by type and time only: an order's or a tracker's events are found
+ * by reading the order's stream, which the log already indexes.
  */
 export const eventsProjection = documentProjection<EventIndexDoc, RecordedEvent>({
   name: 'public_events',
@@ -279,19 +298,9 @@ export const eventsProjection = documentProjection<EventIndexDoc, RecordedEvent>
   handles: (event): event is RecordedEvent => messageTypes.has(event.type),
   keyOf: (event) => event.position.toString(),
   startsDocument: () => true,
-  evolve: (_doc, event) => {
-    const message = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
-    if (!message) return undefined
-    return {
-      id: Number(event.position),
-      type: message.type,
-      created_at: Math.floor(event.metadata.recordedAt / 1000),
-      stream: event.stream,
-      tracker_id: message.subject.kind === 'tracker' ? message.subject.trackerId : null,
-    }
-  },
+  evolve: (_doc, event) => publicEventOf(event),
   id: (doc) => doc.id,
-  fields: (doc) => ({ type: doc.type, created_at: doc.created_at, stream: doc.stream, tracker_id: doc.tracker_id }),
+  fields: (doc) => ({ type: doc.type, created_at: doc.created_at }),
 })
 
 export const projections: readonly Projection[] = [

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
-import type { EventIndexDoc } from '../../projectors/all-projections.ts'
+import { type EventIndexDoc, publicEventOf } from '../../projectors/all-projections.ts'
+import { orderDocumentKeyOf } from '../../projectors/orders/tracker-index.ts'
 import {
   jobResource,
   notificationResource,
@@ -16,10 +17,10 @@ import { webhookIdOf } from '../../shared/domain/webhooks/message.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
-import type { Condition } from '../../shared/infra/read-store/port.ts'
+import { type Condition, meetsConditions } from '../../shared/infra/read-store/port.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { timeConditions, timeFilter } from '../orders/filters.ts'
-import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
+import { listEnvelope, pageOf, paginationQuery } from '../shared/pagination.ts'
 
 /*
  * GET /v2/events, /v2/events/{id} and the live /v2/events/stream: the
@@ -31,6 +32,7 @@ import { listEnvelope, paginationQuery } from '../shared/pagination.ts'
 
 const EVENTS = collections.public_events.name
 const ORDERS = collections.orders.name
+const TRACKERS = collections.trackers.name
 
 /** The resource each type's `data.object` is. */
 const subjectOf: Record<WebhookMessageType, z.ZodType> = {
@@ -118,18 +120,56 @@ const MAX_ROUNDS = 5
 const STREAM_BUFFER_BYTES = 1024 * 1024
 const STREAM_POLL_MS = 250
 
+/** Where a list's rows come from: the index by type and time, or an order's stream (`trackerId`: one tracker's rows). */
+type Selection = { where: Condition[]; stream?: string; trackerId?: number }
+
+/** A page of rows, newest first, paged as the read store pages. */
+type RowPages = (cursor: { startingAfter?: number; endingBefore?: number; limit: number }) => Promise<{
+  rows: EventIndexDoc[]
+  hasMore: boolean
+}>
+
 export function eventReadRoutes(app: App, rt: Runtime) {
-  /** The index's conditions for the filters; undefined when an order asked for is not the account's. */
-  const conditionsOf = async (accountId: number, f: Filters): Promise<Condition[] | undefined> => {
+  /** The rows the filters select; undefined when the order or tracker asked for is not the account's. */
+  const selectionOf = async (accountId: number, f: Filters): Promise<Selection | undefined> => {
     const where: Condition[] = [...timeConditions('created_at', f.created_at)]
     if (f.type?.length) where.push({ field: 'type', op: 'in', values: [...new Set(f.type)] })
-    if (f.tracker_id) where.push({ field: 'tracker_id', op: 'eq', value: f.tracker_id })
     if (f.order_id) {
       const order = await rt.readStore.get<OrderDoc>(ORDERS, accountId, f.order_id)
       if (!order) return undefined
-      where.push({ field: 'stream', op: 'eq', value: order.key })
+      return { where, stream: order.key, trackerId: f.tracker_id }
     }
-    return where
+    if (f.tracker_id) {
+      const tracker = await rt.readStore.get(TRACKERS, accountId, f.tracker_id)
+      if (!tracker) return undefined
+      return { where, stream: orderDocumentKeyOf(tracker.key), trackerId: f.tracker_id }
+    }
+    return { where }
+  }
+
+  /**
+   * The selection's pages. An order's (or a tracker's) rows are read from
+   * the order's stream in the log, each event judged as the public events
+   * projection judges it, and paged in memory: no index of their own.
+   */
+  const pagesOf = async (accountId: number, selection: Selection | undefined): Promise<RowPages> => {
+    if (!selection) return async () => ({ rows: [], hasMore: false })
+    const { where, stream, trackerId } = selection
+    if (stream === undefined)
+      return async (cursor) => {
+        const page = await rt.readStore.find<EventIndexDoc>(EVENTS, { accountId, where, ...cursor })
+        return { rows: page.docs.map((d) => d.doc), hasMore: page.hasMore }
+      }
+    const rows = (await rt.eventStore.readStream(stream)).flatMap((event) => {
+      const row = publicEventOf(event)
+      return row && (trackerId === undefined || row.tracker_id === trackerId) && meetsConditions(row, where)
+        ? [row]
+        : []
+    })
+    return async (cursor) => {
+      const page = pageOf(rows, cursor)
+      return { rows: page.data, hasMore: page.has_more }
+    }
   }
 
   /** The rows' messages, in the rows' order; a row its command made silent gives none. */
@@ -157,24 +197,16 @@ export function eventReadRoutes(app: App, rt: Runtime) {
     async (request) => {
       const { account } = callerOf(request)
       const q = request.query
-      const where = await conditionsOf(account.id, q)
-      if (!where) return listEnvelope([], false)
+      const pages = await pagesOf(account.id, await selectionOf(account.id, q))
       const data: unknown[] = []
       let startingAfter = q.starting_after
       let endingBefore = q.ending_before
       let hasMore = false
       for (let round = 0; round < MAX_ROUNDS && data.length < q.limit; round++) {
-        const page = await rt.readStore.find<EventIndexDoc>(EVENTS, {
-          accountId: account.id,
-          where,
-          startingAfter,
-          endingBefore,
-          limit: q.limit - data.length,
-        })
-        const rows = page.docs.map((d) => d.doc)
+        const { rows, hasMore: more } = await pages({ startingAfter, endingBefore, limit: q.limit - data.length })
         data.push(...(await rendered(rows)))
-        hasMore = page.hasMore
-        if (!page.hasMore || rows.length === 0) break
+        hasMore = more
+        if (!more || rows.length === 0) break
         // Further the same way: older for a newest-first walk, newer for one going back up.
         if (startingAfter !== undefined && endingBefore === undefined) startingAfter = rows[0]!.id
         else endingBefore = rows.at(-1)!.id
@@ -203,7 +235,7 @@ export function eventReadRoutes(app: App, rt: Runtime) {
     },
   )
 
-  eventStreamRoute(app, rt, conditionsOf, rendered)
+  eventStreamRoute(app, rt, selectionOf, pagesOf, rendered)
 }
 
 /**
@@ -215,7 +247,9 @@ export function eventReadRoutes(app: App, rt: Runtime) {
 function eventStreamRoute(
   app: App,
   rt: Runtime,
-  conditionsOf: (accountId: number, f: Filters) => Promise<Condition[] | undefined>,
+  selectionOf: (accountId: number, f: Filters) => Promise<Selection | undefined>,
+  /** The selection's pages, read afresh at each call: new events arrive between polls. */
+  pagesOf: (accountId: number, selection: Selection | undefined) => Promise<RowPages>,
   rendered: (rows: readonly EventIndexDoc[]) => Promise<{ id: string; type: string }[]>,
 ) {
   const open = new Map<number, Set<ServerResponse>>()
@@ -254,7 +288,7 @@ function eventStreamRoute(
           `An account may follow at most ${rt.config.SHIPLOG_EVENT_STREAMS_MAX} event streams at once; close one first`,
         )
       }
-      const where = (await conditionsOf(account.id, q)) ?? [{ field: 'stream', op: 'eq', value: '' }]
+      const selection = await selectionOf(account.id, q)
       let after =
         resumeFrom !== undefined
           ? Number(resumeFrom.slice(4))
@@ -297,13 +331,8 @@ function eventStreamRoute(
 
       while (!closed) {
         try {
-          const page = await rt.readStore.find<EventIndexDoc>(EVENTS, {
-            accountId: account.id,
-            where,
-            startingAfter: after,
-            limit: 100,
-          })
-          const rows = page.docs.map((d) => d.doc).sort((a, b) => a.id - b.id)
+          const page = await (await pagesOf(account.id, selection))({ startingAfter: after, limit: 100 })
+          const rows = page.rows.sort((a, b) => a.id - b.id)
           const messages = new Map((await rendered(rows)).map((m) => [m.id, m]))
           for (const row of rows) {
             const message = messages.get(webhookIdOf(String(row.id)))

@@ -18,7 +18,7 @@ interface PublicEvent {
   type: string
   timestamp: string
   position: string
-  data: { object: { id: number; tracking_number?: string } }
+  data: { object: { id: number; tracking_number?: string; order_number?: string } }
 }
 
 async function allEvents(server: TestServer, query = '') {
@@ -123,16 +123,30 @@ t.test('the events are the webhooks’ messages, every type, newest first, filte
   t.match(unknown.body.errors, { type: /tracker.teleported is not a message type; types are order.created/ })
 
   const ev1 = events.find((e) => e.type === 'tracker.created' && e.data.object.tracking_number === 'EV0001')!
+  const ids = (list: PublicEvent[]) => list.map((e) => e.id)
   const ofTracker = await allEvents(server, `&tracker_id=${ev1.data.object.id}`)
+  t.same(
+    ids(ofTracker),
+    ids(events.filter((e) => e.type.startsWith('tracker.') && e.data.object.id === ev1.data.object.id)),
+    'a tracker’s events: exactly those of the whole list about it, newest first, paged',
+  )
   t.same(
     new Set(ofTracker.map((e) => e.type)),
     new Set(['tracker.created', 'tracker.event_added', 'tracker.status_changed']),
   )
-  const order = events.find((e) => e.type === 'order.created')!
+  const order = events.find((e) => e.type === 'order.created' && e.data.object.order_number === 'EV-1')!
   const ofOrder = await allEvents(server, `&order_id=${order.data.object.id}`)
-  t.ok(ofOrder.length > 0 && ofOrder.every((e) => e.position !== undefined))
-  t.ok(ofOrder.some((e) => e.type === 'order.created' && e.data.object.id === order.data.object.id))
+  t.same(
+    ids(ofOrder),
+    ids(events.filter((e) => e.data.object.id === order.data.object.id || e.data.object.id === ev1.data.object.id)),
+    'an order’s events: its own and its trackers’, newest first, paged',
+  )
+  const filtered = await allEvents(server, `&order_id=${order.data.object.id}&type=tracker.created`)
+  t.same(ids(filtered), [ev1.id], 'with the other filters applied')
+  const ev2 = events.find((e) => e.type === 'tracker.created' && e.data.object.tracking_number === 'EV0002')!
+  t.same(await allEvents(server, `&order_id=${order.data.object.id}&tracker_id=${ev2.data.object.id}`), [])
   t.same((await server.request('GET', '/v2/events?order_id=999999')).body.data, [], 'an order not found: none')
+  t.same((await server.request('GET', '/v2/events?tracker_id=999999')).body.data, [], 'a tracker not found: none')
   const later = await server.request('GET', `/v2/events?created_at[gte]=${nowSeconds() + 3600}`)
   t.same(later.body.data, [])
   const earlier = await server.request('GET', `/v2/events?created_at[lt]=${nowSeconds() + 3600}&limit=100`)
@@ -219,6 +233,35 @@ t.test('the live stream: resumes after Last-Event-ID with no gap and no repeat, 
   t.equal(await badId.done, 400)
   second.close()
   third.close()
+
+  // An order's events live: read from its stream, not from the list's index.
+  const order = all.find((e) => e.type === 'order.created' && e.data.object.order_number === 'LS-2')!
+  // The two streams just closed leave the cap once the server has seen their connections go.
+  const openOfOrder = async (tries = 50): Promise<ReturnType<typeof follow>> => {
+    const stream = follow(server, {}, `?order_id=${order.data.object.id}`)
+    if ((await stream.opened).status === 200 || tries === 1) return stream
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    return openOfOrder(tries - 1)
+  }
+  const ofOrder = await openOfOrder()
+  t.equal((await ofOrder.opened).status, 200)
+  await recordTrackingEvents(server, [
+    { tracking_number: 'LS0003', event_type_code: 'transit', happened_at: nowSeconds() - 60, message: 'In transit' },
+    { tracking_number: 'LS0002', event_type_code: 'transit', happened_at: nowSeconds() - 60, message: 'In transit' },
+  ])
+  await until(
+    async () => ofOrder.messages.length,
+    (n) => n >= 2,
+  )
+  t.same(
+    ofOrder.messages.map((m) => [m.event, m.data.data.object.tracking_number]),
+    [
+      ['tracker.event_added', 'LS0002'],
+      ['tracker.status_changed', 'LS0002'],
+    ],
+    'only that order’s, from now, in order',
+  )
+  ofOrder.close()
 })
 
 t.test('a client that stops reading is closed, not waited for; the rest of the service goes on', async (t) => {

@@ -108,12 +108,12 @@ export const collections = {
    */
   delivery_stats: { name: 'delivery_stats', fields: { kind: 'text', week: 'integer', changed: 'integer' } },
   webhook_endpoints: { name: 'webhook_endpoints', fields: { status: 'text', deleted: 'integer' } },
-  /** The account's public events (GET /v2/events): one per event of the log a webhook message tells of, its id the position. */
-  /** Not `events`: the PostgreSQL event store's table has that name in the same schema. */
-  public_events: {
-    name: 'public_events',
-    fields: { type: 'text', created_at: 'integer', stream: 'text', tracker_id: 'integer' },
-  },
+  /**
+   * The account's public events (GET /v2/events): one per event of the log a
+   * webhook message tells of, its id the position. Not `events`: the
+   * PostgreSQL event store's table has that name in the same schema.
+   */
+  public_events: { name: 'public_events', fields: { type: 'text', created_at: 'integer' } },
   /**
    * Each webhook message to an endpoint; `subject`: the stream of the event it
    * tells of (an order's), for the console's page of that order. The sweep

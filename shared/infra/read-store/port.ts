@@ -140,6 +140,27 @@ export type Condition =
   /** The field holds one of the values. */
   | { field: string; op: 'in'; values: readonly (string | number)[] }
 
+/** Whether fields in memory meet the conditions, as a store's query would select their document. */
+export function meetsConditions(fields: object, where: readonly Condition[]) {
+  return where.every((c) => {
+    const value = (fields as Record<string, unknown>)[c.field] as string | number | null | undefined
+    if (value === null || value === undefined) return false
+    if (c.op === 'in') return c.values.includes(value)
+    switch (c.op) {
+      case 'eq':
+        return value === c.value
+      case 'gt':
+        return value > c.value
+      case 'gte':
+        return value >= c.value
+      case 'lt':
+        return value < c.value
+      case 'lte':
+        return value <= c.value
+    }
+  })
+}
+
 export interface FindQuery {
   accountId: number
   where?: readonly Condition[]
