@@ -27,13 +27,13 @@ import {
   webhookMessageEventTypes,
 } from '../shared/domain/events/index.ts'
 import type { WebhookEndpointEvent } from '../shared/domain/webhooks/endpoint.ts'
-import { messageEventTypes, messageOf } from '../shared/domain/webhooks/event-messages.ts'
+import { type MessageOf, messageEventTypes, messageOf } from '../shared/domain/webhooks/event-messages.ts'
 import type { WebhookMessageType } from '../shared/domain/events/webhook-events.ts'
 import type { DomainEvent } from '../shared/domain/events/index.ts'
 import type { WebhookMessageEvent } from '../shared/domain/webhooks/message.ts'
 import { evolveWebhookDelivery, type WebhookDeliveryDoc } from './webhooks/delivery.ts'
 import { evolveWebhookEndpoint, type WebhookEndpointDoc } from './webhooks/endpoint.ts'
-import type { RecordedDomainEvent } from '../shared/infra/event-store/recorded.ts'
+import { type RecordedDomainEvent, sameAppend } from '../shared/infra/event-store/recorded.ts'
 import { evolveCarrierService, type CarrierServiceDoc } from './carrier-services/carrier-service.ts'
 import { jobIdOf, type JobEvent } from '../shared/domain/jobs/job.ts'
 import { evolveJob, resultItemsJson, type JobDoc, type JobResultsDoc } from './jobs/job.ts'
@@ -268,40 +268,72 @@ export interface EventIndexDoc {
 
 const messageTypes = new Set<string>(messageEventTypes)
 
+/** An event's entry in the account's public events, as the message it makes (`told`: the message, if any). */
+const entryOf = (event: RecordedEvent, told: MessageOf): EventIndexDoc => ({
+  id: Number(event.position),
+  type: told.type,
+  created_at: Math.floor(event.metadata.recordedAt / 1000),
+  stream: event.stream,
+  tracker_id: told.subject.kind === 'tracker' ? told.subject.trackerId : null,
+})
+
 /**
- * An event's entry in the account's public events, judged by the event
- * alone: an event its command's others make silent (an upsert's
- * `order.updated` beside `order.created`) has one too, and is dropped when
- * the page is rendered from its stream. Undefined for an event no message
- * tells of.
+ * The public events of a run of the log, in its order: each event a message
+ * tells of, judged among the events its command wrote with it to its stream
+ * (sameAppend), so that an upsert's `order.updated` beside its
+ * `order.created` is none. An append the run holds only part of is judged on
+ * that part, which can only keep more: a page rendered from the streams
+ * drops those.
  */
-export function publicEventOf(event: RecordedEvent): EventIndexDoc | undefined {
-  if (!messageTypes.has(event.type)) return undefined
-  const message = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
-  if (!message) return undefined
-  return {
-    id: Number(event.position),
-    type: message.type,
-    created_at: Math.floor(event.metadata.recordedAt / 1000),
-    stream: event.stream,
-    tracker_id: message.subject.kind === 'tracker' ? message.subject.trackerId : null,
+export function publicEventsOf(events: readonly RecordedEvent[]): EventIndexDoc[] {
+  const entries: EventIndexDoc[] = []
+  for (let first = 0, end = 0; first < events.length; first = end) {
+    for (end = first + 1; end < events.length && sameAppend(events[end]!, events[first]!); ) end++
+    const append = events.slice(first, end) as unknown as DomainEvent[]
+    for (let i = first; i < end; i++) {
+      const event = events[i]!
+      const told = messageTypes.has(event.type) ? messageOf(append[i - first]!, append) : undefined
+      if (told) entries.push(entryOf(event, told))
+    }
   }
+  return entries
 }
 
 /**
  * Indexed by type and time only: an order's or a tracker's events are found
- * by reading the order's stream, which the log already indexes.
+ * by reading the order's stream, which the log already indexes. A batch's
+ * events are judged among their command's first (publicEventsOf), so an
+ * event made silent costs the index nothing.
  */
-export const eventsProjection = documentProjection<EventIndexDoc, RecordedEvent>({
+const indexedEvents = documentProjection<EventIndexDoc, RecordedEvent>({
   name: 'public_events',
   collection: collections.public_events.name,
   handles: (event): event is RecordedEvent => messageTypes.has(event.type),
   keyOf: (event) => event.position.toString(),
   startsDocument: () => true,
-  evolve: (_doc, event) => publicEventOf(event),
+  evolve: (_doc, event) => {
+    const told = messageOf(event as unknown as DomainEvent, [event as unknown as DomainEvent])
+    return told && entryOf(event, told)
+  },
   id: (doc) => doc.id,
   fields: (doc) => ({ type: doc.type, created_at: doc.created_at }),
 })
+
+/** The projection given only the batch's events a message tells of, however it is retargeted or split. */
+const toldOnly = (projection: Projection): Projection => ({
+  ...projection,
+  apply(events, store) {
+    const told = new Set(publicEventsOf(events).map((entry) => entry.id))
+    return projection.apply(
+      events.filter((e) => told.has(Number(e.position))),
+      store,
+    )
+  },
+  retarget: (name, collection) => toldOnly(projection.retarget(name, collection)),
+  part: (index, count) => toldOnly(projection.part(index, count)),
+})
+
+export const eventsProjection = toldOnly(indexedEvents)
 
 export const projections: readonly Projection[] = [
   accountsProjection,

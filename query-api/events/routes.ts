@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { type EventIndexDoc, publicEventOf } from '../../projectors/all-projections.ts'
+import { type EventIndexDoc, publicEventsOf } from '../../projectors/all-projections.ts'
 import { orderDocumentKeyOf } from '../../projectors/orders/tracker-index.ts'
 import {
   jobResource,
@@ -149,8 +149,8 @@ export function eventReadRoutes(app: App, rt: Runtime) {
 
   /**
    * The selection's pages. An order's (or a tracker's) rows are read from
-   * the order's stream in the log, each event judged as the public events
-   * projection judges it, and paged in memory: no index of their own.
+   * the order's stream in the log, judged as the public events projection
+   * judges a batch (publicEventsOf), and paged in memory: no index of their own.
    */
   const pagesOf = async (accountId: number, selection: Selection | undefined): Promise<RowPages> => {
     if (!selection) return async () => ({ rows: [], hasMore: false })
@@ -160,12 +160,9 @@ export function eventReadRoutes(app: App, rt: Runtime) {
         const page = await rt.readStore.find<EventIndexDoc>(EVENTS, { accountId, where, ...cursor })
         return { rows: page.docs.map((d) => d.doc), hasMore: page.hasMore }
       }
-    const rows = (await rt.eventStore.readStream(stream)).flatMap((event) => {
-      const row = publicEventOf(event)
-      return row && (trackerId === undefined || row.tracker_id === trackerId) && meetsConditions(row, where)
-        ? [row]
-        : []
-    })
+    const rows = publicEventsOf(await rt.eventStore.readStream(stream)).filter(
+      (row) => (trackerId === undefined || row.tracker_id === trackerId) && meetsConditions(row, where),
+    )
     return async (cursor) => {
       const page = pageOf(rows, cursor)
       return { rows: page.data, hasMore: page.has_more }

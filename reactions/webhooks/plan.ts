@@ -6,7 +6,7 @@ import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { WebhookEndpointEvent } from '../../shared/domain/webhooks/endpoint.ts'
 import { type MessageOf, messageOf } from '../../shared/domain/webhooks/event-messages.ts'
 import type { EventStore, RecordedEvent } from '../../shared/infra/event-store/port.ts'
-import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
+import { asDomainEvents, sameAppend } from '../../shared/infra/event-store/recorded.ts'
 import { evolveJob, renderJob, type JobDoc } from '../../projectors/jobs/job.ts'
 import type { OrderDoc } from '../../shared/domain/orders/document.ts'
 import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
@@ -102,11 +102,10 @@ export async function messagesOf(
   return planned
 }
 
-/** The revisions of the one command's append that wrote the event at `revision`: same request, same instant. */
+/** The revisions of the one command's append that wrote the event at `revision` (sameAppend). */
 function appendAround(stream: readonly RecordedEvent[], revision: number): [number, number] {
-  const at = stream[revision]!.metadata
-  const same = (e: RecordedEvent | undefined) =>
-    e !== undefined && e.metadata.correlationId === at.correlationId && e.metadata.recordedAt === at.recordedAt
+  const at = stream[revision]!
+  const same = (e: RecordedEvent | undefined) => e !== undefined && sameAppend(e, at)
   let first = revision
   let last = revision
   while (same(stream[first - 1])) first--

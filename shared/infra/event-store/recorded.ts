@@ -10,3 +10,13 @@ export type RecordedDomainEvent = { [T in EventType]: RecordedEvent<T, EventData
  * schema (or is told its caller's own checks did), so the category names the types.
  */
 export const asDomainEvents = <E extends DomainEvent>(events: readonly EventToFold[]): E[] => events as unknown as E[]
+
+/**
+ * Whether two recorded events were written by one command's append to one
+ * stream: same stream, same request, same instant. An append's events follow
+ * one another in the log and in their stream.
+ */
+export const sameAppend = (a: RecordedEvent, b: RecordedEvent) =>
+  a.stream === b.stream &&
+  a.metadata.correlationId === b.metadata.correlationId &&
+  a.metadata.recordedAt === b.metadata.recordedAt
