@@ -140,24 +140,21 @@ export type Condition =
   /** The field holds one of the values. */
   | { field: string; op: 'in'; values: readonly (string | number)[] }
 
+/** Each comparison in memory, as the stores' queries compare. */
+const compare: Record<Comparison, (value: string | number, bound: string | number) => boolean> = {
+  eq: (value, bound) => value === bound,
+  gt: (value, bound) => value > bound,
+  gte: (value, bound) => value >= bound,
+  lt: (value, bound) => value < bound,
+  lte: (value, bound) => value <= bound,
+}
+
 /** Whether fields in memory meet the conditions, as a store's query would select their document. */
 export function meetsConditions(fields: object, where: readonly Condition[]) {
   return where.every((c) => {
     const value = (fields as Record<string, unknown>)[c.field] as string | number | null | undefined
     if (value === null || value === undefined) return false
-    if (c.op === 'in') return c.values.includes(value)
-    switch (c.op) {
-      case 'eq':
-        return value === c.value
-      case 'gt':
-        return value > c.value
-      case 'gte':
-        return value >= c.value
-      case 'lt':
-        return value < c.value
-      case 'lte':
-        return value <= c.value
-    }
+    return c.op === 'in' ? c.values.includes(value) : compare[c.op](value, c.value)
   })
 }
 
