@@ -286,14 +286,15 @@ const entryOf = (event: RecordedEvent, told: MessageOf): EventIndexDoc => ({
  * drops those.
  */
 export function publicEventsOf(events: readonly RecordedEvent[]): EventIndexDoc[] {
+  // messageOf reads only the events of message types in an append: the others are passed over, unread.
+  const candidates = events.filter((e) => messageTypes.has(e.type))
   const entries: EventIndexDoc[] = []
-  for (let first = 0, end = 0; first < events.length; first = end) {
-    for (end = first + 1; end < events.length && sameAppend(events[end]!, events[first]!); ) end++
-    const append = events.slice(first, end) as unknown as DomainEvent[]
+  for (let first = 0, end = 0; first < candidates.length; first = end) {
+    for (end = first + 1; end < candidates.length && sameAppend(candidates[end]!, candidates[first]!); ) end++
+    const append = candidates.slice(first, end) as unknown as DomainEvent[]
     for (let i = first; i < end; i++) {
-      const event = events[i]!
-      const told = messageTypes.has(event.type) ? messageOf(append[i - first]!, append) : undefined
-      if (told) entries.push(entryOf(event, told))
+      const told = messageOf(append[i - first]!, append)
+      if (told) entries.push(entryOf(candidates[i]!, told))
     }
   }
   return entries

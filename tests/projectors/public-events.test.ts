@@ -49,6 +49,14 @@ t.test('each command tells of each thing once: a new order and its tracker, then
   ])
 })
 
+t.test('an append’s events of other types change nothing', async (t) => {
+  const built = recorded('NotificationBuilt', { notification_id: 5 }, 'req_1', 1_000)
+  t.same(types([created[0]!, built, ...created.slice(1)]), [
+    [101, 'order.created'],
+    [103, 'tracker.created'],
+  ])
+})
+
 t.test('an append the run holds only part of is judged on that part: it can only keep more', async (t) => {
   t.same(types(created.slice(1)), [
     [102, 'order.updated'],
