@@ -239,6 +239,7 @@ async function wholeWritesOf<D, E extends RecordedEvent>(
         stored && stored.id === id && stored.accountId === accountId
           ? { revision: stored.revision, changedFields: changedFields(spec.fields(stored.doc), fields) }
           : undefined,
+      absent: stored === undefined,
     })
   }
   return writes

@@ -211,6 +211,7 @@ export function deliveryStatsProjection(
           fields: ORDER_FIELDS,
           // An order's indexed fields never change: only its document is rewritten.
           replaces: current && current.id === doc.id ? { revision: current.revision, changedFields: [] } : undefined,
+          absent: current === undefined,
         })
       }
       writes.push(...(await bucketWrites(store, collection, deltas, Number(events.at(-1)!.position))))
@@ -253,6 +254,7 @@ async function bucketWrites(
       revision: (current?.revision ?? -1) + 1,
       doc,
       fields: { kind: doc.kind, week: dayNumber(weekOf(first.ended_on)), changed },
+      absent: current === undefined,
     }
   })
 }

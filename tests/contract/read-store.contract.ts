@@ -394,6 +394,41 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     )
   })
 
+  t.test('a write believed new that meets a stored document (a replay) is applied as any other', async (t) => {
+    const C = contractCollection.name
+    const [kept, moved] = [write(1, 1, { email: 'kept@x.io' }, 3), write(1, 2, { email: 'moved@x.io' }, 0)]
+    // Given two stored documents
+    await store.commit(['contract'], [kept, moved], 1n)
+    // When a commit believes both new (one at an older revision, one at a newer) beside a new one
+    const fresh = write(1, 3, { email: 'fresh@x.io' })
+    await store.commit(
+      ['contract'],
+      [
+        { ...kept, revision: 2, doc: { stale: true }, absent: true },
+        {
+          ...moved,
+          revision: 1,
+          doc: { id: 2, email: 'now@x.io' },
+          fields: { email: 'now@x.io', created_at: null },
+          absent: true,
+        },
+        { ...fresh, absent: true },
+      ],
+      2n,
+    )
+    // Then the older is ignored, the newer replaces, the new one is written, and the checkpoint moves
+    t.match(await store.getByKey(C, kept.key), { revision: 3, doc: { id: 1, email: 'kept@x.io' } })
+    t.match(await store.getByKey(C, moved.key), { revision: 1, doc: { id: 2, email: 'now@x.io' } })
+    t.equal((await store.lookup(C, 'email', 'now@x.io'))?.id, 2, 'found by its new field')
+    t.match(await store.getByKey(C, fresh.key), { revision: 0, doc: { id: 3, email: 'fresh@x.io' } })
+    t.equal(await store.checkpoint('contract'), 2n)
+    // And documents new indeed are written by the commits after it
+    const later = write(1, 4, { email: 'later@x.io' })
+    await store.commit(['contract'], [{ ...later, absent: true }], 3n)
+    t.match(await store.getByKey(C, later.key), { revision: 0, doc: { id: 4 } })
+    t.equal(await store.checkpoint('contract'), 3n)
+  })
+
   t.test('a replacing write moves its changed fields, and writes it all where the row moved on', async (t) => {
     const w = write(1, 1, { email: 'a@x.io', created_at: 100 }, 3)
     await store.commit(['contract'], [w], 1n)

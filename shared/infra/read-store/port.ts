@@ -122,6 +122,13 @@ export interface DocumentWrite<D = unknown> extends StoredDocument<D> {
    * revision; otherwise it writes the whole document.
    */
   replaces?: { revision: number; changedFields: readonly string[] }
+  /**
+   * Set when the projection found no stored document under the key, or
+   * looked for none (the batch starts it). A store may then insert the row
+   * without looking for one first, provided a row met there after all (a
+   * replay) leaves the commit as the checked write would.
+   */
+  absent?: boolean
 }
 
 /** A document's views, rendered from the document at `revision`. */

@@ -4,7 +4,7 @@ import { viewColumns } from './sql-tables.ts'
 import { checkViewNames, collectionSpecs, shadowOf, type CollectionSpec, type ReadStore } from './port.ts'
 import { createIndexes, tableStatements } from './postgres-tables.ts'
 import { postgresReads } from './postgres-reads.ts'
-import { appendPending, type Column, rowsOf, runsOf, upsert } from './postgres-writes.ts'
+import { appendPending, type Column, type NewDocuments, rowsOf, runsOf, upsert } from './postgres-writes.ts'
 
 /*
  * The read store on PostgreSQL: a table per collection, each document in a
@@ -33,6 +33,14 @@ const lockCollections = (client: pg.ClientBase, names: readonly string[]) =>
     WRITER_LOCK,
     [...new Set(names)],
   ])
+/** PostgreSQL's SQLSTATE for a row a unique index already holds. */
+const UNIQUE_VIOLATION = '23505'
+/**
+ * After a commit met a document it believed new, this long every commit
+ * writes checked: a replay (a rebuild catching up, a writer catching up
+ * beside the projector) meets stored documents batch after batch.
+ */
+const CHECKED_AFTER_A_REPLAY_MS = 60_000
 /** Ids are 53-bit by design: bigint columns read back as numbers; checkpoints are kept as text. */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
@@ -65,6 +73,33 @@ export async function createPostgresReadStore(
     await preferLz4(pool, spec.name, ['doc', ...viewColumns(spec)])
   }
   const { specOf, joinShadow } = collectionSpecs(collections)
+  /** Until when a commit writes every document checked: a replay met a stored one lately. */
+  let checkedUntil = 0
+  const write = (
+    projections: readonly string[],
+    writes: Parameters<ReadStore['commit']>[1],
+    checkpoint: bigint,
+    newDocuments: NewDocuments,
+  ) =>
+    inTransaction(async (client) => {
+      await lockCollections(
+        client,
+        writes.map((w) => specOf(w.collection).name),
+      )
+      for (const run of runsOf(writes)) {
+        const spec = specOf(run.collection)
+        if (run.appends) await appendPending(client, spec, run.appends, newDocuments)
+        else await upsert(client, spec, run.writes, newDocuments)
+      }
+      // Every projection's checkpoint in one statement: a round trip each was a sixth of a commit's time.
+      if (projections.length > 0)
+        await client.query(
+          `INSERT INTO checkpoints (projection, position) SELECT unnest($1::text[]), $2
+           ON CONFLICT (projection) DO UPDATE SET position = excluded.position
+           WHERE checkpoints.position::numeric < excluded.position::numeric`,
+          [projections, checkpoint.toString()],
+        )
+    })
   const checkpointOf = async (client: pg.ClientBase | pg.Pool, projection: string) => {
     const { rows } = await client.query('SELECT position FROM checkpoints WHERE projection = $1', [projection])
     return rows[0] ? BigInt((rows[0] as { position: string }).position) : undefined
@@ -107,25 +142,15 @@ export async function createPostgresReadStore(
       })
     },
     async commit(projections, writes, checkpoint) {
-      await inTransaction(async (client) => {
-        await lockCollections(
-          client,
-          writes.map((w) => specOf(w.collection).name),
-        )
-        for (const run of runsOf(writes)) {
-          const spec = specOf(run.collection)
-          if (run.appends) await appendPending(client, spec, run.appends)
-          else await upsert(client, spec, run.writes)
-        }
-        // Every projection's checkpoint in one statement: a round trip each was a sixth of a commit's time.
-        if (projections.length > 0)
-          await client.query(
-            `INSERT INTO checkpoints (projection, position) SELECT unnest($1::text[]), $2
-             ON CONFLICT (projection) DO UPDATE SET position = excluded.position
-             WHERE checkpoints.position::numeric < excluded.position::numeric`,
-            [projections, checkpoint.toString()],
-          )
-      })
+      if (Date.now() < checkedUntil) return write(projections, writes, checkpoint, 'checked')
+      try {
+        await write(projections, writes, checkpoint, 'inserted')
+      } catch (error) {
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error
+        // A document believed new was stored already: a replay, whose next commits will meet more.
+        checkedUntil = Date.now() + CHECKED_AFTER_A_REPLAY_MS
+        await write(projections, writes, checkpoint, 'checked')
+      }
     },
     checkpoint: (projection) => checkpointOf(pool, projection),
     async prepareRebuild(collection, shadowProjection) {
