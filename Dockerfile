@@ -36,5 +36,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The heap settings `npm start` gives the server (see package.json and docs/performance.md).
-ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--single-threaded-gc", "--no-allocation-site-pretenuring", "bin/shiplog.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--single-threaded-gc", "--no-allocation-site-pretenuring", "--initial-old-space-size=256", "bin/shiplog.js"]
 CMD ["serve"]
