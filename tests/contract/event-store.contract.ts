@@ -50,6 +50,26 @@ export function eventStoreContract(t: Test, open: () => Promise<EventStore>) {
     t.same(await store.readStream(s, 3), [], 'past the end')
   })
 
+  t.test('data and metadata of any text read back as written, on every read', async (t) => {
+    const odd = 'tab\tline\nreturn\rslash\\ quote" sep\x1e nul\u0000 é 🚚 \u2028'
+    const s = uniqueStream(`odd\\${'_'}`)
+    const written = {
+      ...event('Odd', { odd, nested: [odd, { [odd]: odd }] }),
+      metadata: { accountId: 1, correlationId: odd, recordedAt: 1 },
+    }
+    const { position } = await store.append([{ stream: s, expected: 'no_stream', events: [written, event('Plain')] }])
+    const [byStream] = await store.readStreams([{ stream: s }])
+    const byLog = await store.readAll({ after: position - 2n, limit: 10 })
+    for (const [read, where] of [
+      [(await store.readStream(s))[0], 'its stream'],
+      [byStream?.[0], 'several streams'],
+      [byLog.find((e) => e.stream === s), 'the log'],
+    ] as const) {
+      t.same(read?.data, written.data, `data, from ${where}`)
+      t.equal(read?.metadata.correlationId, odd, `metadata, from ${where}`)
+    }
+  })
+
   t.test('reads several streams at once, each from its revision, in request order', async (t) => {
     const [a, b, missing] = [uniqueStream('thing'), uniqueStream('thing'), uniqueStream('missing')]
     await store.append([

@@ -250,6 +250,9 @@ async function appendRequests(
   return { position, revisions }
 }
 
+/** JSON text as COPY's text format reads it: JSON writes no raw tab or line break, so only `\\` is escaped. */
+const copyJson = (json: string) => (json.includes('\\') ? json.replaceAll('\\', '\\\\') : json)
+
 /** A value as COPY's text format reads it: `\\`, tab, line feed and carriage return escaped. */
 const copyText = (value: string) => (COPY_ESCAPED.test(value) ? value.replace(COPY_ESCAPES, escapeForCopy) : value)
 const COPY_ESCAPED = /[\\\t\n\r]/
@@ -268,10 +271,10 @@ async function copyRows(client: pg.PoolClient, rows: readonly EventRowJson[]) {
   for (const r of rows) {
     let metadata = metadataText.get(r.metadata)
     if (metadata === undefined) {
-      metadata = copyText(JSON.stringify(r.metadata))
+      metadata = copyJson(JSON.stringify(r.metadata))
       metadataText.set(r.metadata, metadata)
     }
-    text += `${r.position}\t${copyText(r.id)}\t${copyText(r.stream)}\t${r.revision}\t${copyText(r.type)}\t${copyText(
+    text += `${r.position}\t${copyText(r.id)}\t${copyText(r.stream)}\t${r.revision}\t${copyText(r.type)}\t${copyJson(
       JSON.stringify(r.data),
     )}\t${metadata}\t${r.recorded_at}\n`
   }

@@ -34,9 +34,16 @@ export function runsOf(writes: readonly (DocumentWrite | DocumentAppend)[]) {
   return runs
 }
 
-/** A column of rows sent to the server: its name and its type. */
-export type Column = readonly [name: string, type: string]
+/**
+ * A column of rows sent to the server: its name, its type, and `json` when
+ * its text values are JSON (a document, pending lines): never empty, never
+ * holding the separator raw, so never looked through for it.
+ */
+export type Column = readonly [name: string, type: string, holds?: 'json']
 type Value = string | number | null | undefined
+
+/** Columns whose values need no look for an empty value or the separator. */
+const unchecked = ([, type, holds]: Column) => holds === 'json' || type !== 'text'
 
 /** Separates the values of a column sent as one text: JSON.stringify never writes it raw (it writes \u001e). */
 const SEPARATOR = '\x1e'
@@ -53,9 +60,10 @@ const SEPARATOR = '\x1e'
  */
 export function rowsOf(columns: readonly Column[], rows: readonly (readonly Value[])[]) {
   const arrays: string[] = []
-  const params = columns.map(([, type], c) => {
+  const params = columns.map((column, c) => {
+    const type = column[1]
     const values = rows.map((row) => row[c] ?? null)
-    if (values.some((v) => v === '' || (typeof v === 'string' && v.includes(SEPARATOR)))) {
+    if (!unchecked(column) && values.some((v) => v === '' || (typeof v === 'string' && v.includes(SEPARATOR)))) {
       arrays.push(`$${c + 1}::${type}[]`)
       return values
     }
@@ -165,7 +173,7 @@ export async function appendPending(
       ['id', 'bigint'],
       ['key', 'text'],
       ['revision', 'int'],
-      ['pending', 'text'],
+      ['pending', 'text', 'json'],
       ['pending_count', 'int'],
       ...fieldColumnsOf(spec),
     ]
@@ -200,7 +208,7 @@ export async function appendPending(
       ['key', 'text'],
       ['after', 'int'],
       ['revision', 'int'],
-      ['lines', 'text'],
+      ['lines', 'text', 'json'],
       ['n', 'int'],
     ],
     added.map((a) => [a.key, a.after, a.revision, pendingLines(a.events), a.events.length]),
