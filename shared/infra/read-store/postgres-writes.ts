@@ -62,8 +62,16 @@ export function rowsOf(columns: readonly Column[], rows: readonly (readonly Valu
   const arrays: string[] = []
   const params = columns.map((column, c) => {
     const type = column[1]
-    const values = rows.map((row) => row[c] ?? null)
-    if (!unchecked(column) && values.some((v) => v === '' || (typeof v === 'string' && v.includes(SEPARATOR)))) {
+    const check = !unchecked(column)
+    // One pass a column: a commit sends thousands of rows of a dozen columns.
+    const values: Value[] = new Array(rows.length)
+    let quoted = false
+    for (let r = 0; r < rows.length; r++) {
+      const v = rows[r]![c] ?? null
+      values[r] = v
+      if (check && typeof v === 'string' && (v === '' || v.includes(SEPARATOR))) quoted = true
+    }
+    if (quoted) {
       arrays.push(`$${c + 1}::${type}[]`)
       return values
     }
