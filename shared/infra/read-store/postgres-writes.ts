@@ -111,9 +111,9 @@ export async function upsert(
   }
   const all = [...latest.values()]
   const inserted = newDocuments === 'inserted' ? all.filter((w) => w.absent) : []
+  const checked = inserted.length > 0 ? all.filter((w) => !w.absent) : all
   if (inserted.length > 0) await writeDocuments(client, spec, inserted, false)
-  if (inserted.length < all.length)
-    await writeDocuments(client, spec, inserted.length > 0 ? all.filter((w) => !w.absent) : all, true)
+  if (checked.length > 0) await writeDocuments(client, spec, checked, true)
 }
 
 /** Documents in one statement: `checked`, each replacing a stored one only at a newer revision; else inserted. */
