@@ -146,16 +146,20 @@ async function writeDocuments(
     ]),
   )
   const names = columns.map(([name]) => name)
-  const onConflict = `ON CONFLICT (key) DO UPDATE SET ${names
-    .filter((n) => n !== 'key')
-    .map((n) => `${n} = excluded.${n}`)
-    .join(', ')}${spec.pending ? ', pending = NULL, pending_count = 0' : ''}
-     WHERE excluded.revision > t.revision`
+  const onConflict = replacingNewer(names, spec.pending ? ['pending = NULL', 'pending_count = 0'] : [])
   await client.query(
     `INSERT INTO ${spec.name} AS t (${names.join(', ')}) SELECT * FROM ${source} ${checked ? onConflict : ''}`,
     params,
   )
 }
+
+/** What makes an INSERT of `columns` replace the stored row of its key, only at a newer revision; `also` sets more. */
+const replacingNewer = (columns: readonly string[], also: readonly string[]) =>
+  `ON CONFLICT (key) DO UPDATE SET ${[
+    ...columns.filter((n) => n !== 'key').map((n) => `${n} = excluded.${n}`),
+    ...also,
+  ].join(', ')}
+     WHERE excluded.revision > t.revision`
 
 /**
  * A collection's appends: new documents made of their events alone (`null`
@@ -198,11 +202,10 @@ export async function appendPending(
       ]),
     )
     const names = columns.map(([name]) => name)
-    const onConflict = `ON CONFLICT (key) DO UPDATE SET doc = excluded.doc, ${[
-      ...names.filter((n) => n !== 'key').map((n) => `${n} = excluded.${n}`),
-      ...views.map((v) => `${v} = NULL`),
-    ].join(', ')}
-       WHERE excluded.revision > t.revision`
+    const onConflict = replacingNewer(
+      ['doc', ...names],
+      views.map((v) => `${v} = NULL`),
+    )
     await client.query(
       `INSERT INTO ${spec.name} AS t (doc, ${names.join(', ')}) SELECT 'null'::json, * FROM ${source}
        ${newDocuments === 'checked' ? onConflict : ''}`,
