@@ -45,7 +45,9 @@ export const SNAPSHOTS_TABLE = `
 
 /** A new file's settings, before the table exists: see createSqliteEventStore. */
 export function openEventsFile(file: string) {
-  const db = openWalFile(file)
+  // 16 KiB pages: the log's indexes, inserted into at random places, split
+  // fewer pages, and an event with its payload rarely needs an overflow page.
+  const db = openWalFile(file, 16384)
   // A group commit holds each append in a savepoint, whose journal of the
   // pages it changes would otherwise be a temporary file, written page by page.
   db.pragma('temp_store = MEMORY')

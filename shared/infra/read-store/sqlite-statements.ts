@@ -48,7 +48,10 @@ const NAME = /^[a-z][a-z0-9_]*$/
 export type SpecOf = (collection: string) => CollectionSpec
 
 export function openDatabase(file: string, walCheckpoints: WalCheckpoints | undefined) {
-  const db = openWalFile(file)
+  // 4 KiB pages: a projector's commit writes one page for each of the 30-odd
+  // tables and indexes it touches, so smaller pages write a quarter of the
+  // bytes to the log and to the checkpoint behind it.
+  const db = openWalFile(file, 4096)
   // The page cache holds what a projector's transaction writes. No memory
   // map: mapped pages count in the process's memory as the tables grow, for
   // no faster reads.
