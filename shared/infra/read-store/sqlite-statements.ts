@@ -49,8 +49,8 @@ export type SpecOf = (collection: string) => CollectionSpec
 
 export function openDatabase(file: string, walCheckpoints: WalCheckpoints | undefined) {
   // 4 KiB pages: a projector's commit writes one page for each of the 30-odd
-  // tables and indexes it touches, so smaller pages write a quarter of the
-  // bytes to the log and to the checkpoint behind it.
+  // tables and indexes it touches, so smaller pages write about half the
+  // bytes to the log and its checkpoint, though a large order now overflows.
   const db = openWalFile(file, 4096)
   // The page cache holds what a projector's transaction writes. No memory
   // map: mapped pages count in the process's memory as the tables grow, for
