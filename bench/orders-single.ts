@@ -5,13 +5,15 @@
  * bare fastify process parsing the same bodies and answering 201, before
  * and after the service. Each side's rate is the median of three rounds of
  * ORDERS (a round lasts a few seconds, and one can meet a pause of the
- * machine's). Prints the rates, the ratio to the floor's mean, and the
- * service's median and p99 latency over its rounds.
+ * machine's). Prints the rates, the ratio to the floor's mean, the
+ * service's median and p99 latency over its rounds, and how much of a
+ * write's time on the server went to storing it and then to making it
+ * visible (its /metrics).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { ORDER_CLIENTS, orderRequest } from './fixtures.ts'
-import { benchServerProcess, conditions, medianOfRounds, ms, percentile, postBatches } from './support.ts'
+import { benchServerProcess, conditions, medianOfRounds, ms, percentile, postBatches, writeStages } from './support.ts'
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 4000)
 /** Timed rounds of ORDERS new orders each, on either side; a side's rate is their median. */
@@ -64,8 +66,10 @@ const bareBefore = await bareRun()
 const server = await benchServerProcess({ RATE_LIMIT_PER_MINUTE: '1000000' })
 await postBatches(server, '/v2/orders', warm, ORDER_CLIENTS)
 const cpu = server.cpuMeter()
+const stages = await writeStages(server)
 const service = await rounds(server)
 const serviceCpu = cpu.per(ROUNDS * ORDERS, 'order', 'µs')
+const serviceStages = await stages.since()
 await server.close()
 const bareAfter = await bareRun()
 
@@ -74,6 +78,7 @@ const line = (label: string, r: typeof service) =>
 console.log(line('(a) bare fastify parsing the bodies', bareBefore))
 console.log(line('(a) the same, after (b)            ', bareAfter))
 console.log(`${line('(b) the service, created          ', service)}   ${serviceCpu}`)
+console.log(`    ${serviceStages}`)
 const floorRate = (bareBefore.rate + bareAfter.rate) / 2
 console.log(
   `(b) against the mean of (a): ${((100 * service.rate) / floorRate).toFixed(1)} % (target ≥ 25 %); median ${ms(percentile(service.latencies, 50))} (target < 10 ms)`,

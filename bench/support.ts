@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm'
 import { createAccount } from '../commands/accounts/change-account.ts'
 import { startServer } from '../server/start.ts'
 import { createAccountWithCli, processEnvironment, spawnServer } from '../tests/support/process.ts'
+import { metric } from '../tests/support/progress.ts'
 import { type Config, loadConfig } from '../shared/infra/config.ts'
 import { runsCompiled } from '../shared/infra/compiled.mjs'
 import { openRuntime, type Runtime } from '../shared/infra/runtime.ts'
@@ -171,6 +172,33 @@ export async function benchServerProcess(env: Record<string, string> = {}) {
     },
   }
 }
+
+/**
+ * Starts reading where a server's writes spend their time, from its /metrics
+ * (`shiplog_write_seconds`): `since()` then gives the mean of each stage over
+ * the writes made meanwhile, stored (decision to events stored) and visible
+ * (then waiting for the read models).
+ */
+export async function writeStages(server: { url: string }) {
+  const read = () =>
+    Promise.all(
+      STAGES.map(async (stage) => ({
+        sum: await metric(server, 'shiplog_write_seconds_sum', { stage }),
+        count: await metric(server, 'shiplog_write_seconds_count', { stage }),
+      })),
+    )
+  const before = await read()
+  return {
+    async since() {
+      const means = (await read()).map(({ sum, count }, i) => {
+        const writes = count - before[i]!.count
+        return `${STAGES[i]} ${writes > 0 ? ms(((sum - before[i]!.sum) / writes) * 1000) : 'none'}`
+      })
+      return `a write's time on the server: ${means.join(', then ')} (means)`
+    },
+  }
+}
+const STAGES = ['stored', 'visible'] as const
 
 /** The CPU seconds a process or thread (its /proc folder) has spent: fields 14 and 15 of its stat, in ticks of 10 ms. */
 export function cpuSeconds(proc: string) {

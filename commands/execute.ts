@@ -88,11 +88,13 @@ export function toNewEvents(
  * and a repeat of the request gets that response back with nothing appended.
  */
 export async function executeCommand(
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections' | 'observeWrite'>,
   request: CommandRequest,
   plan: () => Promise<CommandPlan>,
 ): Promise<CommandResponse> {
   const record = request.idempotency ? idempotencyRecord(request.account.id, request.idempotency) : undefined
+  // Wall time, not rt.clock: a test's clock stands still.
+  const started = performance.now()
   for (let attempt = 1; ; attempt++) {
     if (record) {
       const previous = await replay(rt, record)
@@ -111,7 +113,14 @@ export async function executeCommand(
       }
       continue
     }
-    if (answer.appended) await untilVisible(rt, answer.position)
+    if (answer.appended) {
+      const stored = performance.now()
+      const reached = await untilVisible(rt, answer.position)
+      rt.observeWrite?.({
+        storedSeconds: (stored - started) / 1000,
+        visible: reached === undefined ? undefined : { seconds: (performance.now() - stored) / 1000, reached },
+      })
+    }
     return { status: answer.status, body: answer.body, position: answer.position }
   }
 }
@@ -164,7 +173,7 @@ async function decideAndAppend(
  * a webhook endpoint, a connection, go through here alike.
  */
 export function changeStream<E extends DomainEvent, S>(
-  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections'>,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'clock' | 'config' | 'projections' | 'observeWrite'>,
   command: CommandRequest,
   change: {
     stream: string
@@ -222,12 +231,16 @@ const projectionNames = projections.map((p) => p.name)
 /**
  * Read-your-writes by default: with SHIPLOG_WRITE_VISIBILITY=projected a write
  * answers once the read models have passed it (bounded), so a client that
- * never sends X-Shiplog-Position back still reads what it wrote.
+ * never sends X-Shiplog-Position back still reads what it wrote. Whether they
+ * had when it answers; undefined when it does not wait for them.
  */
-export async function untilVisible(rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>, position: Position) {
-  if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return
+export async function untilVisible(
+  rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>,
+  position: Position,
+): Promise<boolean | undefined> {
+  if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return undefined
   const wait = rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS
-  await waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)
+  return waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)
 }
 
 interface IdempotencyRecord {

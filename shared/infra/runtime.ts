@@ -16,6 +16,17 @@ import type { ReadStore } from './read-store/port.ts'
 import { createSqliteReadStore } from './read-store/sqlite.ts'
 import type { WalCheckpoints } from './sqlite/checkpoints.ts'
 
+/**
+ * Where a write's time went in the command core: from its decision until its
+ * events were stored, then waiting for the read models to include them (none
+ * with SHIPLOG_WRITE_VISIBILITY=appended); `reached` is false when the wait
+ * ran out and the write answered before its data was readable.
+ */
+export interface WriteTiming {
+  storedSeconds: number
+  visible?: { seconds: number; reached: boolean }
+}
+
 /** What every role shares: configuration, the two stores, the id allocator, the clock and the logger. */
 export interface Runtime {
   config: Config
@@ -29,6 +40,8 @@ export interface Runtime {
   secrets: SecretBox
   /** This process's projector's progress, when it runs one: writes and reads wait on it. */
   projections?: ProjectionProgress
+  /** Told of each command that appended, when /metrics is served: its write histogram. */
+  observeWrite?: (timing: WriteTiming) => void
   close(): Promise<void>
 }
 

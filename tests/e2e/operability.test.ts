@@ -5,7 +5,8 @@ import t from 'tap'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { errorCodes } from '../../shared/domain/errors.ts'
 import { tempDir } from '../support/temp.ts'
-import { postTrackers, readAfter, startTestServer } from '../support/server.ts'
+import { metric } from '../support/progress.ts'
+import { postTrackers, readAfter, startTestServer, type TestServer } from '../support/server.ts'
 
 t.test('expand[] takes every prefix of a listed path, as clients send them', async (t) => {
   const server = await startTestServer(t)
@@ -52,6 +53,40 @@ t.test('/metrics: events appended by type, projection lag, jobs by state, reques
     'no gauge named like a counter, no counter without _total',
   )
   t.match(text, /^nodejs_active_handles\{type="\w+"\} \d+$/m, 'active handles are still counted, by type')
+})
+
+t.test('/metrics: a write’s time, stored then visible, and writes answered before they were readable', async (t) => {
+  const writes = (server: Pick<TestServer, 'url'>, stage: string) =>
+    metric(server, 'shiplog_write_seconds_count', { stage })
+  const waited = (server: Pick<TestServer, 'url'>) => metric(server, 'shiplog_write_seconds_sum', { stage: 'visible' })
+  const timeouts = (server: Pick<TestServer, 'url'>) => metric(server, 'shiplog_write_visibility_timeouts_total')
+
+  const server = await startTestServer(t)
+  const [stored, visible] = [await writes(server, 'stored'), await writes(server, 'visible')]
+  await postTrackers(server, [{ order_number: 'W-1', tracking_number: 'W1' }])
+  t.equal(await writes(server, 'stored'), stored + 1, 'the write is timed until stored')
+  t.equal(await writes(server, 'visible'), visible + 1, 'and then until visible')
+  t.ok((await waited(server)) > 0)
+  t.equal(await timeouts(server), 0, 'its read models included it in time')
+  await server.request('GET', '/v2/orders?order_number=W-1')
+  t.equal(await writes(server, 'stored'), stored + 1, 'a read is not a write')
+
+  // No projector in this process: the write is stored, waits its 50 ms for the read models, and answers.
+  const alone = await startTestServer(t, {
+    roles: ['command', 'query'],
+    env: { SHIPLOG_WRITE_VISIBILITY_WAIT_MS: '50' },
+  })
+  const [late, before] = [await timeouts(alone), await waited(alone)]
+  t.equal((await postTrackers(alone, [{ order_number: 'W-2', tracking_number: 'W2' }])).status, 201)
+  t.equal(await timeouts(alone), late + 1, 'answered before it was readable')
+  t.ok((await waited(alone)) - before >= 0.05, 'after waiting its whole wait')
+
+  // Answering once stored, a write has no visible stage.
+  const appended = await startTestServer(t, { env: { SHIPLOG_WRITE_VISIBILITY: 'appended' } })
+  const [first, none] = [await writes(appended, 'stored'), await writes(appended, 'visible')]
+  await postTrackers(appended, [{ order_number: 'W-3', tracking_number: 'W3' }])
+  t.equal(await writes(appended, 'stored'), first + 1)
+  t.equal(await writes(appended, 'visible'), none)
 })
 
 t.test('/metrics asks for SHIPLOG_METRICS_TOKEN when one is set', async (t) => {

@@ -28,11 +28,16 @@ export interface MetricSources {
 
 /**
  * GET /metrics in the Prometheus format (prom-client): process metrics, request
- * durations by route and status, events appended by type, each projection's
+ * durations by route and status, writes' time by stage (stored, then visible)
+ * and those answered before they were readable, events appended by type, each projection's
  * lag behind the log, each reaction's position, and every queue's jobs by
  * state. One registry per server, so several servers in one process stay apart.
  */
-export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readStore'>, sources: MetricSources) {
+export function metricsRoutes(
+  app: App,
+  rt: Pick<Runtime, 'eventStore' | 'readStore' | 'observeWrite'>,
+  sources: MetricSources,
+) {
   const { projections, queues, carrierPolling, carrierRequests } = sources
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -47,6 +52,24 @@ export function metricsRoutes(app: App, rt: Pick<Runtime, 'eventStore' | 'readSt
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
+  const writes = new Histogram({
+    name: 'shiplog_write_seconds',
+    help: 'Writes (commands that appended) by stage: stored, from the decision until the events are stored; visible, then waiting for the read models to include them',
+    labelNames: ['stage'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  const unreadable = new Counter({
+    name: 'shiplog_write_visibility_timeouts_total',
+    help: 'Writes answered before the read models included them: their wait reached SHIPLOG_WRITE_VISIBILITY_WAIT_MS',
+    registers: [registry],
+  })
+  rt.observeWrite = ({ storedSeconds, visible }) => {
+    writes.observe({ stage: 'stored' }, storedSeconds)
+    if (!visible) return
+    writes.observe({ stage: 'visible' }, visible.seconds)
+    if (!visible.reached) unreadable.inc()
+  }
   const appended = new Counter({
     name: 'shiplog_events_appended_total',
     help: 'Events appended to the event log by this process, by type',
