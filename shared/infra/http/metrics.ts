@@ -52,24 +52,7 @@ export function metricsRoutes(
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
-  const writes = new Histogram({
-    name: 'shiplog_write_seconds',
-    help: 'Writes (commands that appended) by stage: stored, from the decision until the events are stored; visible, then waiting for the read models to include them',
-    labelNames: ['stage'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  })
-  const unreadable = new Counter({
-    name: 'shiplog_write_visibility_timeouts_total',
-    help: 'Writes answered before the read models included them: their wait reached SHIPLOG_WRITE_VISIBILITY_WAIT_MS',
-    registers: [registry],
-  })
-  rt.observeWrite = ({ storedSeconds, visible }) => {
-    writes.observe({ stage: 'stored' }, storedSeconds)
-    if (!visible) return
-    writes.observe({ stage: 'visible' }, visible.seconds)
-    if (!visible.reached) unreadable.inc()
-  }
+  observeWrites(registry, rt)
   const appended = new Counter({
     name: 'shiplog_events_appended_total',
     help: 'Events appended to the event log by this process, by type',
@@ -196,4 +179,26 @@ function countingAppends(store: EventStore, count: (type: string) => void): Even
     return result
   }
   return counted
+}
+
+/** A write's time by stage, and the writes answered before they could be read, as the command core tells them. */
+function observeWrites(registry: Registry, rt: Pick<Runtime, 'observeWrite'>) {
+  const writes = new Histogram({
+    name: 'shiplog_write_seconds',
+    help: 'Writes (commands that appended) by stage: stored, from the decision until the events are stored; visible, then waiting for the read models to include them',
+    labelNames: ['stage'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  const unreadable = new Counter({
+    name: 'shiplog_write_visibility_timeouts_total',
+    help: 'Writes answered before the read models included them: their wait reached SHIPLOG_WRITE_VISIBILITY_WAIT_MS',
+    registers: [registry],
+  })
+  rt.observeWrite = ({ storedSeconds, visible }) => {
+    writes.observe({ stage: 'stored' }, storedSeconds)
+    if (!visible) return
+    writes.observe({ stage: 'visible' }, visible.seconds)
+    if (!visible.reached) unreadable.inc()
+  }
 }
