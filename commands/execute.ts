@@ -94,7 +94,7 @@ export async function executeCommand(
 ): Promise<CommandResponse> {
   const record = request.idempotency ? idempotencyRecord(request.account.id, request.idempotency) : undefined
   // Wall time, not rt.clock: a test's clock stands still.
-  const started = performance.now()
+  const decidedAt = performance.now()
   for (let attempt = 1; ; attempt++) {
     if (record) {
       const previous = await replay(rt, record)
@@ -113,14 +113,7 @@ export async function executeCommand(
       }
       continue
     }
-    if (answer.appended) {
-      const stored = performance.now()
-      const reached = await untilVisible(rt, answer.position)
-      rt.observeWrite?.({
-        storedSeconds: (stored - started) / 1000,
-        visible: reached === undefined ? undefined : { seconds: (performance.now() - stored) / 1000, reached },
-      })
-    }
+    if (answer.appended) await untilVisible(rt, answer.position, decidedAt)
     return { status: answer.status, body: answer.body, position: answer.position }
   }
 }
@@ -231,16 +224,24 @@ const projectionNames = projections.map((p) => p.name)
 /**
  * Read-your-writes by default: with SHIPLOG_WRITE_VISIBILITY=projected a write
  * answers once the read models have passed it (bounded), so a client that
- * never sends X-Shiplog-Position back still reads what it wrote. Whether they
- * had when it answers; undefined when it does not wait for them.
+ * never sends X-Shiplog-Position back still reads what it wrote. The write's
+ * time, from `decidedAt` (performance.now() when its decision began) until
+ * stored and then until visible, is told to rt.observeWrite.
  */
 export async function untilVisible(
-  rt: Pick<Runtime, 'readStore' | 'config' | 'projections'>,
+  rt: Pick<Runtime, 'readStore' | 'config' | 'projections' | 'observeWrite'>,
   position: Position,
-): Promise<boolean | undefined> {
-  if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') return undefined
+  decidedAt: number,
+) {
+  const stored = performance.now()
+  const storedSeconds = (stored - decidedAt) / 1000
+  if (rt.config.SHIPLOG_WRITE_VISIBILITY !== 'projected') {
+    rt.observeWrite?.({ storedSeconds })
+    return
+  }
   const wait = rt.config.SHIPLOG_WRITE_VISIBILITY_WAIT_MS
-  return waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)
+  const reached = await waitForProjections(rt.readStore, projectionNames, position, wait, rt.projections)
+  rt.observeWrite?.({ storedSeconds, visible: { seconds: (performance.now() - stored) / 1000, reached } })
 }
 
 interface IdempotencyRecord {

@@ -185,6 +185,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
       if (!entry) throw notFound('Parcel not found')
       const command = { tracker_id: id, by: c.user.email, at: now() }
+      const decidedAt = performance.now()
       const position = await decideOnStream<OrderEvent>(
         rt,
         orderDocumentKeyOf(entry.key),
@@ -192,7 +193,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
         () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
       )
       // The page it returns to reads the read models: it shows the change.
-      if (position !== undefined) await untilVisible(rt, position)
+      if (position !== undefined) await untilVisible(rt, position, decidedAt)
       const back = (request.body as { back?: string } | undefined)?.back
       const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
       return reply.redirect(doneAt(target, 'Marked handled.'), 303)

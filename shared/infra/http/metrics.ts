@@ -29,9 +29,9 @@ export interface MetricSources {
 /**
  * GET /metrics in the Prometheus format (prom-client): process metrics, request
  * durations by route and status, writes' time by stage (stored, then visible)
- * and those answered before they were readable, events appended by type, each projection's
- * lag behind the log, each reaction's position, and every queue's jobs by
- * state. One registry per server, so several servers in one process stay apart.
+ * and those answered before they were readable, events appended by type, each
+ * projection's lag behind the log, each reaction's position, and every
+ * queue's jobs by state. One registry per server, so several servers in one process stay apart.
  */
 export function metricsRoutes(
   app: App,
