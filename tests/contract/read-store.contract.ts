@@ -387,6 +387,7 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
     )
     const many = await store.getManyByKey(contractCollection.name, [w.key, 'missing'])
     t.same([...many.keys()], [w.key])
+    t.same([...(await store.getManyByKey(contractCollection.name, [])).keys()], [], 'no keys, no documents')
     t.equal(
       (await store.lookup(contractCollection.name, 'email', 'v2@x.io'))?.id,
       1,

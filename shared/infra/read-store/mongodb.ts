@@ -171,6 +171,7 @@ function documentReads(collection: CollectionOf, specOf: (name: string) => Colle
       return found ? toStored<D>(found) : undefined
     },
     async getManyByKey<D>(name: string, keys: readonly string[]) {
+      if (keys.length === 0) return new Map()
       const found = await collection(name)
         .find({ _id: { $in: [...keys] } })
         .toArray()

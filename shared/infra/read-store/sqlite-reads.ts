@@ -88,6 +88,8 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
       return row && stored<D>(row)
     },
     async getManyByKey<D>(collection: string, keys: readonly string[]) {
+      // No keys, no statement: a projector's batch of new orders asks for none, once a batch.
+      if (keys.length === 0) return new Map()
       // The keys as one JSON parameter: one statement for a projector's whole batch.
       const { statement, stored } = documents<[string]>(
         collection,
