@@ -78,6 +78,7 @@ export function startReaction(rt: Pick<Runtime, 'eventStore' | 'readStore' | 'co
       while (!signal.aborted) {
         const only = reaction.only?.()
         const types = only?.types ?? read
+        appends.reading()
         // Filtered, the log up to the head is passed over at once: the head is read first, so an
         // event appended meanwhile is either in this read or after the head.
         const head = types ? await rt.eventStore.head() : undefined

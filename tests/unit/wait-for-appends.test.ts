@@ -59,6 +59,20 @@ t.test('a follower wakes at an append, and under a stream of them lets more arri
   t.ok(apart < GATHER_MS, `an append more than 20 ms after the last is read at once (${apart.toFixed(0)} ms)`)
 })
 
+t.test('an append told before a read of the log does not wake the wait after it', async (t) => {
+  const { store, append } = toldStore()
+  const appends = waitForAppends(store)
+  t.teardown(appends.close)
+  const signal = new AbortController().signal
+  append()
+  appends.reading()
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  const read = await timed(appends.next(40, signal))
+  t.ok(read >= 38, `the read took it: the wait lasts until the poll (${read.toFixed(0)} ms)`)
+  const later = await timed(appends.next(POLL_MS, signal), () => setTimeout(append, 5))
+  t.ok(later < GATHER_MS, `an append told after the read still wakes it (${later.toFixed(0)} ms)`)
+})
+
 t.test('a wait ends when its signal aborts, or after pollMs with no append', async (t) => {
   const { store } = toldStore()
   const appends = waitForAppends(store)
