@@ -81,8 +81,7 @@ export function waitForAppends(store: EventStore, now: () => number = () => perf
     /**
      * The log is about to be read: the appends told so far are in that read,
      * so none of them wakes the next wait. Without it, an append whose rows
-     * the last read already took woke the follower to read nothing (two
-     * reads in five of a projector keeping up with single orders).
+     * the last read already took woke the follower to read nothing.
      */
     reading() {
       appended = false
