@@ -20,7 +20,8 @@ export async function waitForProjections(
   timeoutMs: number,
   progress?: ProjectionProgress,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
+  // performance.now(), not Date.now(): whole milliseconds ended a wait up to one short of timeoutMs.
+  const deadline = performance.now() + timeoutMs
   // One projection at a time, the one behind at the last ask first: while any
   // is behind, an ask reads one checkpoint, not every projection's.
   let behind = 0
@@ -39,14 +40,14 @@ export async function waitForProjections(
   for (;;) {
     if (progress && progress.position >= position) return true
     if (ask && (await passed())) return true
-    const left = deadline - Date.now()
+    const left = deadline - performance.now()
     if (left <= 0) return false
     if (!progress) {
       await new Promise((r) => setTimeout(r, POLL_MS))
       continue
     }
-    const until = Date.now() + Math.min(FALLBACK_POLL_MS, left)
-    while (progress.position < position && Date.now() < until) await progress.next(until - Date.now())
+    const until = performance.now() + Math.min(FALLBACK_POLL_MS, left)
+    while (progress.position < position && performance.now() < until) await progress.next(until - performance.now())
     ask = true
   }
 }
