@@ -43,6 +43,15 @@ export function lineChart(chart: {
         : '',
     )
     .join('')
+  // Each series is named at its last figure; names that would overlap are moved apart.
+  const lastValues = chart.series.map((s) => s.values.findLast((v) => v !== null) ?? undefined)
+  const spread = spreadApart(
+    lastValues.flatMap((v) => (v === undefined ? [] : [yAt(v) + 4])),
+    LABEL_GAP,
+    top + 4,
+    height - 4,
+  )
+  const labelYs = lastValues.map((v) => (v === undefined ? undefined : spread.shift()))
   const lines = chart.series
     .map((s, n) => {
       const segments: string[] = []
@@ -56,13 +65,13 @@ export function lineChart(chart: {
         path += `${path ? 'L' : 'M'}${xAt(i).toFixed(1)},${yAt(v).toFixed(1)}`
       })
       if (path) segments.push(path)
-      const last = [...s.values.keys()].reverse().find((i) => s.values[i] !== null)
       const tone = TONES[n % TONES.length]
       const dash = DASHES[n % DASHES.length]
+      const labelY = labelYs[n]
       const label =
-        last === undefined
+        labelY === undefined
           ? ''
-          : `<text x="${left + plotW + 6}" y="${yAt(s.values[last]!) + 4 + n * 0}" fill="${tone}">${escaped(s.name)}</text>`
+          : `<text x="${left + plotW + 6}" y="${labelY.toFixed(1)}" fill="${tone}">${escaped(s.name)}</text>`
       const dots = s.values
         .map((v, i) => (v === null ? '' : `<circle cx="${xAt(i)}" cy="${yAt(v)}" r="2.5" fill="${tone}"/>`))
         .join('')
@@ -70,6 +79,26 @@ export function lineChart(chart: {
     })
     .join('')
   return svg(chart.label, height, `${grid}${ticks}${lines}`)
+}
+
+/** The least distance between two lines' names: the charts' text is 13px on a 320-unit drawing at up to 440px. */
+const LABEL_GAP = 12
+
+/**
+ * Positions as near as they can be to those asked for, in the same order,
+ * each at least `gap` from the others and all within `min`..`max`: pushed
+ * down past the one above, then, where the bottom is passed, back up.
+ */
+export function spreadApart(wanted: readonly number[], gap: number, min: number, max: number): number[] {
+  const order = wanted.map((y, i) => ({ y: Math.min(Math.max(y, min), max), i })).sort((a, b) => a.y - b.y)
+  for (let k = 1; k < order.length; k++) order[k]!.y = Math.max(order[k]!.y, order[k - 1]!.y + gap)
+  for (let k = order.length - 1; k >= 0; k--) {
+    const below = k === order.length - 1 ? max : order[k + 1]!.y - gap
+    order[k]!.y = Math.min(order[k]!.y, below)
+  }
+  const placed: number[] = []
+  for (const { y, i } of order) placed[i] = y
+  return placed
 }
 
 /** Horizontal bars, one row per label: a solid bar to `value`, and a lighter one on to `upTo` where given (p50 → p90). */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { barChart, lineChart } from '../../console/charts.ts'
+import { barChart, lineChart, spreadApart } from '../../console/charts.ts'
 
 /* The console's SVG charts: what a reader is told is what the figures say. */
 
@@ -17,6 +17,33 @@ t.test('a line chart leaves a gap for a week without figures, and escapes every 
   t.match(svg, 'aria-label="On time &lt;by week&gt;"')
   t.match(svg, 'dhl &amp; co', 'the series is labelled beside its line')
   t.notMatch(svg, '<by week>')
+})
+
+t.test('lines ending at the same figure are named apart, each name still by its line', async (t) => {
+  const svg = lineChart({
+    label: 'On time',
+    x: ['W1', 'W2'],
+    series: [
+      { name: 'colissimo', values: [0.5, 1] },
+      { name: 'dhl', values: [1, 2 / 3] },
+      { name: 'ups', values: [0.5, 2 / 3] },
+    ],
+    max: 1,
+    format: (v) => `${v * 100} %`,
+  })
+  const names = new Map(
+    [...svg.matchAll(/<text x="[\d.]+" y="([\d.]+)" fill="[^"]+">(\w+)<\/text>/g)].map((m) => [m[2]!, Number(m[1])]),
+  )
+  t.same([...names.keys()], ['colissimo', 'dhl', 'ups'])
+  t.ok(Math.abs(names.get('dhl')! - names.get('ups')!) >= 12, 'dhl and ups, both at 67 %, do not overlap')
+  t.ok(names.get('colissimo')! < names.get('dhl')!, 'colissimo, at 100 %, stays above them')
+})
+
+t.test('spreadApart keeps wanted places that are far enough apart, and moves the rest the least it can', async (t) => {
+  t.same(spreadApart([50, 10, 90], 12, 0, 100), [50, 10, 90], 'given places 40 apart: unchanged, in their order')
+  t.same(spreadApart([40, 40], 12, 0, 100), [40, 52], 'given two at one place: the second goes below the first')
+  t.same(spreadApart([98, 99], 12, 0, 100), [88, 100], 'given two at the bottom: both kept within it')
+  t.same(spreadApart([], 12, 0, 100), [], 'given none: none')
 })
 
 t.test('a bar chart draws a row per figure, the p90 as a lighter bar on from the p50', async (t) => {
