@@ -313,6 +313,13 @@ t.test('upload errors: no file part, empty file, too large, not multipart, and n
   t.match(big.body, { errors: { details: /^The file is larger than [\d.]+ (KB|bytes), the limit$/ } })
   const json = await server.request('POST', '/v2/pickup_points/import', { body: { file: 'x' } })
   t.equal(json.status, 415)
+  t.match(json.body, { errors: { details: 'The body must be multipart/form-data with a part named file' } })
+  const csv = await server.request('POST', '/v2/pickup_points/import', {
+    body: pickupPointCsv([point('C-1')]),
+    headers: { 'content-type': 'text/csv' },
+  })
+  t.equal(csv.status, 415, 'a CSV sent as the body itself')
+  t.match(csv.body, { errors: { details: 'The body must be multipart/form-data with a part named file' } })
   t.equal((await server.request('GET', '/v2/pickup_points')).body.data.length, 0)
   const jobs = await server.runtime.readStore.lookupAll('jobs', 'status', 'queued', 10)
   t.same(jobs, [], 'no job was created')
