@@ -123,10 +123,15 @@ export async function recordMessages(
   }
 }
 
-/** Messages a batch job carries at most: what one job holds up if its worker dies. */
-const BATCH_MESSAGES = 100
+/**
+ * Messages a batch job carries at most: what one job holds up if its worker
+ * dies. A job's own costs (its turn in the queue, its endpoint read and
+ * secrets opened, its last answers awaited) are shared by all it carries;
+ * what a crash can send twice is bounded by the sender's records, not by this.
+ */
+const BATCH_MESSAGES = 1000
 
-/** The planned messages as delivery jobs: one endpoint's messages a job, in log order, a hundred at most. */
+/** The planned messages as delivery jobs: one endpoint's messages a job, in log order, a thousand at most. */
 export function deliveryBatches(planned: readonly PlannedMessage[]): DeliveryBatch[] {
   const byEndpoint = new Map<string, DeliveryBatch[]>()
   for (const m of planned) {

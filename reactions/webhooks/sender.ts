@@ -170,12 +170,18 @@ const FRESH_SECONDS = 30
 
 /** Messages of one batch in flight at once: each waits mostly for its receiver. */
 const IN_FLIGHT = 16
+/**
+ * Longest an attempt waits to be recorded, in ms: what a crash can send
+ * twice, and how far the delivery log trails a slow receiver. A fast one's
+ * batch is recorded in one append, which costs a fraction of several.
+ */
+const RECORD_WITHIN_MS = 1000
 
 /**
  * Sends a batch of messages: read together, each endpoint once, posted
  * several at a time while the messages about one subject (an order and its
  * trackers) go one after another in log order, and their attempts recorded
- * in one append. Returns, for each message still pending, when its next
+ * together, within a second of being made. Returns, for each message still pending, when its next
  * attempt is due (Unix ms).
  *
  * A message tried once belongs to its own job from then on (one job per
@@ -228,8 +234,22 @@ export async function deliverBatch(
     lines.set(subject, [...(lines.get(subject) ?? []), d])
   }
   const queued = [...lines.values()]
-  const appends: AppendRequest[] = []
   const decided = new Map<string, { message: WebhookMessageState; events: WebhookMessageEvent[] }>()
+  const recorded = new Set<string>()
+  let unrecorded: AppendRequest[] = []
+  let oldestUnrecorded = 0
+  let recordingFailed: { error: unknown } | undefined
+  const record = async () => {
+    const chunk = unrecorded
+    unrecorded = []
+    try {
+      for (const stream of await recordAttempts(rt, chunk)) recorded.add(stream)
+    } catch (error) {
+      // Nothing more is sent that could not be recorded; the job fails and is run again.
+      recordingFailed ??= { error }
+      queued.length = 0
+    }
+  }
   await Promise.all(
     Array.from({ length: Math.min(IN_FLIGHT, queued.length) }, async () => {
       for (let line = queued.shift(); line; line = queued.shift()) {
@@ -237,16 +257,19 @@ export async function deliverBatch(
           const events = await attempt(rt, d.message, endpoints.get(d.message.endpoint_id)!, d.stream)
           if (events.length === 0) continue
           decided.set(d.stream, { message: d.message, events })
-          appends.push({
+          if (unrecorded.length === 0) oldestUnrecorded = performance.now()
+          unrecorded.push({
             stream: d.stream,
             expected: d.revision,
             events: toNewEvents(events, attemptMetadata(rt, accountId, d.message)),
           })
+          if (performance.now() - oldestUnrecorded >= RECORD_WITHIN_MS) await record()
         }
       }
     }),
   )
-  const recorded = await recordAttempts(rt, appends)
+  await record()
+  if (recordingFailed) throw recordingFailed.error
   for (const [stream, { message, events }] of decided) {
     const next = recorded.has(stream) ? nextAttempt(message, events) : undefined
     if (next !== undefined) later.set(stream, next)

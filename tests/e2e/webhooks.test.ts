@@ -502,6 +502,33 @@ t.test('many messages go out side by side, each order’s in the order they happ
   t.equal(new Set(received.map((r) => r.headers['webhook-id'])).size, received.length, 'each message once')
 })
 
+t.test('a slow receiver’s answers reach the delivery log within seconds, while its batch still goes on', async (t) => {
+  const server = await start(t)
+  const receiver = await startReceiver(t)
+  receiver.delayMs = 500
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['tracker.created'] })
+  // One delivery job: 120 messages, 16 at a time, half a second each, take four seconds.
+  await postTrackers(
+    server,
+    Array.from({ length: 120 }, (_, i) => ({
+      order_number: `RW-${i}`,
+      tracking_number: `RW${String(i).padStart(4, '0')}`,
+    })),
+  )
+  const log = await deliveries(server, endpoint.id, (l) => l.some((d) => d.status === 'succeeded'))
+  t.ok(
+    receiver.received.length < 100,
+    `the first answers are in the log after ${receiver.received.length} of 120 were sent`,
+  )
+  t.ok(
+    log.every((d) => d.status === 'pending' || d.status === 'succeeded'),
+    'each is pending or succeeded',
+  )
+  const all = await deliveries(server, endpoint.id, (l) => l.length === 100 && l.every((d) => d.status === 'succeeded'))
+  t.equal(all.length, 100, 'then every one succeeded (the log’s first page)')
+  t.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 120, 'each sent once')
+})
+
 t.test('a slow receiver slows only itself: another endpoint’s messages go out meanwhile', async (t) => {
   const server = await start(t)
   const slow = await startReceiver(t)

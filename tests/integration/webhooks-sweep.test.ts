@@ -73,3 +73,61 @@ t.test(
     )
   },
 )
+
+/*
+ * A batch records its attempts as it goes. When the log refuses a record, the
+ * batch stops sending, fails, and is run again: the messages whose attempts
+ * were recorded are not sent again; those that were not go once more, under
+ * the same webhook-id.
+ */
+t.test('attempts the log refuses fail their batch, and its run again sends only what was not recorded', async (t) => {
+  const receiver = await startReceiver(t)
+  receiver.delayMs = 600
+  const server = await startTestServer(t, {
+    roles: ['command', 'query', 'projector'],
+    env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  })
+  const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', server.runtime.logger, 'record-test')
+  t.teardown(() => redis.disconnect())
+  const queue = createDeliveryQueue(server.runtime.config.QUEUE_NAME, redis)
+  t.teardown(async () => {
+    await queue.bull.obliterate({ force: true })
+    await queue.close()
+  })
+  const reaction = startWebhookReaction(server.runtime, queue)
+  t.teardown(() => reaction.stop())
+  const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
+    body: { url: receiver.url, enabled_events: ['order.created'] },
+  })
+  const count = 80
+  await server.request('POST', '/v1/trackers', {
+    body: {
+      trackers: Array.from({ length: count }, (_, i) => ({ order_number: `F-${i}`, tracking_number: `TN-F${i}` })),
+    },
+  })
+  await until(
+    async () => (await server.request('GET', `/v2/webhook_endpoints/${endpoint.body.id}/deliveries?limit=100`)).body,
+    (log: { data: unknown[] }) => log.data.length === count,
+  )
+  const [batch] = await queue.bull.getJobs(['waiting'])
+  const { accountId, streams } = batch!.data as { accountId: number; streams: string[] }
+  t.equal(streams.length, count, 'one batch job holds them all')
+
+  // Given a log that refuses the batch's first record (made a second after the first answers)
+  const { eventStore } = server.runtime
+  let refusals = 1
+  const refusingStore: typeof eventStore = Object.create(eventStore)
+  refusingStore.append = (appends) =>
+    refusals-- > 0 ? Promise.reject(new Error('disk full')) : eventStore.append(appends)
+  const refusing = { ...server.runtime, eventStore: refusingStore }
+  // When the batch runs, it fails, having stopped sending
+  await t.rejects(deliverBatch(refusing, accountId, streams), /disk full/)
+  const firstRun = receiver.received.length
+  t.ok(firstRun < count, `it stopped sending: ${firstRun} of ${count} went out`)
+  // Then, run again, it sends the rest and those whose attempts were not recorded
+  await deliverBatch(server.runtime, accountId, streams)
+  const ids = receiver.received.map((r) => r.headers['webhook-id'])
+  t.equal(new Set(ids).size, count, 'every message arrived')
+  t.ok(ids.length > count, 'the unrecorded ones came again, under the same webhook-id')
+  t.ok(ids.length < count + firstRun, 'but not those already recorded')
+})
