@@ -113,6 +113,17 @@ t.test('a redirect is not followed, and counts as a failure', async (t) => {
   })
 })
 
+t.test('a receiver that breaks its answer off after the status has still answered', async (t) => {
+  const { port } = await server(t, (res) => {
+    res.writeHead(503, { 'content-length': '100' })
+    res.write('x'.repeat(10), () => res.socket?.destroy())
+  })
+  t.same(await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true }), {
+    status_code: 503,
+    error: 'answered 503',
+  })
+})
+
 t.test('a receiver that does not answer in time is given up on', async (t) => {
   const { port } = await server(t, () => {})
   const outcome = await postJson(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true, timeoutMs: 200 })

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import type { LookupFunction } from 'node:net'
 import ipaddr from 'ipaddr.js'
-import { Agent, request } from 'undici'
+import { Agent } from 'undici'
 
 /*
  * Outgoing webhook requests, kept off the service's own network: a receiver
@@ -141,32 +141,70 @@ export async function postJson(
     if (refused) return refuse(refused)
   }
   const timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS
-  try {
-    const response = await request(parsed, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'shiplog-webhooks', ...headers },
-      body,
-      dispatcher: options.connections ?? sharedConnections(options.allowPrivate),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    })
-    // The answer's body is read up to a limit and dropped; a receiver that breaks it off still answered.
-    await response.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined)
-    const status = response.statusCode
-    return {
-      status_code: status,
-      error:
-        status >= 300 && status < 400
-          ? 'redirects are not followed'
-          : status >= 200 && status < 300
-            ? null
-            : `answered ${status}`,
-    }
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string }
+  const dispatcher = options.connections ?? sharedConnections(options.allowPrivate)
+  const answered = (status: number): PostOutcome => ({
+    status_code: status,
+    error:
+      status >= 300 && status < 400
+        ? 'redirects are not followed'
+        : status >= 200 && status < 300
+          ? null
+          : `answered ${status}`,
+  })
+  const failed = (error: Error): PostOutcome => {
+    const { code, message } = error as Error & { code?: string }
     if (code !== undefined && TIMED_OUT.has(code))
       return { status_code: null, error: `no answer within ${timeoutMs / 1000} s` }
     // What a name resolves to stays out of the delivery log, which the merchant reads.
     return message.startsWith('refused: ') ? refuse(INNER_NAME) : { status_code: null, error: message }
   }
+  // undici's lowest-level call: no response stream to make and drain for an answer whose
+  // status is all that counts, which costs half of what `request` does a message.
+  return new Promise<PostOutcome>((resolve) => {
+    let status: number | undefined
+    let read = 0
+    let abort: ((error?: Error) => void) | undefined
+    try {
+      dispatcher.dispatch(
+        {
+          origin: parsed.origin,
+          path: `${parsed.pathname}${parsed.search}`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'shiplog-webhooks', ...headers },
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        {
+          onConnect(abortRequest) {
+            abort = abortRequest
+          },
+          onHeaders(statusCode) {
+            // 1xx answers are interim: the status that counts comes after them.
+            if (statusCode >= 200) status = statusCode
+            return true
+          },
+          onData(chunk) {
+            // Of an answer only MAX_ANSWER_BYTES are read: a receiver that goes on has still answered.
+            read += chunk.length
+            if (read > MAX_ANSWER_BYTES) {
+              resolve(answered(status!))
+              abort?.(new Error('answer too long'))
+              return false
+            }
+            return true
+          },
+          onComplete() {
+            resolve(answered(status!))
+          },
+          onError(error) {
+            // An answer broken off after its status still answered.
+            resolve(status === undefined ? failed(error) : answered(status))
+          },
+        },
+      )
+    } catch (error) {
+      resolve(failed(error as Error))
+    }
+  })
 }
