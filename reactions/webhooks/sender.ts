@@ -181,8 +181,8 @@ const RECORD_WITHIN_MS = 1000
  * Sends a batch of messages: read together, each endpoint once, posted
  * several at a time while the messages about one subject (an order and its
  * trackers) go one after another in log order, and their attempts recorded
- * together, within a second of being made. Returns, for each message still pending, when its next
- * attempt is due (Unix ms).
+ * together, each within a second of being made. Returns, for each message
+ * still pending, when its next attempt is due (Unix ms).
  *
  * A message tried once belongs to its own job from then on (one job per
  * message id): a batch, even one run again after a crash or queued again by
