@@ -186,6 +186,14 @@ t.test(
       }
       if (viewport.width === 375) {
         await page.goto(`${server.url}/console/parcels`)
+        const links = await page.locator('.rail a').evaluateAll((as) =>
+          as.map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })),
+        )
+        t.same(
+          links.filter((l) => l.right > viewport.width).map((l) => l.text),
+          [],
+          'every page of the console is in view on a phone, none scrolled out of the rail',
+        )
         await keep(page, 'console-parcels-phone.png', viewport)
       }
       await context.close()
