@@ -1,12 +1,39 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createDeliveryQueue } from '../../reactions/webhooks/delivery-queue.ts'
 import { startWebhookReaction } from '../../reactions/webhooks/reaction.ts'
 import { deliverBatch, sweepMessages } from '../../reactions/webhooks/sender.ts'
-import { fixedClock } from '../../shared/infra/clock.ts'
+import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
 import { connectRedis } from '../../shared/infra/jobs/redis.ts'
-import { startReceiver } from '../support/receiver.ts'
+import { type Receiver, startReceiver } from '../support/receiver.ts'
 import { startTestServer } from '../support/server.ts'
 import { until } from '../support/progress.ts'
+
+/**
+ * The service without its worker role, and the webhook reaction queueing into
+ * a delivery queue nothing takes jobs from, with an endpoint hearing of
+ * `order.created` on `receiver`: a test runs the batches itself.
+ */
+async function serviceQueueingBatches(t: Test, receiver: Receiver, clock?: Clock) {
+  const server = await startTestServer(t, {
+    clock,
+    roles: ['command', 'query', 'projector'],
+    env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  })
+  const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', server.runtime.logger, 'batches-test')
+  t.teardown(() => redis.disconnect())
+  const queue = createDeliveryQueue(server.runtime.config.QUEUE_NAME, redis)
+  t.teardown(async () => {
+    await queue.bull.obliterate({ force: true })
+    await queue.close()
+  })
+  const reaction = startWebhookReaction(server.runtime, queue)
+  t.teardown(() => reaction.stop())
+  const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
+    body: { url: receiver.url, enabled_events: ['order.created'] },
+  })
+  t.equal(endpoint.status, 201)
+  return { server, queue, endpointId: endpoint.body.id as number }
+}
 
 /*
  * The sweep meets messages still waiting in their batch job, as a slow
@@ -20,32 +47,13 @@ t.test(
   async (t) => {
     const receiver = await startReceiver(t)
     const clock = fixedClock(new Date())
-    // No worker role: the reaction below queues the batch, and nothing takes it from Redis.
-    const server = await startTestServer(t, {
-      clock,
-      roles: ['command', 'query', 'projector'],
-      env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' },
-    })
-    const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', server.runtime.logger, 'sweep-test')
-    t.teardown(() => redis.disconnect())
-    const queue = createDeliveryQueue(server.runtime.config.QUEUE_NAME, redis)
-    t.teardown(async () => {
-      await queue.bull.obliterate({ force: true })
-      await queue.close()
-    })
-    const reaction = startWebhookReaction(server.runtime, queue)
-    t.teardown(() => reaction.stop())
-
-    const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
-      body: { url: receiver.url, enabled_events: ['order.created'] },
-    })
-    t.equal(endpoint.status, 201)
+    const { server, queue, endpointId } = await serviceQueueingBatches(t, receiver, clock)
     const posted = await server.request('POST', '/v1/trackers', {
       body: { trackers: ['S-1', 'S-2', 'S-3'].map((n) => ({ order_number: n, tracking_number: `TN-${n}` })) },
     })
     t.equal(posted.status, 201)
     const deliveries = async () =>
-      (await server.request('GET', `/v2/webhook_endpoints/${endpoint.body.id}/deliveries`)).body as {
+      (await server.request('GET', `/v2/webhook_endpoints/${endpointId}/deliveries`)).body as {
         data: { position: string; status: string }[]
       }
     await until(deliveries, (log) => log.data.length === 3)
@@ -83,22 +91,7 @@ t.test(
 t.test('attempts the log refuses fail their batch, and its run again sends only what was not recorded', async (t) => {
   const receiver = await startReceiver(t)
   receiver.delayMs = 600
-  const server = await startTestServer(t, {
-    roles: ['command', 'query', 'projector'],
-    env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true' },
-  })
-  const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', server.runtime.logger, 'record-test')
-  t.teardown(() => redis.disconnect())
-  const queue = createDeliveryQueue(server.runtime.config.QUEUE_NAME, redis)
-  t.teardown(async () => {
-    await queue.bull.obliterate({ force: true })
-    await queue.close()
-  })
-  const reaction = startWebhookReaction(server.runtime, queue)
-  t.teardown(() => reaction.stop())
-  const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
-    body: { url: receiver.url, enabled_events: ['order.created'] },
-  })
+  const { server, queue, endpointId } = await serviceQueueingBatches(t, receiver)
   const count = 80
   await server.request('POST', '/v1/trackers', {
     body: {
@@ -106,7 +99,7 @@ t.test('attempts the log refuses fail their batch, and its run again sends only 
     },
   })
   await until(
-    async () => (await server.request('GET', `/v2/webhook_endpoints/${endpoint.body.id}/deliveries?limit=100`)).body,
+    async () => (await server.request('GET', `/v2/webhook_endpoints/${endpointId}/deliveries?limit=100`)).body,
     (log: { data: unknown[] }) => log.data.length === count,
   )
   const [batch] = await queue.bull.getJobs(['waiting'])
