@@ -186,9 +186,9 @@ t.test(
       }
       if (viewport.width === 375) {
         await page.goto(`${server.url}/console/parcels`)
-        const links = await page.locator('.rail a').evaluateAll((as) =>
-          as.map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })),
-        )
+        const links = await page
+          .locator('.rail a')
+          .evaluateAll((as) => as.map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })))
         t.same(
           links.filter((l) => l.right > viewport.width).map((l) => l.text),
           [],
