@@ -237,38 +237,46 @@ export async function deliverBatch(
   const decided = new Map<string, { message: WebhookMessageState; events: WebhookMessageEvent[] }>()
   const recorded = new Set<string>()
   let unrecorded: AppendRequest[] = []
-  let oldestUnrecorded = 0
   let recordingFailed: { error: unknown } | undefined
-  const record = async () => {
+  // Attempts wait at most RECORD_WITHIN_MS, whatever the other receivers of the batch are doing.
+  let recordDue: NodeJS.Timeout | undefined
+  const recordings: Promise<void>[] = []
+  const record = () => {
+    clearTimeout(recordDue)
     const chunk = unrecorded
     unrecorded = []
-    try {
-      for (const stream of await recordAttempts(rt, chunk)) recorded.add(stream)
-    } catch (error) {
-      // Nothing more is sent that could not be recorded; the job fails and is run again.
-      recordingFailed ??= { error }
-      queued.length = 0
-    }
+    const recording = recordAttempts(rt, chunk).then(
+      (streams) => {
+        for (const stream of streams) recorded.add(stream)
+      },
+      (error: unknown) => {
+        // Nothing more is sent that could not be recorded; the job fails and is run again.
+        recordingFailed ??= { error }
+        queued.length = 0
+      },
+    )
+    recordings.push(recording)
   }
   await Promise.all(
     Array.from({ length: Math.min(IN_FLIGHT, queued.length) }, async () => {
       for (let line = queued.shift(); line; line = queued.shift()) {
         for (const d of line) {
+          if (recordingFailed) break
           const events = await attempt(rt, d.message, endpoints.get(d.message.endpoint_id)!, d.stream)
           if (events.length === 0) continue
           decided.set(d.stream, { message: d.message, events })
-          if (unrecorded.length === 0) oldestUnrecorded = performance.now()
+          if (unrecorded.length === 0) recordDue = setTimeout(record, RECORD_WITHIN_MS)
           unrecorded.push({
             stream: d.stream,
             expected: d.revision,
             events: toNewEvents(events, attemptMetadata(rt, accountId, d.message)),
           })
-          if (performance.now() - oldestUnrecorded >= RECORD_WITHIN_MS) await record()
         }
       }
     }),
   )
-  await record()
+  record()
+  await Promise.all(recordings)
   if (recordingFailed) throw recordingFailed.error
   for (const [stream, { message, events }] of decided) {
     const next = recorded.has(stream) ? nextAttempt(message, events) : undefined
