@@ -60,6 +60,22 @@ const REASON_WORDS: Record<string, string> = {
 export const statusWords = STATUS_WORDS
 export const delayWords = DELAY_WORDS
 
+const CHANNEL_WORDS: Record<string, string> = { email: 'E-mail', sms: 'SMS' }
+/** Where a message to a customer stands, as its payload's status says it. */
+const SENDING_WORDS: Record<string, string> = {
+  built: 'waiting to be sent',
+  dispatched: 'sent',
+  delivered: 'delivered',
+  undelivered: 'not delivered',
+  failed: 'failed',
+}
+
+/** "E-mail: sent", "SMS: failed (…)": a notification's message on one channel and what became of it. */
+export const sendingWords = (payload: { type: string; status: string; error: string | null }) =>
+  `${CHANNEL_WORDS[payload.type] ?? payload.type}: ${SENDING_WORDS[payload.status] ?? payload.status}${
+    payload.status === 'failed' && payload.error ? ` (${payload.error})` : ''
+  }`
+
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
   weekday: 'short',
@@ -68,6 +84,13 @@ const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   year: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
+})
+const DAY = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
 })
 const SHORT = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
@@ -86,6 +109,12 @@ pages.registerHelper('reason', (reason: string) => REASON_WORDS[reason] ?? reaso
 pages.registerHelper('time', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? DATE_TIME.format(new Date(seconds * 1000)) : '–',
 )
+/** "Sun, 29 Nov 2026" for a calendar day (YYYY-MM-DD), as promised dates are; anything else as given. */
+pages.registerHelper('day', (date: string | null | undefined) =>
+  typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
+    ? DAY.format(new Date(`${date}T00:00:00Z`))
+    : (date ?? '–'),
+)
 /** "12 Mar 14:32", in lists. */
 pages.registerHelper('short', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? SHORT.format(new Date(seconds * 1000)) : '–',
@@ -95,6 +124,7 @@ pages.registerHelper('iso', (seconds: number | null | undefined) =>
 )
 /** Whole days from a time to now, for a delay's age ("3 d"). */
 pages.registerHelper('age', (seconds: number, now: number) => `${Math.max(0, Math.floor((now - seconds) / 86_400))} d`)
+pages.registerHelper('sending', sendingWords)
 pages.registerHelper('eq', (a: unknown, b: unknown) => a === b)
 pages.registerPartial('layout', file('./templates/layout.html.hbs'))
 pages.registerPartial('badges', file('./templates/badges.html.hbs'))

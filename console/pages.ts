@@ -5,7 +5,9 @@ import { notFound } from '../shared/domain/errors.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { delayStatuses } from '../shared/domain/events/order-events.ts'
 import { decideDelayHandled } from '../shared/domain/orders/delays.ts'
-import type { OrderDoc } from '../shared/domain/orders/document.ts'
+import { deliveryAddressOf, type OrderDoc } from '../shared/domain/orders/document.ts'
+import { finalStatuses } from '../shared/domain/orders/polling.ts'
+import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
 import { foldOrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
@@ -17,7 +19,9 @@ import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-toke
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { delayWords, renderConsolePage, statusWords } from './html.ts'
+import { delayWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
+import { timelineOf } from './timeline.ts'
+import { delayRulesOf } from '../projectors/accounts/account.ts'
 import { customerOf, delayedParcels, filtersOf, findParcels, type Parcel } from './parcels.ts'
 import type { ConsoleScope, Query } from './frame.ts'
 import { doneAt } from './forms.ts'
@@ -122,6 +126,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
     const summary = trackers.length
       ? `${trackers.length} parcel${trackers.length > 1 ? 's' : ''}: ${[...tally].map(([s, n]) => `${n} ${(statusWords[s] ?? s).toLowerCase()}`).join(', ')}`
       : 'Not shipped yet'
+    const stallDays = delayRulesOf(c.account).stalled_after_business_days
     return sendPage(
       reply,
       200,
@@ -135,16 +140,26 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
           number: i + 1,
           tracker,
           sentence: sentenceOf(tracker, now()),
-          events: [...tracker.events]
-            .sort((a, b) => b.happened_at - a.happened_at)
-            .map((e) => ({
+          timeline: timelineOf(
+            tracker.events.map((e) => ({
               happened_at: e.happened_at,
               moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
               message: e.message || e.messages.en || '',
               place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
             })),
-          notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])],
+            now(),
+            stallDays,
+            finalStatuses.has(tracker.delivery_status_code),
+          ),
+          notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])].map((n) => ({
+            id: n.id,
+            created_at: n.created_at,
+            name: notificationTypeOf(n.notification_type).name,
+            sending: n.notification_payloads.map(sendingWords),
+          })),
         })),
+        items: order.line_items,
+        address: addressLinesOf(deliveryAddressOf(order), customerOf(order).name),
         webhooks: deliveries.docs.map((d) => d.doc),
       }),
     )
@@ -229,10 +244,28 @@ function sentenceOf(tracker: OrderDoc['fulfillments'][number]['trackers'][number
   return `${status}${carrier ? ` with ${carrier}` : ''}, ${age}${last ? place : ''}.`
 }
 
+/**
+ * An address as the lines of a label: name (the customer's when the address
+ * names nobody), company, street, town, country; none without an address.
+ */
+function addressLinesOf(address: ReturnType<typeof deliveryAddressOf>, customer: string | null) {
+  if (!address) return []
+  const name = address.name || [address.first_name, address.last_name].filter(Boolean).join(' ') || customer
+  const town = [address.zip, address.city].filter(Boolean).join(' ')
+  return [
+    name,
+    address.company_title,
+    address.address1,
+    address.address2,
+    [town, address.state].filter(Boolean).join(', '),
+    address.country ?? address.country_code,
+  ].filter((line): line is string => Boolean(line))
+}
+
 /** What the customer was told of a parcel's delay: its `delayed` notification's e-mail or SMS, or nothing. */
 function toldOf(p: Parcel) {
   const told = p.tracker.notifications.filter((n) => n.notification_type.slug === 'delayed').at(-1)
   if (!told) return 'Not told'
-  const sent = told.notification_payloads.map((payload) => `${payload.type} ${payload.status}`)
+  const sent = told.notification_payloads.map(sendingWords)
   return sent.length ? sent.join(', ') : 'No address to write to'
 }

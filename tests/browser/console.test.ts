@@ -130,6 +130,12 @@ t.test('a support person signs in, finds a parcel and answers "where is my order
   await page.waitForURL(/\/console\/orders\/\d+/)
   t.equal(await page.locator('h1').innerText(), 'Order W-3001', 'a customer e-mail with one order opens it')
   t.match(await page.locator('.delay-box').innerText(), /Late since .*its promised day has passed/)
+  t.equal(await page.locator('.timeline li.quiet').innerText(), 'No scan for 5 days', 'quiet for longer than 3 days')
+  t.equal(
+    await page.locator('address').innerText(),
+    'Camille Martin\nLyon\nFrance',
+    'the customer, where the address names nobody',
+  )
   await keep(page, 'console-order.png', { width: 1280, height: 900 })
   await context.close()
 })
@@ -142,7 +148,10 @@ t.test('"what is late today?": the delays, marked handled', { skip }, async (t) 
   t.equal(await page.locator('.rail a[aria-current="page"]').innerText(), 'Delays 1')
   const row = page.locator('table.parcels tbody tr')
   t.equal(await row.count(), 1)
-  t.match(await row.innerText(), /Late 2 d[\s\S]*W-3001[\s\S]*Camille Martin[\s\S]*Colissimo[\s\S]*email built/)
+  t.match(
+    await row.innerText(),
+    /Late 2 d[\s\S]*W-3001[\s\S]*Camille Martin[\s\S]*Colissimo[\s\S]*E-mail: waiting to be sent/,
+  )
   await keep(page, 'console-delays.png', { width: 1280, height: 900 })
   await page.getByRole('button', { name: 'Mark handled' }).click()
   await page.waitForURL(/\/console\/delays\?done=/)

@@ -1,6 +1,8 @@
 import t from 'tap'
 import { createUser } from '../../commands/users/change-user.ts'
-import { postTrackers, startTestServer, type TestServer } from '../support/server.ts'
+import { until } from '../support/progress.ts'
+import { postTrackers, recordTrackingEvents, startTestServer, type TestServer } from '../support/server.ts'
+import { DAY, nowSeconds } from '../support/time.ts'
 
 /*
  * The console over HTTP, as a browser would use it without script: sign-in,
@@ -141,6 +143,97 @@ t.test('a form without its CSRF token is refused and changes nothing', async (t)
   const moved = await server.request('GET', `/v2/orders/${orderId}/tracking_link`)
   t.not(moved.body.token, before.body.token, 'with its token, the link moved')
 })
+
+t.test(
+  'an order page: its items, where they go, its silences, five events before "Show all", messages in words',
+  async (t) => {
+    const server = await startTestServer(t)
+    await createUser(server.runtime, {
+      accountId: server.accountId,
+      email: 'sam@shop.example',
+      role: 'member',
+      password: PASSWORD,
+    })
+    const created = await server.request('POST', '/v2/orders', {
+      body: {
+        merchant_id: 'shop-9',
+        order_number: 'W-9',
+        email: 'camille@example.com',
+        first_name: 'Camille',
+        shipping_address: {
+          first_name: 'Camille',
+          last_name: 'Martin',
+          company_title: 'Atelier Martin',
+          address1: '1 rue de la Paix',
+          zip: '75002',
+          city: 'Paris',
+          country_code: 'FR',
+        },
+        line_items: [
+          { merchant_id: 'L1', sku: 'MUG-350', title: 'Blue mug', variant_title: '350 ml', quantity: 2 },
+          { merchant_id: 'L2', name: 'Gift card' },
+        ],
+        fulfillments: [
+          {
+            merchant_id: 'F-9',
+            trackers: [{ tracking_number: '6A1928374650', carrier_code: 'colissimo' }],
+          },
+        ],
+      },
+    })
+    t.equal(created.status, 201)
+    // Seven scans: one a day from 20 days ago to 16, then a week without one, then 9 and 8 days ago.
+    const now = nowSeconds()
+    const scans = [20, 19, 18, 17, 16, 9, 8].map((daysAgo) => ({
+      tracking_number: '6A1928374650',
+      event_type_code: 'transit',
+      happened_at: now - daysAgo * DAY,
+      message: `Scan of ${daysAgo} days ago`,
+      address: { city: 'Lyon', country_code: 'FR' },
+    }))
+    t.equal((await recordTrackingEvents(server, scans)).status, 201)
+    const cookies = jar()
+    await signIn(server, cookies, 'sam@shop.example')
+
+    // The order_placed notification is made once the order is projected: the page shows it when it is.
+    const page = await until(
+      () => get(server, `/console/orders/${created.body.id}`, cookies),
+      (p) => p.html.includes('Order placed'),
+    )
+    const { html } = page
+    t.equal(page.status, 200)
+    t.match(
+      html,
+      /<td>Blue mug <span class="muted">350 ml<\/span><\/td><td class="mono">MUG-350<\/td><td class="num">2<\/td>/,
+    )
+    t.match(
+      html,
+      /<td>Gift card<\/td><td class="mono">–<\/td><td class="num">–<\/td>/,
+      'an item without SKU or quantity',
+    )
+    t.match(
+      html,
+      '<address>Camille Martin<br>Atelier Martin<br>1 rue de la Paix<br>75002 Paris<br>France</address>',
+      'the address as a label',
+    )
+
+    const rows = [...html.matchAll(/<li( class="quiet")?>(.*?)<\/li>/g)].map(([, quiet, text]) =>
+      quiet ? text! : /Scan of (\d+) days ago/.exec(text!)![1]!,
+    )
+    t.same(
+      rows,
+      ['No scan for 8 days', '8', '9', 'No scan for 7 days', '16', '17', '18', '19', '20'],
+      'newest first, a row for each silence longer than the stall threshold (3 days)',
+    )
+    const [shown, more] = html.split('<details class="more-events">')
+    t.equal([...shown!.matchAll(/Scan of/g)].length, 5, 'five events shown')
+    t.match(more, /<summary>Show all 7<\/summary>/)
+    t.equal([...more!.matchAll(/Scan of/g)].length, 2, 'the other two behind "Show all 7"')
+
+    t.match(html, /<td>Order placed<\/td><td>[^<]+<\/td><td>E-mail: (waiting to be sent|sent)<\/td>/)
+    t.notMatch(html, 'order_placed</td>', 'the type in words, not its slug')
+  },
+)
 
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
