@@ -60,6 +60,12 @@ const REASON_WORDS: Record<string, string> = {
 export const statusWords = STATUS_WORDS
 export const delayWords = DELAY_WORDS
 
+/** "today" or "3 d ago", for a time in Unix seconds. */
+export const daysAgo = (seconds: number, now: number) => {
+  const days = Math.max(0, Math.floor((now - seconds) / 86_400))
+  return days === 0 ? 'today' : `${days} d ago`
+}
+
 const CHANNEL_WORDS: Record<string, string> = { email: 'E-mail', sms: 'SMS' }
 /** Where a message to a customer stands, as its payload's status says it. */
 const SENDING_WORDS: Record<string, string> = {
@@ -92,6 +98,7 @@ const DAY = new Intl.DateTimeFormat('en-GB', {
   month: 'short',
   year: 'numeric',
 })
+const SHORT_DAY = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' })
 const SHORT = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
   day: 'numeric',
@@ -109,12 +116,25 @@ pages.registerHelper('reason', (reason: string) => REASON_WORDS[reason] ?? reaso
 pages.registerHelper('time', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? DATE_TIME.format(new Date(seconds * 1000)) : '–',
 )
-/** "Sun, 29 Nov 2026" for a calendar day (YYYY-MM-DD), as promised dates are; anything else as given. */
-pages.registerHelper('day', (date: string | null | undefined) =>
-  typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
-    ? DAY.format(new Date(`${date}T00:00:00Z`))
-    : (date ?? '–'),
-)
+/** A calendar day (YYYY-MM-DD, as promised dates are) or Unix seconds' UTC day, as a Date; else undefined. */
+const dayOf = (date: string | number | null | undefined) =>
+  typeof date === 'number'
+    ? new Date(date * 1000)
+    : typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
+      ? new Date(`${date}T00:00:00Z`)
+      : undefined
+/** "Sun, 29 Nov 2026", on detail pages. */
+pages.registerHelper('day', (date: string | number | null | undefined) => {
+  const day = dayOf(date)
+  return day ? DAY.format(day) : (date ?? '–')
+})
+/** "29 Nov 2026", in lists. */
+pages.registerHelper('shortDay', (date: string | number | null | undefined) => {
+  const day = dayOf(date)
+  return day ? SHORT_DAY.format(day) : (date ?? '–')
+})
+/** "today", "3 d ago": how long ago something happened, in whole days. */
+pages.registerHelper('ago', (seconds: number, now: number) => daysAgo(seconds, now))
 /** "12 Mar 14:32", in lists. */
 pages.registerHelper('short', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? SHORT.format(new Date(seconds * 1000)) : '–',

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { decideOnStream, executeCommand, untilVisible } from '../commands/execute.ts'
 import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
 import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
@@ -19,10 +20,20 @@ import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-toke
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { delayWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
+import { daysAgo, delayWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
 import { timelineOf } from './timeline.ts'
 import { delayRulesOf } from '../projectors/accounts/account.ts'
-import { customerOf, delayedParcels, filtersOf, findParcels, type Parcel } from './parcels.ts'
+import {
+  customerOf,
+  delayedParcels,
+  everyParcel,
+  filtersOf,
+  findParcels,
+  type Parcel,
+  parcelsCsv,
+  queryOf,
+  rowOf,
+} from './parcels.ts'
 import type { ConsoleScope, Query } from './frame.ts'
 import { doneAt } from './forms.ts'
 
@@ -34,15 +45,6 @@ const idOf = (value: unknown) => {
   if (!Number.isSafeInteger(id) || id <= 0) throw notFound('Not found')
   return id
 }
-
-/** A parcel as a row shows it: with its customer and the date it should arrive. */
-const rowOf = (p: Parcel) => ({
-  ...p,
-  customer: customerOf(p.order),
-  expected: p.tracker.delivered_at
-    ? `Delivered ${new Date(p.tracker.delivered_at * 1000).toISOString().slice(0, 10)}`
-    : (p.tracker.delay?.expected_delivery_date ?? p.tracker.displayable_expected_delivery_date),
-})
 
 export function consolePages(routes: ConsoleScope, rt: Runtime) {
   const now = () => toUnixSeconds(rt.clock.now())
@@ -84,19 +86,14 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
     // An exact tracking or order number opens its order.
     if (filters.q && found.onlyOrder) return reply.redirect(`/console/orders/${found.onlyOrder.id}`, 303)
     const last = found.parcels.at(-1)
-    const query = (extra: Record<string, string | number | undefined>) => {
-      const params = new URLSearchParams()
-      for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
-        if (v !== undefined) params.set(k, String(v))
-      return `/console/parcels?${params}`
-    }
     return sendPage(
       reply,
       200,
       renderConsolePage('parcels', 'Parcels', c.frame, {
         filters,
         filtered: Boolean(filters.q || filters.status || filters.carrier || filters.delay),
-        parcels: found.parcels.map(rowOf),
+        parcels: found.parcels.map((p) => rowOf(p, now())),
+        exportUrl: `/console/parcels.csv?${queryOf(filters)}`,
         now: now(),
         statusOptions: deliveryStatusCodes.map((code) => ({ code, selected: code === filters.status })),
         delayOptions: [...delayStatuses, 'any'].map((value) => ({
@@ -105,10 +102,31 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
           selected: value === filters.delay,
         })),
         carriers: Object.keys(carrierRegistry).sort(),
-        nextPage: found.hasMore && last ? query({ before: last.tracker.id }) : null,
-        firstPage: query({}),
+        nextPage: found.hasMore && last ? `/console/parcels?${queryOf(filters, { before: last.tracker.id })}` : null,
+        firstPage: `/console/parcels?${queryOf(filters)}`,
       }),
     )
+  })
+
+  // Every parcel the filters match, page after page, as the page lists them (a search's, as found).
+  routes.get('/console/parcels.csv', 'parcels', async (c, request, reply) => {
+    const filters = { ...filtersOf(request.query as Query), before: undefined }
+    const at = now()
+    async function* csv() {
+      let header = true
+      for await (const page of everyParcel(rt, c.account.id, filters)) {
+        yield parcelsCsv(
+          page.map((p) => rowOf(p, at)),
+          header,
+        )
+        header = false
+      }
+    }
+    const day = new Date(at * 1000).toISOString().slice(0, 10)
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="parcels-${day}.csv"`)
+      .send(Readable.from(csv()))
   })
 
   routes.get('/console/orders/:id', undefined, async (c, request, reply) => {
@@ -188,7 +206,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       renderConsolePage('delays', 'Delays', c.frame, {
         handled,
         now: now(),
-        parcels: parcels.map((p) => ({ ...rowOf(p), told: toldOf(p) })),
+        parcels: parcels.map((p) => ({ ...rowOf(p, now()), told: toldOf(p) })),
       }),
     )
   })
@@ -238,8 +256,7 @@ function sentenceOf(tracker: OrderDoc['fulfillments'][number]['trackers'][number
   const status = statusWords[tracker.delivery_status_code] ?? tracker.delivery_status_code
   const carrier = tracker.carrier?.name ?? tracker.untracked_carrier_name
   const last = [...tracker.events].sort((a, b) => b.happened_at - a.happened_at)[0]
-  const days = last ? Math.floor((now - last.happened_at) / 86_400) : 0
-  const age = !last ? 'no carrier scan yet' : days === 0 ? 'last scan today' : `last scan ${days} d ago`
+  const age = last ? `last scan ${daysAgo(last.happened_at, now)}` : 'no carrier scan yet'
   const place = last?.address?.city ? ` in ${last.address.city}` : ''
   return `${status}${carrier ? ` with ${carrier}` : ''}, ${age}${last ? place : ''}.`
 }

@@ -1,3 +1,4 @@
+import { stringify } from 'csv-stringify/sync'
 import { delayStatuses, type DelayStatus } from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
 import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
@@ -105,6 +106,110 @@ async function searchParcels(rt: Pick<Runtime, 'readStore'>, accountId: number, 
 function answer(parcels: Parcel[], orders: readonly OrderDoc[] = parcels.map((p) => p.order)) {
   const ids = new Set(orders.map((o) => o.id))
   return { parcels, hasMore: false, onlyOrder: ids.size === 1 ? orders[0] : undefined }
+}
+
+/** A parcel's pages of at most PAGE_SIZE under the filters, one after the other until the last (an export's). */
+export async function* everyParcel(rt: Pick<Runtime, 'readStore'>, accountId: number, filters: ParcelFilters) {
+  let before = filters.before
+  for (;;) {
+    const page = await findParcels(rt, accountId, { ...filters, before })
+    yield page.parcels
+    const last = page.parcels.at(-1)
+    if (!page.hasMore || !last || filters.q) return
+    before = last.tracker.id
+  }
+}
+
+/** Whole days between two Unix times. */
+const daysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - from) / 86_400))
+
+/**
+ * A parcel as a row shows it, on the page and in its export: its customer,
+ * its newest carrier event, the day it should arrive (or arrived), and its
+ * days in transit from shipping to delivery or now.
+ */
+export function rowOf(p: Parcel, now: number) {
+  const { tracker } = p
+  const last = tracker.events.reduce<TrackerDoc['events'][number] | undefined>(
+    (newest, e) => (!newest || e.happened_at > newest.happened_at ? e : newest),
+    undefined,
+  )
+  return {
+    ...p,
+    customer: customerOf(p.order),
+    lastEvent: last && {
+      message: last.message || last.messages.en || '',
+      place: [last.address?.city, last.address?.country_code].filter(Boolean).join(', '),
+      at: last.happened_at,
+    },
+    expected: tracker.delay?.expected_delivery_date ?? tracker.displayable_expected_delivery_date ?? null,
+    daysInTransit: tracker.shipped_at == null ? null : daysBetween(tracker.shipped_at, tracker.delivered_at ?? now),
+  }
+}
+export type ParcelRow = ReturnType<typeof rowOf>
+
+/** The filters as a query string, with `extra` over them; a page's `before` only when `extra` names it. */
+export function queryOf(filters: ParcelFilters, extra: Partial<Record<keyof ParcelFilters, string | number>> = {}) {
+  const params = new URLSearchParams()
+  for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
+    if (v !== undefined) params.set(k, String(v))
+  return params.toString()
+}
+
+const PARCEL_CSV_COLUMNS = [
+  'order_number',
+  'tracking_number',
+  'carrier',
+  'service',
+  'status',
+  'delay',
+  'customer',
+  'email',
+  'city',
+  'country_code',
+  'shipped_at',
+  'expected_delivery_date',
+  'delivered_at',
+  'days_in_transit',
+  'last_event',
+  'last_event_place',
+  'last_event_at',
+] as const
+
+const isoTime = (seconds: number | null | undefined) =>
+  seconds == null ? null : new Date(seconds * 1000).toISOString()
+
+/**
+ * Rows of a parcels export as CSV, the header first when asked. A text a
+ * spreadsheet would run as a formula (=, +, -, @ first) starts with a quote,
+ * as OWASP advises for files opened in one.
+ */
+export function parcelsCsv(rows: readonly ParcelRow[], header: boolean) {
+  return stringify(
+    rows.map(({ order, tracker, customer, lastEvent, expected, daysInTransit }) => {
+      const address = deliveryAddressOf(order)
+      return {
+        order_number: order.order_number,
+        tracking_number: tracker.tracking_number,
+        carrier: tracker.carrier?.name ?? tracker.untracked_carrier_name,
+        service: tracker.carrier_service?.name,
+        status: tracker.delivery_status_code,
+        delay: tracker.delay?.status,
+        customer: customer.name,
+        email: customer.email,
+        city: address?.city,
+        country_code: address?.country_code,
+        shipped_at: isoTime(tracker.shipped_at),
+        expected_delivery_date: expected,
+        delivered_at: isoTime(tracker.delivered_at),
+        days_in_transit: daysInTransit,
+        last_event: lastEvent?.message,
+        last_event_place: lastEvent?.place,
+        last_event_at: isoTime(lastEvent?.at),
+      }
+    }),
+    { header, columns: [...PARCEL_CSV_COLUMNS], cast: { string: (v) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v) } },
+  )
 }
 
 /** Where a parcel goes, for a row: the customer's name and e-mail, the city and country. */

@@ -235,6 +235,61 @@ t.test(
   },
 )
 
+t.test('the parcels listed, exported as CSV: every page of them, under the same filters', async (t) => {
+  const server = await startTestServer(t)
+  await createUser(server.runtime, {
+    accountId: server.accountId,
+    email: 'sam@shop.example',
+    role: 'member',
+    password: PASSWORD,
+  })
+  // 60 UPS parcels (more than a page of 50), one DHL parcel whose order number a spreadsheet would run.
+  const ups = Array.from({ length: 60 }, (_, i) => ({
+    order_number: `E-${i}`,
+    tracking_number: `1ZEXPORT${String(i).padStart(4, '0')}`,
+    carrier_code: 'ups',
+    first_name: 'Jo',
+    email: `jo${i}@example.com`,
+  }))
+  const dhl = {
+    order_number: '=HYPERLINK("http://evil.example")',
+    tracking_number: 'JD0146000099',
+    carrier_code: 'dhl',
+    address_city: 'Berlin',
+    address_country: 'DE',
+  }
+  t.equal((await postTrackers(server, [...ups, dhl])).status, 201)
+  const cookies = jar()
+  await signIn(server, cookies, 'sam@shop.example')
+
+  const page = await get(server, '/console/parcels?carrier=ups', cookies)
+  t.match(page.html, 'href="/console/parcels.csv?carrier&#x3D;ups"', 'the page links to its own export')
+
+  const all = await get(server, '/console/parcels.csv', cookies)
+  t.equal(all.status, 200)
+  t.equal(all.response.headers.get('content-type'), 'text/csv; charset=utf-8')
+  t.match(all.response.headers.get('content-disposition'), /^attachment; filename="parcels-\d{4}-\d{2}-\d{2}\.csv"$/)
+  const lines = all.html.trimEnd().split('\n')
+  t.equal(
+    lines[0],
+    'order_number,tracking_number,carrier,service,status,delay,customer,email,city,country_code,shipped_at,expected_delivery_date,delivered_at,days_in_transit,last_event,last_event_place,last_event_at',
+  )
+  t.equal(lines.length, 1 + 61, 'every parcel, past the first page')
+  t.match(
+    lines[1],
+    /^"'=HYPERLINK\(""http:\/\/evil.example""\)",JD0146000099,DHL,,pending,,,,Berlin,DE,/,
+    'a formula is not run',
+  )
+  t.equal(new Set(lines.slice(1).map((l) => l.split(',')[1])).size, 61, 'each parcel once')
+
+  const filtered = await get(server, '/console/parcels.csv?carrier=dhl', cookies)
+  t.equal(filtered.html.trimEnd().split('\n').length, 2, 'the filters apply')
+  const none = await get(server, '/console/parcels.csv?carrier=colissimo', cookies)
+  t.equal(none.html, `${lines[0]}\n`, 'nothing matching: the header alone')
+  const signedOut = await get(server, '/console/parcels.csv', jar())
+  t.equal(signedOut.status, 303, 'signed out: to the sign-in page')
+})
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()
