@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
-import type { DelayStatus } from '../shared/domain/events/order-events.ts'
+import type { DelayOutcome, DelayStatus } from '../shared/domain/events/order-events.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -55,6 +55,14 @@ const REASON_WORDS: Record<string, string> = {
   no_scan: 'no carrier scan for too long',
   no_first_scan: 'no first scan since it was created',
   behind_lane: 'behind what its lane’s on-time parcels had reached',
+}
+
+/** What was done about a delay, as the console says it. */
+export const outcomeWords: Record<DelayOutcome, string> = {
+  contacted: 'Customer contacted',
+  reshipped: 'Reshipped',
+  refunded: 'Refunded',
+  claim: 'Claim filed',
 }
 
 export const statusWords = STATUS_WORDS
@@ -145,6 +153,9 @@ pages.registerHelper('iso', (seconds: number | null | undefined) =>
 /** Whole days from a time to now, for a delay's age ("3 d"). */
 pages.registerHelper('age', (seconds: number, now: number) => `${Math.max(0, Math.floor((now - seconds) / 86_400))} d`)
 pages.registerHelper('sending', sendingWords)
+pages.registerHelper('outcomeWord', (outcome: DelayOutcome) => outcomeWords[outcome] ?? outcome)
+pages.registerPartial('handle-delay', file('./templates/handle-delay.html.hbs'))
+pages.registerPartial('handled', file('./templates/handled.html.hbs'))
 pages.registerHelper('eq', (a: unknown, b: unknown) => a === b)
 pages.registerPartial('layout', file('./templates/layout.html.hbs'))
 pages.registerPartial('badges', file('./templates/badges.html.hbs'))

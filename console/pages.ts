@@ -2,10 +2,10 @@ import { Readable } from 'node:stream'
 import { decideOnStream, executeCommand, untilVisible } from '../commands/execute.ts'
 import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
 import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
-import { notFound } from '../shared/domain/errors.ts'
+import { notFound, validationError } from '../shared/domain/errors.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
-import { delayStatuses } from '../shared/domain/events/order-events.ts'
-import { decideDelayHandled } from '../shared/domain/orders/delays.ts'
+import { type DelayOutcome, delayOutcomes, delayStatuses } from '../shared/domain/events/order-events.ts'
+import { decideDelayHandled, type HandleDelay } from '../shared/domain/orders/delays.ts'
 import { deliveryAddressOf, type OrderDoc } from '../shared/domain/orders/document.ts'
 import { finalStatuses } from '../shared/domain/orders/polling.ts'
 import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
@@ -20,7 +20,7 @@ import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-toke
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { daysAgo, delayWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
+import { daysAgo, delayWords, outcomeWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
 import { timelineOf } from './timeline.ts'
 import { delayRulesOf } from '../projectors/accounts/account.ts'
 import {
@@ -39,6 +39,9 @@ import { doneAt } from './forms.ts'
 
 const ORDERS = collections.orders.name
 const TRACKERS = collections.trackers.name
+
+/** The outcomes a delay can be marked handled with, as a form offers them. */
+const outcomeOptions = delayOutcomes.map((value) => ({ value, label: outcomeWords[value] }))
 
 const idOf = (value: unknown) => {
   const id = Number(value)
@@ -179,6 +182,8 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
         items: order.line_items,
         address: addressLinesOf(deliveryAddressOf(order), customerOf(order).name),
         webhooks: deliveries.docs.map((d) => d.doc),
+        outcomes: outcomeOptions,
+        orderUrl: `/console/orders/${order.id}`,
       }),
     )
   })
@@ -207,6 +212,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
         handled,
         now: now(),
         parcels: parcels.map((p) => ({ ...rowOf(p, now()), told: toldOf(p) })),
+        outcomes: outcomeOptions,
       }),
     )
   })
@@ -217,7 +223,17 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       const id = idOf((request.params as Query).id)
       const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
       if (!entry) throw notFound('Parcel not found')
-      const command = { tracker_id: id, by: c.user.email, at: now() }
+      const form = (request.body ?? {}) as Query
+      const outcome = form.outcome || undefined
+      if (outcome !== undefined && !(delayOutcomes as readonly string[]).includes(outcome))
+        throw validationError(`outcome must be one of ${delayOutcomes.join(', ')}`, { outcome: 'not an outcome' })
+      const command: HandleDelay = {
+        tracker_id: id,
+        by: c.user.email,
+        at: now(),
+        outcome: outcome as DelayOutcome | undefined,
+        note: form.note,
+      }
       const decidedAt = performance.now()
       const position = await decideOnStream<OrderEvent>(
         rt,
@@ -227,7 +243,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       )
       // The page it returns to reads the read models: it shows the change.
       if (position !== undefined) await untilVisible(rt, position, decidedAt)
-      const back = (request.body as { back?: string } | undefined)?.back
+      const back = form.back
       const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
       return reply.redirect(doneAt(target, 'Marked handled.'), 303)
     },

@@ -153,12 +153,17 @@ t.test('"what is late today?": the delays, marked handled', { skip }, async (t) 
     /Late 2 d[\s\S]*W-3001[\s\S]*Camille Martin[\s\S]*Colissimo[\s\S]*E-mail: waiting to be sent/,
   )
   await keep(page, 'console-delays.png', { width: 1280, height: 900 })
+  await page.getByLabel('Outcome').selectOption('contacted')
+  await page.getByLabel('Note').fill('Called: the parcel is at the post office')
   await page.getByRole('button', { name: 'Mark handled' }).click()
   await page.waitForURL(/\/console\/delays\?done=/)
   t.equal(await page.getByRole('status').innerText(), 'Marked handled.')
   t.match(await page.locator('.empty').innerText(), /No open delays/)
   await page.getByRole('link', { name: 'Handled' }).click()
-  t.match(await page.locator('tbody tr').innerText(), /Handled by sam@shop.example/)
+  t.match(
+    await page.locator('tbody tr').innerText(),
+    /Handled by sam@shop.example, .* · Customer contacted\s+Called: the parcel is at the post office/,
+  )
 
   t.equal(await page.locator('.rail a[aria-current="page"]').innerText(), 'Delays', 'no open delay left')
   await page.getByRole('link', { name: 'Overview' }).click()

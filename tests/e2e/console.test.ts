@@ -1,8 +1,8 @@
 import t from 'tap'
 import { createUser } from '../../commands/users/change-user.ts'
 import { until } from '../support/progress.ts'
-import { postTrackers, recordTrackingEvents, startTestServer, type TestServer } from '../support/server.ts'
-import { DAY, nowSeconds } from '../support/time.ts'
+import { postTrackers, recordTrackingEvents, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
+import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
  * The console over HTTP, as a browser would use it without script: sign-in,
@@ -289,6 +289,55 @@ t.test('the parcels listed, exported as CSV: every page of them, under the same 
   const signedOut = await get(server, '/console/parcels.csv', jar())
   t.equal(signedOut.status, 303, 'signed out: to the sign-in page')
 })
+
+t.test(
+  'a delay marked handled with what was done and a note; a wrong outcome or a long note changes nothing',
+  async (t) => {
+    const server = await startTestServer(t, { env: { SHIPLOG_DELAY_SWEEP_INTERVAL: '1' } })
+    await createUser(server.runtime, {
+      accountId: server.accountId,
+      email: 'sam@shop.example',
+      role: 'member',
+      password: PASSWORD,
+    })
+    const created = await postTrackers(server, [
+      {
+        order_number: 'L-1',
+        tracking_number: 'TN-LATE',
+        carrier_code: 'ups',
+        expected_delivery_at: `${isoDay(nowSeconds() - 4 * DAY)}T12:00:00Z`,
+      },
+    ])
+    const tracker = await until(
+      () => trackerOf(server, 'TN-LATE', created.position),
+      (tr) => tr.delay?.status === 'late',
+    )
+    const cookies = jar()
+    await signIn(server, cookies, 'sam@shop.example')
+    const delays = await get(server, '/console/delays', cookies)
+    t.match(delays.html, /<select id="outcome-\d+" name="outcome">/, 'an outcome to choose')
+    const handle = (form: Record<string, string>) =>
+      post(server, `/console/delays/${tracker.id}/handled`, cookies, { _csrf: csrfOf(delays.html), ...form })
+
+    const wrong = await handle({ outcome: 'bribed' })
+    t.equal(wrong.status, 400)
+    t.match(wrong.html, 'outcome must be one of contacted, reshipped, refunded, claim')
+    const long = await handle({ outcome: 'claim', note: 'x'.repeat(501) })
+    t.equal(long.status, 400)
+    t.match(long.html, 'note must be at most 500 characters')
+    t.match((await get(server, '/console/delays', cookies)).html, 'Mark handled', 'still open')
+
+    const done = await handle({ outcome: 'claim', note: 'Claim <42> filed with UPS' })
+    t.equal(done.status, 303)
+    const handled = await get(server, '/console/delays?handled=1', cookies)
+    t.match(
+      handled.html,
+      /Handled by sam@shop.example, [^<]+ · Claim filed<\/span><br><q class="note">Claim &lt;42&gt; filed with UPS<\/q>/,
+    )
+    const order = await get(server, `/console/orders/${created.body.trackers[0].order_id}`, cookies)
+    t.match(order.html, 'Claim filed', 'the order page says so too')
+  },
+)
 
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)

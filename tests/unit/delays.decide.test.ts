@@ -10,9 +10,15 @@ import {
 import { DEFAULT_DELAY_RULES, type LaneLessons, parcelDaysTo } from '../../shared/domain/delivery/delays.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { Delay } from '../../shared/domain/events/order-events.ts'
-import { type CheckDelay, decideDelay } from '../../shared/domain/orders/delays.ts'
+import {
+  type CheckDelay,
+  decideDelay,
+  decideDelayHandled,
+  type HandleDelay,
+} from '../../shared/domain/orders/delays.ts'
 import { decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
 import { evolveOrderState, type OrderState } from '../../shared/domain/orders/state.ts'
+import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
 import { countingIds, specOf } from '../support/decider.ts'
 import { orderHistory, recordedCarrierEvent, TRACKER } from '../support/orders.ts'
 
@@ -276,4 +282,72 @@ t.test("a lane's model speaks once it has enough delivered parcels, and tells la
   t.ok(dayBefore > 0.4 && dayBefore < 0.6, `the day before, all alike: half of them late (${dayBefore})`)
   t.equal(lessons.quiet_days, null, 'too few gaps to replace the rules')
   t.equal(lessonsOf(model, laneKey('colissimo', 'home', 'BE')), undefined, 'another lane has learned nothing')
+})
+
+const givenHandling = specOf<HandleDelay, OrderState, OrderEvent>({
+  decide: decideDelayHandled,
+  evolve: evolveOrderState,
+})
+const lateSince = parisMidnight('2026-11-19')
+const lateOrder = () => [
+  ...order({ displayable_expected_delivery_date: '2026-11-18' }),
+  delayed({ status: 'late', since: lateSince, reason: 'promise_passed', expected_delivery_date: null }),
+]
+const handling = (over: Partial<HandleDelay> = {}): HandleDelay => ({
+  tracker_id: TRACKER,
+  by: 'sam@shop.example',
+  at: at('2026-11-21T12:00:00Z'),
+  ...over,
+})
+
+t.test('a delay marked handled keeps what was done about it and the note, trimmed', async (t) => {
+  givenHandling(lateOrder())
+    .when(handling({ outcome: 'contacted', note: '  Called: parcel at the neighbour  ' }))
+    .thenEvents(t, [
+      {
+        type: 'TrackerDelayHandled',
+        data: { ...handling(), outcome: 'contacted', note: 'Called: parcel at the neighbour' },
+      },
+    ])
+})
+
+t.test('no outcome and a blank note record neither', async (t) => {
+  givenHandling(lateOrder())
+    .when(handling({ note: '   ' }))
+    .thenEvents(t, [{ type: 'TrackerDelayHandled', data: handling() }])
+})
+
+t.test('a note longer than 500 characters is refused, naming the field', async (t) => {
+  givenHandling(lateOrder())
+    .when(handling({ note: 'x'.repeat(501) }))
+    .thenThrows(t, { code: 'SHIPLOG_ERR_VALIDATION', message: /note must be at most 500 characters/ })
+})
+
+t.test('a delay handled once is not handled again; a parcel without one has none to handle', async (t) => {
+  givenHandling([...lateOrder(), { type: 'TrackerDelayHandled', data: handling() }])
+    .when(handling({ outcome: 'refunded' }))
+    .thenEvents(t, [])
+  givenHandling(order()).when(handling()).thenThrows(t, { code: 'SHIPLOG_ERR_CONFLICT' })
+})
+
+t.test("the order's document shows who handled the delay, how, and the note; a new delay clears it", async (t) => {
+  const handled: OrderEvent = { type: 'TrackerDelayHandled', data: handling({ outcome: 'claim', note: 'Claim 42' }) }
+  const trackerOf = (events: OrderEvent[]) =>
+    events
+      .reduce(evolveOrder, undefined)!
+      .fulfillments.flatMap((f) => f.trackers)
+      .find((tr) => tr.id === TRACKER)!
+  t.same(trackerOf([...lateOrder(), handled]).delay_handled, {
+    by: 'sam@shop.example',
+    at: at('2026-11-21T12:00:00Z'),
+    outcome: 'claim',
+    note: 'Claim 42',
+  })
+  const stalled = delayed({
+    status: 'stalled',
+    since: at('2026-11-25T00:00:00Z'),
+    reason: 'no_scan',
+    expected_delivery_date: null,
+  })
+  t.equal(trackerOf([...lateOrder(), handled, stalled]).delay_handled, null)
 })

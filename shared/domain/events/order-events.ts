@@ -28,6 +28,12 @@ const trackingEvent = carrierEvent.extend({ address: storedAddress.nullable() })
 export const delayStatuses = ['at_risk', 'late', 'stalled'] as const
 export type DelayStatus = (typeof delayStatuses)[number]
 /** Why a tracker is delayed: its promise passed, no scan for too long (or never one), or behind its lane's parcels. */
+/** What someone of the merchant's did about a delay, as they record it when marking it handled. */
+export const delayOutcomes = ['contacted', 'reshipped', 'refunded', 'claim'] as const
+export type DelayOutcome = (typeof delayOutcomes)[number]
+/** The longest note kept with a handled delay, in characters. */
+export const DELAY_NOTE_MAX = 500
+
 export const delayReasons = ['promise_passed', 'no_scan', 'no_first_scan', 'behind_lane'] as const
 
 /** A tracker's delay, as recorded and rendered. */
@@ -162,7 +168,14 @@ export const orderEvents = {
     at,
   }),
   /** Someone of the merchant's (a console user, by e-mail) dealt with the tracker's current delay. */
-  TrackerDelayHandled: z.object({ tracker_id: z.number().int(), by: z.string(), at }),
+  TrackerDelayHandled: z.object({
+    tracker_id: z.number().int(),
+    by: z.string(),
+    at,
+    /** Absent when none was given, and from events recorded before outcomes were kept. */
+    outcome: z.enum(delayOutcomes).optional(),
+    note: z.string().max(DELAY_NOTE_MAX).optional(),
+  }),
   /** shiplog looked at the tracker's delay and found it unchanged: only when to look again moved. */
   TrackerDelayChecked: z.object({
     tracker_id: z.number().int(),

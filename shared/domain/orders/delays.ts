@@ -10,9 +10,9 @@ import {
 } from '../delivery/delays.ts'
 import type { OrderEvent } from '../events/index.ts'
 import type { DelayRules } from '../events/account-events.ts'
-import type { Delay } from '../events/order-events.ts'
+import { DELAY_NOTE_MAX, type Delay, type DelayOutcome } from '../events/order-events.ts'
 import type { IdSource } from '../ids.ts'
-import { ShiplogError } from '../errors.ts'
+import { ShiplogError, validationError } from '../errors.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { finalStatuses } from './polling.ts'
@@ -143,13 +143,30 @@ export function delayEndedBy(tracker: TrackerState, happenedAt: number, at: numb
   return { type: 'TrackerDelayChanged', data: { tracker_id: tracker.id, delay: null, next_check_at, at } }
 }
 
-/** Someone of the merchant's marks a tracker's current delay handled: once; a tracker without a delay has none to handle. */
-export function decideDelayHandled(
-  command: { tracker_id: number; by: string; at: number },
-  order: OrderState | undefined,
-): OrderEvent[] {
+/** Marking a delay handled: who, when, and what they did about it, if they say (an outcome, a note). */
+export interface HandleDelay {
+  tracker_id: number
+  by: string
+  at: number
+  outcome?: DelayOutcome
+  note?: string
+}
+
+/**
+ * Someone of the merchant's marks a tracker's current delay handled: once; a
+ * tracker without a delay has none to handle. A blank note is no note.
+ */
+export function decideDelayHandled(command: HandleDelay, order: OrderState | undefined): OrderEvent[] {
   const tracker = order?.trackers.find((t) => t.id === command.tracker_id)
   if (!tracker) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Tracker not found')
   if (tracker.delay === null) throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The parcel has no delay to handle')
-  return tracker.delay_handled ? [] : [{ type: 'TrackerDelayHandled', data: command }]
+  if (tracker.delay_handled) return []
+  const { tracker_id, by, at, outcome } = command
+  const note = command.note?.trim()
+  if (note && note.length > DELAY_NOTE_MAX)
+    throw validationError(`note must be at most ${DELAY_NOTE_MAX} characters`, {
+      note: `at most ${DELAY_NOTE_MAX} characters`,
+    })
+  const data = { tracker_id, by, at, ...(outcome ? { outcome } : {}), ...(note ? { note } : {}) }
+  return [{ type: 'TrackerDelayHandled', data }]
 }

@@ -1,5 +1,5 @@
 import type { Address, LineItem, Notification } from '../events/resources.ts'
-import type { Delay } from '../events/order-events.ts'
+import type { Delay, DelayOutcome } from '../events/order-events.ts'
 import type { FulfillmentFields, OrderFields, TrackerFields } from './state.ts'
 
 /*
@@ -33,7 +33,7 @@ export interface TrackerDoc extends TrackerFields {
   /** Absent from documents stored before delays were kept: none. */
   delay?: Delay | null
   /** Who dealt with the current delay, and when (the console's; the API does not show it). */
-  delay_handled?: { by: string; at: number } | null
+  delay_handled?: { by: string; at: number; outcome?: DelayOutcome; note?: string } | null
 }
 
 export interface FulfillmentDoc extends FulfillmentFields {

@@ -65,8 +65,8 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
     }
     case 'TrackerDelayHandled': {
       // The console's note, not a change of the tracker resource: no updated_at, no webhook.
-      const { tracker_id, by } = event.data
-      const handled = { by, at }
+      const { tracker_id, by, outcome, note } = event.data
+      const handled = { by, at, ...(outcome ? { outcome } : {}), ...(note ? { note } : {}) }
       return {
         ...order,
         fulfillments: order.fulfillments.map((f) =>
