@@ -143,9 +143,10 @@ pages.registerHelper('shortDay', (date: string | number | null | undefined) => {
 })
 /** "today", "3 d ago": how long ago something happened, in whole days. */
 pages.registerHelper('ago', (seconds: number, now: number) => daysAgo(seconds, now))
-/** "12 Mar 14:32", in lists. */
+/** "12 Mar 14:32", in lists and sentences. */
+export const shortTime = (seconds: number) => SHORT.format(new Date(seconds * 1000))
 pages.registerHelper('short', (seconds: number | null | undefined) =>
-  typeof seconds === 'number' ? SHORT.format(new Date(seconds * 1000)) : '–',
+  typeof seconds === 'number' ? shortTime(seconds) : '–',
 )
 pages.registerHelper('iso', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : '',

@@ -20,7 +20,9 @@ import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-toke
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { daysAgo, delayWords, outcomeWords, renderConsolePage, sendingWords, statusWords } from './html.ts'
+import { daysAgo, delayWords, outcomeWords, renderConsolePage, sendingWords, shortTime, statusWords } from './html.ts'
+import { problemsOf } from './health.ts'
+import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import { timelineOf } from './timeline.ts'
 import { delayRulesOf } from '../projectors/accounts/account.ts'
 import {
@@ -49,7 +51,7 @@ const idOf = (value: unknown) => {
   return id
 }
 
-export function consolePages(routes: ConsoleScope, rt: Runtime) {
+export function consolePages(routes: ConsoleScope, rt: Runtime, carriers: Parameters<typeof problemsOf>[2]) {
   const now = () => toUnixSeconds(rt.clock.now())
 
   routes.get('/console', 'overview', async (c, _request, reply) => {
@@ -71,6 +73,11 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
       (p) => (p.tracker.delay?.since ?? 0) >= midnight,
     )
     const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
+    const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
+    const [[week], problems] = await Promise.all([
+      performanceBetween(rt, accountId, { from: day(now() - 6 * 86_400), to: day(now()) }, []),
+      problemsOf(rt, accountId, carriers, now(), shortTime),
+    ])
     return sendPage(
       reply,
       200,
@@ -79,6 +86,13 @@ export function consolePages(routes: ConsoleScope, rt: Runtime) {
         delays,
         attention,
         today: { orders, flagged: flagged.slice(0, 10) },
+        week: week && {
+          delivered: week.delivered,
+          onTime: week.on_time_rate,
+          transit: week.transit_business_days.p50,
+        },
+        problems,
+        checkedAt: now(),
       }),
     )
   })

@@ -76,7 +76,7 @@ export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, part
     })
     signInRoutes(scope, rt, limits)
     const routes = consoleScope(scope, rt, signedIn(rt))
-    consolePages(routes, rt)
+    consolePages(routes, rt, parts.carriers)
     analyticsPages(routes, rt)
     settingsPages(routes, rt, parts.carriers)
     webhookPages(routes, rt, parts.jobs)

@@ -167,7 +167,13 @@ t.test('"what is late today?": the delays, marked handled', { skip }, async (t) 
 
   t.equal(await page.locator('.rail a[aria-current="page"]').innerText(), 'Delays', 'no open delay left')
   await page.getByRole('link', { name: 'Overview' }).click()
-  t.match(await page.locator('.cards').innerText(), /1\s+Late/)
+  t.match(await page.locator('.cards').first().innerText(), /1\s+Late/)
+  t.match(
+    await page.locator('[aria-labelledby="last-week"] .cards').innerText(),
+    /1\s+parcels delivered\s+100\.0 %\s+on time against their promise, of 1/,
+    'the last 7 days, each figure with its n',
+  )
+  t.match(await page.locator('[aria-labelledby="health"]').innerText(), /All integrations OK, checked/)
   await keep(page, 'console-overview.png', { width: 1280, height: 900 })
   await page.close()
 })

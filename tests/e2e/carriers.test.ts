@@ -6,6 +6,8 @@ import {
   POSTNL_KEY,
   startCarrierServer,
 } from '../support/carrier-api.ts'
+import { createUser } from '../../commands/users/change-user.ts'
+import { get, jar, PASSWORD, signIn } from '../support/console.ts'
 import { freePort } from '../support/process.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
@@ -184,6 +186,19 @@ t.test("polls wait past the day's budget, never fail; GET /v2/carrier_apis tells
     apis.find((a: { api: string }) => a.api === 'dhl'),
     { configured: false, daily_budget: 250 },
   )
+  // The console's overview says so, each line leading to the carriers' settings.
+  await createUser(server.runtime, {
+    accountId: server.accountId,
+    email: 'sam@shop.example',
+    role: 'member',
+    password: PASSWORD,
+  })
+  const cookies = jar()
+  await signIn(server, cookies, 'sam@shop.example')
+  const overview = (await get(server, '/console', cookies)).html
+  t.match(overview, 'The usps API has used 100 % of today’s budget (2 of 2 requests).')
+  t.match(overview, /<a href="\/console\/settings\/carriers">The ups API failed at [^<]+: answered 500<\/a>/)
+  t.notMatch(overview, 'All integrations OK')
   await new Promise((r) => setTimeout(r, 2500))
   const asked = ['B1-OK', 'B2-OK', 'B3-OK'].filter((n) => carrier.requests.has(n))
   t.equal(asked.length, 2, 'the third waits for tomorrow')

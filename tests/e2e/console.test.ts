@@ -1,7 +1,9 @@
 import t from 'tap'
 import { createUser } from '../../commands/users/change-user.ts'
 import { until } from '../support/progress.ts'
-import { postTrackers, recordTrackingEvents, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
+import { startReceiver } from '../support/receiver.ts'
+import { csrfOf, get, jar, PASSWORD, post, signIn } from '../support/console.ts'
+import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
 import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
 /*
@@ -9,56 +11,6 @@ import { DAY, isoDay, nowSeconds } from '../support/time.ts'
  * the session cookie and its flags, CSRF on every form, rate limiting, and
  * an account's pages closed to another account's user.
  */
-
-const PASSWORD = 'correct horse battery'
-
-/** A browser's cookie jar, enough for one site. */
-function jar() {
-  const cookies = new Map<string, string>()
-  return {
-    header: () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-    take(response: Response) {
-      for (const line of response.headers.getSetCookie()) {
-        const [pair] = line.split(';')
-        const at = pair!.indexOf('=')
-        const value = pair!.slice(at + 1)
-        if (value === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(pair!.slice(0, at))
-        else cookies.set(pair!.slice(0, at), value)
-      }
-    },
-    cookies,
-  }
-}
-type Jar = ReturnType<typeof jar>
-
-async function get(server: TestServer, path: string, cookies: Jar) {
-  const response = await fetch(`${server.url}${path}`, { headers: { cookie: cookies.header() }, redirect: 'manual' })
-  cookies.take(response)
-  return { status: response.status, location: response.headers.get('location'), html: await response.text(), response }
-}
-
-async function post(server: TestServer, path: string, cookies: Jar, form: Record<string, string>) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { cookie: cookies.header(), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-    redirect: 'manual',
-  })
-  cookies.take(response)
-  return { status: response.status, location: response.headers.get('location'), html: await response.text(), response }
-}
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ''
-
-async function signIn(server: TestServer, cookies: Jar, email: string, password = PASSWORD) {
-  const form = await get(server, '/console/login', cookies)
-  return post(server, '/console/login', cookies, {
-    _csrf: csrfOf(form.html),
-    email,
-    password,
-    next: '/console/parcels',
-  })
-}
 
 t.test('sign in, the session cookie, sign out; wrong credentials get one message', async (t) => {
   const server = await startTestServer(t)
@@ -336,6 +288,48 @@ t.test(
     )
     const order = await get(server, `/console/orders/${created.body.trackers[0].order_id}`, cookies)
     t.match(order.html, 'Claim filed', 'the order page says so too')
+  },
+)
+
+t.test(
+  'the overview: integrations OK, then an endpoint being retried, then one given up on; last 7 days',
+  async (t) => {
+    for (const [schedule, words] of [
+      ['60,60', /Webhooks to http:\/\/127\.0\.0\.1:\d+\/hooks are failing and being retried: it answered 503\./],
+      [
+        '1,1',
+        /A webhook message of [^<]+ to http:\/\/127\.0\.0\.1:\d+\/hooks was given up on after its retries: it answered 503\./,
+      ],
+    ] as const) {
+      const server = await startTestServer(t, {
+        env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', SHIPLOG_WEBHOOK_RETRY_SCHEDULE: schedule },
+      })
+      await createUser(server.runtime, {
+        accountId: server.accountId,
+        email: 'sam@shop.example',
+        role: 'member',
+        password: PASSWORD,
+      })
+      const cookies = jar()
+      await signIn(server, cookies, 'sam@shop.example')
+      const healthy = (await get(server, '/console', cookies)).html
+      t.match(healthy, /All integrations OK, checked \d+ \w+, \d\d:\d\d\./)
+      t.match(healthy, 'No parcel was delivered in the last 7 days.')
+
+      const receiver = await startReceiver(t)
+      receiver.fallback = 503
+      const endpoint = await server.request('POST', '/v2/webhook_endpoints', {
+        body: { url: receiver.url, enabled_events: ['order.created'] },
+      })
+      t.equal(endpoint.status, 201)
+      await postTrackers(server, [{ order_number: 'H-1', tracking_number: 'TN-H1', carrier_code: 'dhl' }])
+      const overview = await until(
+        () => get(server, '/console', cookies),
+        (page) => words.test(page.html),
+      )
+      t.match(overview.html, `<a href="/console/webhooks/${endpoint.body.id}">`, 'the line leads to the endpoint')
+      t.notMatch(overview.html, 'All integrations OK')
+    }
   },
 )
 
