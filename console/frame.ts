@@ -5,6 +5,10 @@ import type { AccountDoc } from '../shared/infra/accounts/account-doc.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Frame } from './html.ts'
+import type { PollQueues } from '../reactions/polls/poller.ts'
+import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
+import type { CarrierLedger } from '../shared/infra/carriers/ledger.ts'
+import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 
 /** A signed-in user's request: who, their account, and the frame of the page. */
 export interface ConsoleRequest {
@@ -53,3 +57,11 @@ export function consoleScope(scope: FastifyInstance, rt: Runtime, signedIn: Sign
   }
 }
 export type ConsoleScope = ReturnType<typeof consoleScope>
+
+/** What the console reads beside the stores, where this process has it: the job queue, the carrier APIs' ledger. */
+export interface ConsoleParts {
+  jobs?: JobQueue
+  /** The carrier polls' queues, where this process has them: Refresh from carrier queues on them. */
+  polls?: PollQueues
+  carriers: { settings: readonly ConfiguredCarrierApi[]; ledger: CarrierLedger | undefined }
+}

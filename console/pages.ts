@@ -22,6 +22,7 @@ import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
 import { daysAgo, delayWords, outcomeWords, renderConsolePage, sendingWords, shortTime, statusWords } from './html.ts'
 import { problemsOf } from './health.ts'
+import { queueRefresh, refreshOf } from '../reactions/polls/refresh.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import { timelineOf } from './timeline.ts'
 import { delayRulesOf } from '../projectors/accounts/account.ts'
@@ -36,7 +37,7 @@ import {
   queryOf,
   rowOf,
 } from './parcels.ts'
-import type { ConsoleScope, Query } from './frame.ts'
+import type { ConsoleParts, ConsoleScope, Query } from './frame.ts'
 import { doneAt } from './forms.ts'
 
 const ORDERS = collections.orders.name
@@ -51,7 +52,8 @@ const idOf = (value: unknown) => {
   return id
 }
 
-export function consolePages(routes: ConsoleScope, rt: Runtime, carriers: Parameters<typeof problemsOf>[2]) {
+export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsoleParts) {
+  const { carriers, polls } = parts
   const now = () => toUnixSeconds(rt.clock.now())
 
   routes.get('/console', 'overview', async (c, _request, reply) => {
@@ -162,6 +164,15 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, carriers: Parame
       ? `${trackers.length} parcel${trackers.length > 1 ? 's' : ''}: ${[...tally].map(([s, n]) => `${n} ${(statusWords[s] ?? s).toLowerCase()}`).join(', ')}`
       : 'Not shipped yet'
     const stallDays = delayRulesOf(c.account).stalled_after_business_days
+    const entries = await Promise.all(
+      trackers.map((t) => rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, t.id)),
+    )
+    // Refresh from carrier, or why not: the API's reasons, in its words.
+    const refreshes = trackers.map((t, i) => {
+      const entry = entries[i]
+      const refresh = entry ? refreshOf(entry, t, polls, now()) : undefined
+      return { reason: refresh?.refused?.message }
+    })
     return sendPage(
       reply,
       200,
@@ -175,6 +186,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, carriers: Parame
           number: i + 1,
           tracker,
           sentence: sentenceOf(tracker, now()),
+          refresh: refreshes[i],
           timeline: timelineOf(
             tracker.events.map((e) => ({
               happened_at: e.happened_at,
@@ -212,6 +224,22 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, carriers: Parame
       const response = await executeCommand(rt, command, () => planTrackingLinkRotation(rt, command, id, link))
       if (response.status === 404) throw notFound('Order not found')
       return reply.redirect(doneAt(`/console/orders/${id}`, 'A new link was made: earlier links no longer work.'), 303)
+    },
+    'member',
+  )
+
+  routes.post(
+    '/console/orders/:id/trackers/:tracker/refresh',
+    async (c, request, reply) => {
+      const params = request.params as Query
+      const id = idOf(params.id)
+      const refresh = await queueRefresh(rt, polls, c.account.id, idOf(params.tracker), now())
+      if ('refused' in refresh) throw refresh.refused
+      const carrier = refresh.tracker.carrier?.name ?? 'The carrier'
+      return reply.redirect(
+        doneAt(`/console/orders/${id}`, `Asked ${carrier} for news: this page shows it once it answers.`),
+        303,
+      )
     },
     'member',
   )

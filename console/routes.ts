@@ -14,11 +14,8 @@ import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { signOutUser } from '../commands/users/change-user.ts'
 import { assets, type Frame, renderConsolePage } from './html.ts'
-import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
-import type { CarrierLedger } from '../shared/infra/carriers/ledger.ts'
-import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import { analyticsPages } from './analytics.ts'
-import { type ConsoleRequest, consoleScope } from './frame.ts'
+import { type ConsoleParts, type ConsoleRequest, consoleScope } from './frame.ts'
 import { settingsPages } from './settings.ts'
 import { webhookPages } from './webhooks.ts'
 import { consolePages } from './pages.ts'
@@ -38,12 +35,6 @@ const SIGN_INS_PER_MINUTE = 10
 /** Where to go after signing in: a console page only, never another site. */
 const safeNext = (next: unknown) =>
   typeof next === 'string' && /^\/console(\/[\w\-./?=&%]*)?$/.test(next) && !next.startsWith('//') ? next : '/console'
-
-/** What the console reads beside the stores, where this process has it: the job queue, the carrier APIs' ledger. */
-export interface ConsoleParts {
-  jobs?: JobQueue
-  carriers: { settings: readonly ConfiguredCarrierApi[]; ledger: CarrierLedger | undefined }
-}
 
 export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, parts: ConsoleParts) {
   app.register(async (scope) => {
@@ -76,7 +67,7 @@ export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, part
     })
     signInRoutes(scope, rt, limits)
     const routes = consoleScope(scope, rt, signedIn(rt))
-    consolePages(routes, rt, parts.carriers)
+    consolePages(routes, rt, parts)
     analyticsPages(routes, rt)
     settingsPages(routes, rt, parts.carriers)
     webhookPages(routes, rt, parts.jobs)

@@ -116,6 +116,7 @@ export async function startServer(
       // The console reads like the query API, and writes through the same commands as the API.
       consoleRoutes(app, rt, limits, {
         jobs: queues?.jobs,
+        polls: queues?.polls,
         carriers: { settings: carrierSettings, ledger: queues?.carrierLedger },
       })
     }

@@ -1,13 +1,9 @@
 import { z } from 'zod'
-import { type TrackerIndexDoc, trackersOf } from '../../projectors/orders/tracker-index.ts'
 import type { PollQueues } from '../../reactions/polls/poller.ts'
-import { trackingApiOf } from '../../shared/domain/carriers/tracking-apis.ts'
-import { MAX_POLLS_PER_DAY, pollsSpentOn } from '../../shared/domain/orders/polling.ts'
-import { nextUtcDay, toUnixSeconds } from '../../shared/domain/time.ts'
-import { notFound, ShiplogError } from '../../shared/domain/errors.ts'
+import { queueRefresh } from '../../reactions/polls/refresh.ts'
+import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import type { App } from '../../shared/infra/http/server.ts'
-import { collections } from '../../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { executeCommand } from '../../commands/execute.ts'
 import { commandRequest, sendCommandResponse } from '../command-request.ts'
@@ -68,34 +64,10 @@ export function trackerWriteRoutes(app: App, rt: Runtime, polls: PollQueues) {
     async (request, reply) => {
       const { account } = callerOf(request)
       const { id } = request.params
-      const entry = await rt.readStore.get<TrackerIndexDoc>(collections.trackers.name, account.id, id)
-      const [tracker] = entry ? await trackersOf(rt.readStore, [entry]) : []
-      if (!entry || !tracker) throw notFound('Tracker not found')
-      const carrier = tracker.carrier?.code
-      const api = carrier ? trackingApiOf[carrier] : undefined
-      const queue = api && polls.get(api)
-      if (!queue) {
-        throw new ShiplogError(
-          'SHIPLOG_ERR_CONFLICT',
-          carrier
-            ? `Carrier ${carrier} is not polled: its tracking API is not configured on this service`
-            : 'The tracker has no carrier to poll',
-        )
-      }
-      const poll = entry.doc.poll
-      if (!poll || poll.next_poll_at === null) {
-        throw new ShiplogError('SHIPLOG_ERR_CONFLICT', 'The tracker is final (or not followed yet): it is not polled')
-      }
-      const now = toUnixSeconds(rt.clock.now())
-      if (pollsSpentOn(poll, now)) {
-        reply.header('retry-after', String(nextUtcDay(now) - now))
-        throw new ShiplogError(
-          'SHIPLOG_ERR_RATE_LIMITED',
-          `The tracker was polled ${MAX_POLLS_PER_DAY} times today, the most a day; it is polled again tomorrow (UTC)`,
-        )
-      }
-      if (!(await queue.enqueue({ accountId: account.id, key: entry.key, refresh: true }).catch(() => false))) {
-        throw new ShiplogError('SHIPLOG_ERR_UNAVAILABLE', 'The job queue is unavailable: try again shortly')
+      const refresh = await queueRefresh(rt, polls, account.id, id, toUnixSeconds(rt.clock.now()))
+      if ('refused' in refresh) {
+        if (refresh.retryAfter !== undefined) reply.header('retry-after', String(refresh.retryAfter))
+        throw refresh.refused
       }
       return reply.status(202).send({ object: 'tracker_refresh', tracker_id: id, status: 'queued' })
     },

@@ -3,6 +3,8 @@ import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '..
 import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
 import { pollTicksPassed, until } from '../support/progress.ts'
 import { postTrackers, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
+import { createUser } from '../../commands/users/change-user.ts'
+import { csrfOf, get, jar, PASSWORD, post, signIn } from '../support/console.ts'
 
 /*
  * Carrier polling end to end: the real service polling a local HTTP server
@@ -132,6 +134,56 @@ t.test('POST /v2/trackers/{id}/refresh polls one tracker now', async (t) => {
   const theirs = await server.request('POST', `/v2/trackers/${polled.id}/refresh`, { key: other.private_key })
   t.equal(theirs.status, 404, "another account's tracker is not found")
 })
+
+t.test(
+  "the console's Refresh from carrier: queued for a polled parcel, disabled with the reason otherwise",
+  async (t) => {
+    const carrier = await startCarrierServer(t)
+    const server = await start(t, carrier, { SHIPLOG_POLL_INTERVAL: '3600' })
+    const created = await postTrackers(server, [
+      { order_number: 'C-1', tracking_number: '6A-OK', carrier_code: 'colissimo' },
+      { order_number: 'C-2', tracking_number: 'UPS-2', carrier_code: 'ups' },
+    ])
+    const [polled, unpolled] = created.body.trackers
+    await createUser(server.runtime, {
+      accountId: server.accountId,
+      email: 'sam@shop.example',
+      role: 'member',
+      password: PASSWORD,
+    })
+    const cookies = jar()
+    await signIn(server, cookies, 'sam@shop.example')
+    // Followed once its first poll is planned: the button is offered then.
+    const page = await until(
+      () => get(server, `/console/orders/${polled.order_id}`, cookies),
+      (p) => p.html.includes(`/trackers/${polled.id}/refresh`),
+    )
+    const asked = carrier.requests.get('6A-OK') ?? 0
+    const refreshed = await post(server, `/console/orders/${polled.order_id}/trackers/${polled.id}/refresh`, cookies, {
+      _csrf: csrfOf(page.html),
+    })
+    t.equal(refreshed.status, 303)
+    t.match(decodeURIComponent(refreshed.location ?? ''), 'Asked Colissimo for news')
+    await until(
+      async () => carrier.requests.get('6A-OK') ?? 0,
+      (n) => n > asked,
+    )
+    t.pass('the carrier was asked at once, not an hour later')
+
+    const other = (await get(server, `/console/orders/${unpolled.order_id}`, cookies)).html
+    t.match(other, /<button type="button" disabled aria-describedby="refresh-why-\d+">Refresh from carrier<\/button>/)
+    t.match(other, 'Carrier ups is not polled: its tracking API is not configured on this service.')
+    const refused = await post(
+      server,
+      `/console/orders/${unpolled.order_id}/trackers/${unpolled.id}/refresh`,
+      cookies,
+      {
+        _csrf: csrfOf(other),
+      },
+    )
+    t.equal(refused.status, 409, 'a form sent anyway is refused for the same reason')
+  },
+)
 
 t.test('a tracker with no carrier event for 30 days is recorded expired, and polled no more', async (t) => {
   const carrier = await startCarrierServer(t)
