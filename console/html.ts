@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
-import type { DelayOutcome, DelayStatus } from '../shared/domain/events/order-events.ts'
+import type { Delay, DelayOutcome, DelayReason, DelayStatus } from '../shared/domain/events/order-events.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -50,7 +50,7 @@ const STATUS_TONE: Record<string, string> = {
   returned: 'red',
 }
 const DELAY_WORDS: Record<DelayStatus, string> = { late: 'Late', stalled: 'Stalled', at_risk: 'At risk' }
-const REASON_WORDS: Record<string, string> = {
+const REASON_WORDS: Record<DelayReason, string> = {
   promise_passed: 'its promised day has passed',
   no_scan: 'no carrier scan for too long',
   no_first_scan: 'no first scan since it was created',
@@ -66,6 +66,30 @@ export const outcomeWords: Record<DelayOutcome, string> = {
 }
 
 export const statusWords = STATUS_WORDS
+/** A delay's reason in a word or two, as a filter offers it. */
+export const reasonNames: Record<DelayReason, string> = {
+  promise_passed: 'Promise passed',
+  no_scan: 'No scan for too long',
+  no_first_scan: 'No first scan',
+  behind_lane: 'Behind its lane',
+}
+
+/**
+ * The rule that flagged a delay and its threshold, for "Why flagged?": the
+ * stall threshold is the account's, unless the parcel's lane has taught a
+ * longer quiet spell.
+ */
+export function whyFlagged(delay: Delay, stallDays: number) {
+  const rule: Record<string, string> = {
+    promise_passed: 'Late: the day promised for it has ended where it is going, and it is not delivered.',
+    no_scan: `Stalled: no carrier scan for more than ${stallDays} business days (the account’s threshold), or longer than parcels of its lane usually go quiet.`,
+    no_first_scan: `Stalled: no first carrier scan ${stallDays} business days after it was created (the account’s threshold).`,
+    behind_lane:
+      'At risk: it stands where most parcels of its lane that arrived late stood at this point of their journey.',
+  }
+  const revised = delay.expected_delivery_date ? ` Revised estimate: ${delay.expected_delivery_date}.` : ''
+  return `${rule[delay.reason] ?? delay.reason}${revised}`
+}
 export const delayWords = DELAY_WORDS
 
 /** "today" or "3 d ago", for a time in Unix seconds. */
@@ -119,7 +143,7 @@ const pages = Handlebars.create()
 pages.registerHelper('statusWord', (code: string) => STATUS_WORDS[code] ?? code)
 pages.registerHelper('tone', (code: string) => STATUS_TONE[code] ?? 'grey')
 pages.registerHelper('delayWord', (status: DelayStatus) => DELAY_WORDS[status] ?? status)
-pages.registerHelper('reason', (reason: string) => REASON_WORDS[reason] ?? reason)
+pages.registerHelper('reason', (reason: DelayReason) => REASON_WORDS[reason] ?? reason)
 /** "Tue 12 Mar 2026, 14:32" for Unix seconds, on detail pages. */
 pages.registerHelper('time', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? DATE_TIME.format(new Date(seconds * 1000)) : '–',

@@ -4,7 +4,7 @@ import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-lin
 import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
-import { type DelayOutcome, delayOutcomes, delayStatuses } from '../shared/domain/events/order-events.ts'
+import { type DelayOutcome, delayOutcomes, delayReasons, delayStatuses } from '../shared/domain/events/order-events.ts'
 import { decideDelayHandled, type HandleDelay } from '../shared/domain/orders/delays.ts'
 import { deliveryAddressOf, type OrderDoc } from '../shared/domain/orders/document.ts'
 import { finalStatuses } from '../shared/domain/orders/polling.ts'
@@ -20,7 +20,17 @@ import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-toke
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
-import { daysAgo, delayWords, outcomeWords, renderConsolePage, sendingWords, shortTime, statusWords } from './html.ts'
+import {
+  daysAgo,
+  delayWords,
+  outcomeWords,
+  reasonNames,
+  renderConsolePage,
+  sendingWords,
+  shortTime,
+  statusWords,
+  whyFlagged,
+} from './html.ts'
 import { problemsOf } from './health.ts'
 import { queueRefresh, refreshOf } from '../reactions/polls/refresh.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
@@ -29,6 +39,8 @@ import { delayRulesOf } from '../projectors/accounts/account.ts'
 import {
   customerOf,
   delayedParcels,
+  delayFiltersOf,
+  keptBy,
   everyParcel,
   filtersOf,
   findParcels,
@@ -245,15 +257,30 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
   )
 
   routes.get('/console/delays', 'delays', async (c, request, reply) => {
-    const handled = (request.query as Query).handled === '1'
-    const parcels = await delayedParcels(rt, c.account.id, handled)
+    const query = request.query as Query
+    const handled = query.handled === '1'
+    const filters = delayFiltersOf(query)
+    const parcels = (await delayedParcels(rt, c.account.id, handled)).filter((p) => keptBy(filters, p))
+    const stallDays = delayRulesOf(c.account).stalled_after_business_days
     return sendPage(
       reply,
       200,
       renderConsolePage('delays', 'Delays', c.frame, {
         handled,
+        filters,
+        filtered: Object.values(filters).some((v) => v !== undefined),
+        reasons: delayReasons.map((value) => ({
+          value,
+          label: reasonNames[value],
+          selected: value === filters.reason,
+        })),
+        carriers: Object.keys(carrierRegistry).sort(),
         now: now(),
-        parcels: parcels.map((p) => ({ ...rowOf(p, now()), told: toldOf(p) })),
+        parcels: parcels.map((p) => ({
+          ...rowOf(p, now()),
+          told: toldOf(p),
+          why: p.tracker.delay && whyFlagged(p.tracker.delay, stallDays),
+        })),
         outcomes: outcomeOptions,
       }),
     )

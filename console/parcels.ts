@@ -1,5 +1,11 @@
 import { stringify } from 'csv-stringify/sync'
-import { delayStatuses, type DelayStatus } from '../shared/domain/events/order-events.ts'
+import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
+import {
+  type DelayReason,
+  delayReasons,
+  delayStatuses,
+  type DelayStatus,
+} from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
 import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -220,6 +226,39 @@ export function customerOf(order: OrderDoc) {
     email: order.email,
     place: [address?.city, address?.country_code].filter(Boolean).join(', ') || null,
   }
+}
+
+/** What the delays list can be narrowed to: a reason, a carrier, a destination country, flagged since a day. */
+export interface DelayFilters {
+  reason?: DelayReason
+  carrier?: string
+  country?: string
+  since?: string
+}
+
+/** The delay filters a query string asks for, each kept only when it is one the console knows. */
+export function delayFiltersOf(query: Record<string, string | undefined>): DelayFilters {
+  const country = query.country?.trim().toUpperCase()
+  const since = query.since?.trim()
+  return {
+    reason: (delayReasons as readonly string[]).includes(query.reason ?? '')
+      ? (query.reason as DelayReason)
+      : undefined,
+    carrier: query.carrier?.trim().toLowerCase() || undefined,
+    country: country && /^[A-Z]{2}$/.test(country) ? country : undefined,
+    since: since && isCalendarDate(since) ? since : undefined,
+  }
+}
+
+/** Whether a delayed parcel is one the filters keep. */
+export function keptBy(filters: DelayFilters, { order, tracker }: Parcel) {
+  const flagged = tracker.delay ? new Date(tracker.delay.since * 1000).toISOString().slice(0, 10) : undefined
+  return (
+    (!filters.reason || tracker.delay?.reason === filters.reason) &&
+    (!filters.carrier || tracker.carrier?.code === filters.carrier) &&
+    (!filters.country || deliveryAddressOf(order)?.country_code?.toUpperCase() === filters.country) &&
+    (!filters.since || (flagged !== undefined && flagged >= filters.since))
+  )
 }
 
 /** The delayed parcels of an account, the longest delayed first: open, or those handled. */

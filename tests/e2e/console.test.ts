@@ -259,13 +259,46 @@ t.test(
         carrier_code: 'ups',
         expected_delivery_at: `${isoDay(nowSeconds() - 4 * DAY)}T12:00:00Z`,
       },
+      {
+        order_number: 'L-2',
+        tracking_number: 'TN-LATE-DE',
+        carrier_code: 'dhl',
+        address_city: 'Berlin',
+        address_country: 'DE',
+        expected_delivery_at: `${isoDay(nowSeconds() - 4 * DAY)}T12:00:00Z`,
+      },
     ])
     const tracker = await until(
       () => trackerOf(server, 'TN-LATE', created.position),
       (tr) => tr.delay?.status === 'late',
     )
+    await until(
+      () => trackerOf(server, 'TN-LATE-DE'),
+      (tr) => tr.delay?.status === 'late',
+    )
     const cookies = jar()
     await signIn(server, cookies, 'sam@shop.example')
+    const listed = async (query: string) => {
+      const { html } = await get(server, `/console/delays${query}`, cookies)
+      return { html, orders: [...html.matchAll(/>(L-\d)<\/a>/g)].map(([, n]) => n).sort() }
+    }
+    t.same((await listed('')).orders, ['L-1', 'L-2'])
+    t.same((await listed('?carrier=UPS')).orders, ['L-1'], 'by carrier, whatever its case')
+    t.same((await listed('?country=de')).orders, ['L-2'], 'by destination country')
+    t.same((await listed(`?since=${isoDay(nowSeconds() - 30 * DAY)}&reason=promise_passed`)).orders, ['L-1', 'L-2'])
+    const none = await listed('?reason=no_scan')
+    t.same(none.orders, [], 'by reason')
+    t.match(none.html, 'No delay matches these filters.')
+    t.same((await listed(`?since=${isoDay(nowSeconds() + DAY)}`)).orders, [], 'flagged since a day to come')
+    t.same(
+      (await listed('?reason=bogus&country=Germany&since=yesterday')).orders,
+      ['L-1', 'L-2'],
+      'unknown values ignored',
+    )
+    t.match(
+      (await listed('')).html,
+      /<summary>Why flagged\?<\/summary><p>Late: the day promised for it has ended where it is going, and it is not delivered\.<\/p>/,
+    )
     const delays = await get(server, '/console/delays', cookies)
     t.match(delays.html, /<select id="outcome-\d+" name="outcome">/, 'an outcome to choose')
     const handle = (form: Record<string, string>) =>

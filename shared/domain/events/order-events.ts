@@ -27,14 +27,15 @@ const trackingEvent = carrierEvent.extend({ address: storedAddress.nullable() })
 
 export const delayStatuses = ['at_risk', 'late', 'stalled'] as const
 export type DelayStatus = (typeof delayStatuses)[number]
-/** Why a tracker is delayed: its promise passed, no scan for too long (or never one), or behind its lane's parcels. */
 /** What someone of the merchant's did about a delay, as they record it when marking it handled. */
 export const delayOutcomes = ['contacted', 'reshipped', 'refunded', 'claim'] as const
 export type DelayOutcome = (typeof delayOutcomes)[number]
 /** The longest note kept with a handled delay, in characters. */
 export const DELAY_NOTE_MAX = 500
 
+/** Why a tracker is delayed: its promise passed, no scan for too long (or never one), or behind its lane's parcels. */
 export const delayReasons = ['promise_passed', 'no_scan', 'no_first_scan', 'behind_lane'] as const
+export type DelayReason = (typeof delayReasons)[number]
 
 /** A tracker's delay, as recorded and rendered. */
 export const delay = z.object({
