@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
 import { decideOnStream, executeCommand, untilVisible } from '../commands/execute.ts'
 import { planTrackingLinkRotation } from '../commands/orders/rotate-tracking-link.ts'
@@ -5,11 +6,11 @@ import { carrierRegistry } from '../shared/domain/carriers/registry.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { type DelayOutcome, delayOutcomes, delayReasons, delayStatuses } from '../shared/domain/events/order-events.ts'
-import { decideDelayHandled, type HandleDelay } from '../shared/domain/orders/delays.ts'
+import { decideDelayHandled, decideDelayReopened, type HandleDelay } from '../shared/domain/orders/delays.ts'
 import { deliveryAddressOf, type OrderDoc } from '../shared/domain/orders/document.ts'
 import { finalStatuses } from '../shared/domain/orders/polling.ts'
 import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
-import { foldOrderState } from '../shared/domain/orders/state.ts'
+import { foldOrderState, type OrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds } from '../shared/domain/time.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
@@ -49,7 +50,7 @@ import {
   queryOf,
   rowOf,
 } from './parcels.ts'
-import type { ConsoleParts, ConsoleScope, Query } from './frame.ts'
+import type { ConsoleParts, ConsoleRequest, ConsoleScope, Query } from './frame.ts'
 import { doneAt } from './forms.ts'
 
 const ORDERS = collections.orders.name
@@ -286,13 +287,37 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     )
   })
 
-  routes.post(
-    '/console/delays/:id/handled',
-    async (c, request, reply) => {
+  /**
+   * A change to a tracker's delay from a form: decided on its order's stream,
+   * visible before the page it returns to (the form's `back`, an order's
+   * page, else the delays) shows it.
+   */
+  const changeDelay =
+    (
+      decide: (id: number, c: ConsoleRequest, form: Query) => (state: OrderState | undefined) => OrderEvent[],
+      done: string,
+    ) =>
+    async (c: ConsoleRequest, request: FastifyRequest, reply: FastifyReply) => {
       const id = idOf((request.params as Query).id)
       const entry = await rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, id)
       if (!entry) throw notFound('Parcel not found')
       const form = (request.body ?? {}) as Query
+      const decision = decide(id, c, form)
+      const decidedAt = performance.now()
+      const position = await decideOnStream<OrderEvent>(
+        rt,
+        orderDocumentKeyOf(entry.key),
+        (history) => decision(foldOrderState(history)),
+        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
+      )
+      if (position !== undefined) await untilVisible(rt, position, decidedAt)
+      const target = form.back?.startsWith('/console/orders/') ? form.back : '/console/delays'
+      return reply.redirect(doneAt(target, done), 303)
+    }
+
+  routes.post(
+    '/console/delays/:id/handled',
+    changeDelay((id, c, form) => {
       const outcome = form.outcome || undefined
       if (outcome !== undefined && !(delayOutcomes as readonly string[]).includes(outcome))
         throw validationError(`outcome must be one of ${delayOutcomes.join(', ')}`, { outcome: 'not an outcome' })
@@ -303,19 +328,18 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         outcome: outcome as DelayOutcome | undefined,
         note: form.note,
       }
-      const decidedAt = performance.now()
-      const position = await decideOnStream<OrderEvent>(
-        rt,
-        orderDocumentKeyOf(entry.key),
-        (history) => decideDelayHandled(command, foldOrderState(history)),
-        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
-      )
-      // The page it returns to reads the read models: it shows the change.
-      if (position !== undefined) await untilVisible(rt, position, decidedAt)
-      const back = form.back
-      const target = back?.startsWith('/console/orders/') ? back : '/console/delays'
-      return reply.redirect(doneAt(target, 'Marked handled.'), 303)
-    },
+      return (state) => decideDelayHandled(command, state)
+    }, 'Marked handled.'),
+    'member',
+  )
+
+  // Undo: the delay is open again.
+  routes.post(
+    '/console/delays/:id/reopen',
+    changeDelay(
+      (id, c) => (state) => decideDelayReopened({ tracker_id: id, by: c.user.email, at: now() }, state),
+      'Open again.',
+    ),
     'member',
   )
 

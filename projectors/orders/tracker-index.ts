@@ -44,7 +44,10 @@ export interface TrackerIndexDoc {
 /** The events a tracker's index entry follows. */
 export type TrackerIndexEvent =
   | TrackerPollEvent
-  | Extract<OrderEvent, { type: 'TrackerDelayChanged' | 'TrackerDelayChecked' | 'TrackerDelayHandled' }>
+  | Extract<
+      OrderEvent,
+      { type: 'TrackerDelayChanged' | 'TrackerDelayChecked' | 'TrackerDelayHandled' | 'TrackerDelayReopened' }
+    >
 
 /** The events that move a tracker's index entry: its creation, its status, its carrier, its polls and its delay. */
 export const movesTrackerIndex = (event: { type: string; data: unknown }): event is TrackerIndexEvent =>
@@ -54,7 +57,8 @@ export const movesTrackerIndex = (event: { type: string; data: unknown }): event
     (event.data as { changes: TrackerChanges }).changes.delivery_status_code !== undefined) ||
   changesPoll(event) ||
   movesDelayCheck(event as OrderEvent) ||
-  event.type === 'TrackerDelayHandled'
+  event.type === 'TrackerDelayHandled' ||
+  event.type === 'TrackerDelayReopened'
 
 /** The index's own fields of a tracker (a document stored before the index kept only these is trimmed to them). */
 const entryOf = ({
@@ -111,6 +115,7 @@ export function evolveTrackerIndex(doc: TrackerIndexDoc | undefined, event: Trac
     entry.delay_handled = false
   }
   if (event.type === 'TrackerDelayHandled') entry.delay_handled = true
+  if (event.type === 'TrackerDelayReopened') entry.delay_handled = false
   entry.delay_check_at = delayCheckAfter(entry.delay_check_at ?? null, event, entry.delay_status != null, ended)
   const poll = isPollEvent(event) ? evolveTrackerPoll(doc?.poll, event, ended) : doc?.poll
   if (poll) entry.poll = poll

@@ -321,6 +321,16 @@ t.test(
     )
     const order = await get(server, `/console/orders/${created.body.trackers[0].order_id}`, cookies)
     t.match(order.html, 'Claim filed', 'the order page says so too')
+
+    // Undo: the delay is open again, with nothing of the handling left.
+    const undone = await post(server, `/console/delays/${tracker.id}/reopen`, cookies, { _csrf: csrfOf(handled.html) })
+    t.equal(undone.status, 303)
+    t.match(decodeURIComponent(undone.location ?? ''), 'Open again.')
+    const reopened = (await listed('')).html
+    t.notMatch(reopened, 'Handled by')
+    t.equal((reopened.match(/Mark handled<\/button>/g) ?? []).length, 2, 'both delays open')
+    const again = await post(server, `/console/delays/${tracker.id}/reopen`, cookies, { _csrf: csrfOf(handled.html) })
+    t.equal(again.status, 303, 'undoing twice changes nothing more')
   },
 )
 

@@ -14,6 +14,7 @@ import {
   type CheckDelay,
   decideDelay,
   decideDelayHandled,
+  decideDelayReopened,
   type HandleDelay,
 } from '../../shared/domain/orders/delays.ts'
 import { decideTrackingEvents } from '../../shared/domain/orders/record-tracking-events.ts'
@@ -350,4 +351,41 @@ t.test("the order's document shows who handled the delay, how, and the note; a n
     expected_delivery_date: null,
   })
   t.equal(trackerOf([...lateOrder(), handled, stalled]).delay_handled, null)
+})
+
+const givenReopening = specOf<{ tracker_id: number; by: string; at: number }, OrderState, OrderEvent>({
+  decide: decideDelayReopened,
+  evolve: evolveOrderState,
+})
+
+t.test('a handled delay taken back is open again, and may be handled again', async (t) => {
+  const handled: OrderEvent = { type: 'TrackerDelayHandled', data: handling({ outcome: 'contacted' }) }
+  const undo = { tracker_id: TRACKER, by: 'sam@shop.example', at: at('2026-11-21T12:05:00Z') }
+  givenReopening([...lateOrder(), handled])
+    .when(undo)
+    .thenEvents(t, [{ type: 'TrackerDelayReopened', data: undo }])
+  givenHandling([...lateOrder(), handled, { type: 'TrackerDelayReopened', data: undo }])
+    .when(handling({ outcome: 'refunded' }))
+    .thenEvents(t, [{ type: 'TrackerDelayHandled', data: handling({ outcome: 'refunded' }) }])
+})
+
+t.test('a delay not handled has nothing to take back; an unknown tracker is not found', async (t) => {
+  const undo = { tracker_id: TRACKER, by: 'sam@shop.example', at: at('2026-11-21T12:05:00Z') }
+  givenReopening(lateOrder()).when(undo).thenEvents(t, [])
+  givenReopening(lateOrder())
+    .when({ ...undo, tracker_id: 999 })
+    .thenThrows(t, { code: 'SHIPLOG_ERR_NOT_FOUND' })
+})
+
+t.test("a delay taken back leaves nothing of its handling on the order's document", async (t) => {
+  const handled: OrderEvent = { type: 'TrackerDelayHandled', data: handling({ note: 'Called' }) }
+  const reopened: OrderEvent = {
+    type: 'TrackerDelayReopened',
+    data: { tracker_id: TRACKER, by: 'sam@shop.example', at: at('2026-11-21T12:05:00Z') },
+  }
+  const tracker = [...lateOrder(), handled, reopened]
+    .reduce(evolveOrder, undefined)!
+    .fulfillments.flatMap((f) => f.trackers)
+    .find((tr) => tr.id === TRACKER)!
+  t.equal(tracker.delay_handled, null)
 })

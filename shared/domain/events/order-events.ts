@@ -177,6 +177,8 @@ export const orderEvents = {
     outcome: z.enum(delayOutcomes).optional(),
     note: z.string().max(DELAY_NOTE_MAX).optional(),
   }),
+  /** Someone of the merchant's took back their handling of the current delay (the console's Undo): it is open again. */
+  TrackerDelayReopened: z.object({ tracker_id: z.number().int(), by: z.string(), at }),
   /** shiplog looked at the tracker's delay and found it unchanged: only when to look again moved. */
   TrackerDelayChecked: z.object({
     tracker_id: z.number().int(),

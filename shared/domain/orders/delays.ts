@@ -143,6 +143,20 @@ export function delayEndedBy(tracker: TrackerState, happenedAt: number, at: numb
   return { type: 'TrackerDelayChanged', data: { tracker_id: tracker.id, delay: null, next_check_at, at } }
 }
 
+/**
+ * Someone of the merchant's takes back their handling of a tracker's current
+ * delay (Undo): it is open again. A delay not handled, or gone, has nothing
+ * to take back.
+ */
+export function decideDelayReopened(
+  command: { tracker_id: number; by: string; at: number },
+  order: OrderState | undefined,
+): OrderEvent[] {
+  const tracker = order?.trackers.find((t) => t.id === command.tracker_id)
+  if (!tracker) throw new ShiplogError('SHIPLOG_ERR_NOT_FOUND', 'Tracker not found')
+  return tracker.delay !== null && tracker.delay_handled ? [{ type: 'TrackerDelayReopened', data: command }] : []
+}
+
 /** Marking a delay handled: who, when, and what they did about it, if they say (an outcome, a note). */
 export interface HandleDelay {
   tracker_id: number

@@ -63,10 +63,19 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
           : f,
       )
     }
-    case 'TrackerDelayHandled': {
+    case 'TrackerDelayHandled':
+    case 'TrackerDelayReopened': {
       // The console's note, not a change of the tracker resource: no updated_at, no webhook.
-      const { tracker_id, by, outcome, note } = event.data
-      const handled = { by, at, ...(outcome ? { outcome } : {}), ...(note ? { note } : {}) }
+      const { tracker_id } = event.data
+      const handled =
+        event.type === 'TrackerDelayHandled'
+          ? {
+              by: event.data.by,
+              at,
+              ...(event.data.outcome ? { outcome: event.data.outcome } : {}),
+              ...(event.data.note ? { note: event.data.note } : {}),
+            }
+          : null
       return {
         ...order,
         fulfillments: order.fulfillments.map((f) =>

@@ -249,6 +249,8 @@ export function evolveOrderState(state: OrderState | undefined, event: OrderEven
       return mapTracker(state, event.data.tracker_id, (t) => withDelayCheck(t, event))
     case 'TrackerDelayHandled':
       return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, delay_handled: true }))
+    case 'TrackerDelayReopened':
+      return mapTracker(state, event.data.tracker_id, (t) => ({ ...t, delay_handled: false }))
     case 'NotificationPayloadDispatched':
     case 'NotificationPayloadFailed':
     case 'NotificationPayloadReported':
