@@ -156,7 +156,7 @@ const dayOf = (date: string | number | null | undefined) =>
       ? new Date(`${date}T00:00:00Z`)
       : undefined
 /** "Sun, 29 Nov 2026", on detail pages. */
-pages.registerHelper('day', (date: string | number | null | undefined) => {
+pages.registerHelper('longDay', (date: string | number | null | undefined) => {
   const day = dayOf(date)
   return day ? DAY.format(day) : (date ?? '–')
 })
@@ -196,6 +196,12 @@ pages.registerHelper(
 pages.registerHelper('percent', (rate: number | null | undefined) =>
   typeof rate === 'number' ? `${(rate * 100).toFixed(1)} %` : '–',
 )
+
+/**
+ * The helpers the templates may call: a bare `{{name}}` runs a helper of
+ * that name before it reads a field of it (tests/unit/console-templates.test.ts).
+ */
+export const helperNames = () => Object.keys(pages.helpers)
 
 const names = [
   'login',

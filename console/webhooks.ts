@@ -20,6 +20,8 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
 import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull } from './forms.ts'
 import { renderConsolePage } from './html.ts'
+import { endpointHealth } from './endpoint-health.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
 
 /*
  * Webhook endpoints in the console: add, change, switch off, delete, test,
@@ -30,6 +32,8 @@ import { renderConsolePage } from './html.ts'
 type Form = Record<string, unknown>
 const ENDPOINTS = collections.webhook_endpoints.name
 const DELIVERIES = collections.webhook_deliveries.name
+/** An endpoint's newest messages read for its health: a day's worth for most receivers. */
+const HEALTH_MESSAGES = 500
 
 /** The message types as checkboxes, those the endpoint takes ticked (all of them for "every type"). */
 const typeChoices = (enabled: readonly string[] | null | undefined) =>
@@ -73,7 +77,27 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
       again?.status ?? 200,
       renderConsolePage('webhooks', 'Webhooks', c.frame, {
         owner: c.user.role === 'owner',
-        endpoints: docs.map((d) => renderWebhookEndpoint(d.doc)),
+        endpoints: await Promise.all(
+          docs.map(async (d) => {
+            const log = await rt.readStore.find<WebhookDeliveryDoc>(DELIVERIES, {
+              accountId: c.account.id,
+              where: [{ field: 'endpoint_id', op: 'eq', value: d.doc.id }],
+              limit: HEALTH_MESSAGES,
+            })
+            const health = endpointHealth(
+              log.docs.map((m) => m.doc),
+              toUnixSeconds(rt.clock.now()),
+            )
+            return {
+              ...renderWebhookEndpoint(d.doc),
+              failingSince: health.failingSince,
+              lastDay: health.lastDay && {
+                ...health.lastDay,
+                percent: Math.round((100 * health.lastDay.taken) / health.lastDay.tried),
+              },
+            }
+          }),
+        ),
         types: typeChoices(again ? allOf(again.values.enabled_events) : []),
         values: again?.values ?? {},
         errors: again?.errors,

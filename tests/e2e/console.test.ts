@@ -371,6 +371,12 @@ t.test(
         (page) => words.test(page.html),
       )
       t.match(overview.html, `<a href="/console/webhooks/${endpoint.body.id}">`, 'the line leads to the endpoint')
+      const list = (await get(server, '/console/webhooks', cookies)).html
+      t.match(
+        list,
+        /<span class="failing">Failing since \d+ \w+, \d\d:\d\d<\/span><\/td><td class="nowrap">0 % of 1 taken<\/td>/,
+        'the endpoints list says it fails, since when, and what it took in a day',
+      )
       t.notMatch(overview.html, 'All integrations OK')
     }
   },
