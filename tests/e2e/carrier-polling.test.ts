@@ -3,8 +3,7 @@ import { DHL_KEY, LAPOSTE_KEY, startCarrierServer, type CarrierServer } from '..
 import { type Clock, fixedClock } from '../../shared/infra/clock.ts'
 import { pollTicksPassed, until } from '../support/progress.ts'
 import { postTrackers, startTestServer, type TestServer, trackerOf } from '../support/server.ts'
-import { createUser } from '../../commands/users/change-user.ts'
-import { csrfOf, get, jar, PASSWORD, post, signIn } from '../support/console.ts'
+import { csrfOf, get, post, signedIn } from '../support/console.ts'
 
 /*
  * Carrier polling end to end: the real service polling a local HTTP server
@@ -145,14 +144,7 @@ t.test(
       { order_number: 'C-2', tracking_number: 'UPS-2', carrier_code: 'ups' },
     ])
     const [polled, unpolled] = created.body.trackers
-    await createUser(server.runtime, {
-      accountId: server.accountId,
-      email: 'sam@shop.example',
-      role: 'member',
-      password: PASSWORD,
-    })
-    const cookies = jar()
-    await signIn(server, cookies, 'sam@shop.example')
+    const cookies = await signedIn(server)
     // Followed once its first poll is planned: the button is offered then.
     const page = await until(
       () => get(server, `/console/orders/${polled.order_id}`, cookies),

@@ -6,8 +6,7 @@ import {
   POSTNL_KEY,
   startCarrierServer,
 } from '../support/carrier-api.ts'
-import { createUser } from '../../commands/users/change-user.ts'
-import { get, jar, PASSWORD, signIn } from '../support/console.ts'
+import { get, signedIn } from '../support/console.ts'
 import { freePort } from '../support/process.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
@@ -187,14 +186,7 @@ t.test("polls wait past the day's budget, never fail; GET /v2/carrier_apis tells
     { configured: false, daily_budget: 250 },
   )
   // The console's overview says so, each line leading to the carriers' settings.
-  await createUser(server.runtime, {
-    accountId: server.accountId,
-    email: 'sam@shop.example',
-    role: 'member',
-    password: PASSWORD,
-  })
-  const cookies = jar()
-  await signIn(server, cookies, 'sam@shop.example')
+  const cookies = await signedIn(server)
   const overview = (await get(server, '/console', cookies)).html
   t.match(overview, 'The usps API has used 100 % of today’s budget (2 of 2 requests).')
   t.match(overview, /<a href="\/console\/settings\/carriers">The ups API failed at [^<]+: answered 500<\/a>/)

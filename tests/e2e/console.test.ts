@@ -2,7 +2,7 @@ import t from 'tap'
 import { createUser } from '../../commands/users/change-user.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
-import { csrfOf, get, jar, PASSWORD, post, signIn } from '../support/console.ts'
+import { csrfOf, get, jar, PASSWORD, post, signedIn, signIn } from '../support/console.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
 import { DAY, isoDay, nowSeconds } from '../support/time.ts'
 
@@ -100,12 +100,6 @@ t.test(
   'an order page: its items, where they go, its silences, five events before "Show all", messages in words',
   async (t) => {
     const server = await startTestServer(t)
-    await createUser(server.runtime, {
-      accountId: server.accountId,
-      email: 'sam@shop.example',
-      role: 'member',
-      password: PASSWORD,
-    })
     const created = await server.request('POST', '/v2/orders', {
       body: {
         merchant_id: 'shop-9',
@@ -144,8 +138,7 @@ t.test(
       address: { city: 'Lyon', country_code: 'FR' },
     }))
     t.equal((await recordTrackingEvents(server, scans)).status, 201)
-    const cookies = jar()
-    await signIn(server, cookies, 'sam@shop.example')
+    const cookies = await signedIn(server)
 
     // The order_placed notification is made once the order is projected: the page shows it when it is.
     const page = await until(
@@ -189,12 +182,6 @@ t.test(
 
 t.test('the parcels listed, exported as CSV: every page of them, under the same filters', async (t) => {
   const server = await startTestServer(t)
-  await createUser(server.runtime, {
-    accountId: server.accountId,
-    email: 'sam@shop.example',
-    role: 'member',
-    password: PASSWORD,
-  })
   // 60 UPS parcels (more than a page of 50), one DHL parcel whose order number a spreadsheet would run.
   const ups = Array.from({ length: 60 }, (_, i) => ({
     order_number: `E-${i}`,
@@ -211,8 +198,7 @@ t.test('the parcels listed, exported as CSV: every page of them, under the same 
     address_country: 'DE',
   }
   t.equal((await postTrackers(server, [...ups, dhl])).status, 201)
-  const cookies = jar()
-  await signIn(server, cookies, 'sam@shop.example')
+  const cookies = await signedIn(server)
 
   const page = await get(server, '/console/parcels?carrier=ups', cookies)
   t.match(page.html, 'href="/console/parcels.csv?carrier&#x3D;ups"', 'the page links to its own export')
@@ -246,12 +232,6 @@ t.test(
   'a delay marked handled with what was done and a note; a wrong outcome or a long note changes nothing',
   async (t) => {
     const server = await startTestServer(t, { env: { SHIPLOG_DELAY_SWEEP_INTERVAL: '1' } })
-    await createUser(server.runtime, {
-      accountId: server.accountId,
-      email: 'sam@shop.example',
-      role: 'member',
-      password: PASSWORD,
-    })
     const created = await postTrackers(server, [
       {
         order_number: 'L-1',
@@ -276,8 +256,7 @@ t.test(
       () => trackerOf(server, 'TN-LATE-DE'),
       (tr) => tr.delay?.status === 'late',
     )
-    const cookies = jar()
-    await signIn(server, cookies, 'sam@shop.example')
+    const cookies = await signedIn(server)
     const listed = async (query: string) => {
       const { html } = await get(server, `/console/delays${query}`, cookies)
       return { html, orders: [...html.matchAll(/>(L-\d)<\/a>/g)].map(([, n]) => n).sort() }
@@ -347,14 +326,7 @@ t.test(
       const server = await startTestServer(t, {
         env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', SHIPLOG_WEBHOOK_RETRY_SCHEDULE: schedule },
       })
-      await createUser(server.runtime, {
-        accountId: server.accountId,
-        email: 'sam@shop.example',
-        role: 'member',
-        password: PASSWORD,
-      })
-      const cookies = jar()
-      await signIn(server, cookies, 'sam@shop.example')
+      const cookies = await signedIn(server)
       const healthy = (await get(server, '/console', cookies)).html
       t.match(healthy, /All integrations OK, checked \d+ \w+, \d\d:\d\d\./)
       t.match(healthy, 'No parcel was delivered in the last 7 days.')

@@ -1,3 +1,4 @@
+import { createUser } from '../../commands/users/change-user.ts'
 import type { TestServer } from './server.ts'
 
 /* The console over HTTP as a browser without script uses it: a cookie jar, pages, forms with their CSRF token. */
@@ -50,4 +51,12 @@ export async function signIn(server: TestServer, cookies: Jar, email: string, pa
     password,
     next: '/console/parcels',
   })
+}
+
+/** A console user of the server's account (a member unless said), signed in: their cookie jar. */
+export async function signedIn(server: TestServer, email = 'sam@shop.example', role: 'member' | 'owner' = 'member') {
+  await createUser(server.runtime, { accountId: server.accountId, email, role, password: PASSWORD })
+  const cookies = jar()
+  await signIn(server, cookies, email)
+  return cookies
 }
