@@ -69,7 +69,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
   const { carriers, polls } = parts
   const now = () => toUnixSeconds(rt.clock.now())
 
-  routes.get('/console', 'overview', async (c, _request, reply) => {
+  routes.get('/console', 'overview', async (c, request, reply) => {
     const accountId = c.account.id
     const count = (field: string, value: string) =>
       rt.readStore.count(TRACKERS, { accountId, where: [{ field, op: 'eq', value }] })
@@ -108,6 +108,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         },
         problems,
         checkedAt: now(),
+        setup: statuses.every((s) => s.count === 0) ? await setupOf(c, publicUrlOf(rt, request)) : undefined,
       }),
     )
   })
@@ -226,6 +227,20 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       }),
     )
   })
+
+  /** An empty account's first steps, each done or with where to do it. */
+  const setupOf = async (c: ConsoleRequest, baseUrl: string) => {
+    const endpoints = await rt.readStore.count(collections.webhook_endpoints.name, {
+      accountId: c.account.id,
+      where: [{ field: 'deleted', op: 'eq', value: 0 }],
+    })
+    return {
+      baseUrl,
+      carrierApi: carriers.settings.some((api) => api.adapter !== undefined),
+      trackingPage: c.account.tracking_page !== undefined,
+      webhooks: endpoints > 0,
+    }
+  }
 
   const tokens = trackingTokens(rt.secrets)
   routes.post(

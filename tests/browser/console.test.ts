@@ -92,8 +92,8 @@ async function shop(t: Test) {
 let fixture: { server: Awaited<ReturnType<typeof shop>>; browser: Browser }
 if (!skip) t.before(async () => (fixture = { server: await shop(t), browser: await startBrowser(t) }))
 
-async function signIn(page: Page, url: string, password = PASSWORD) {
-  await page.getByLabel('E-mail').fill('sam@shop.example')
+async function signIn(page: Page, url: string, password = PASSWORD, email = 'sam@shop.example') {
+  await page.getByLabel('E-mail').fill(email)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForLoadState()
@@ -220,6 +220,36 @@ t.test(
     }
   },
 )
+
+t.test("an empty account's first steps read well and pass axe, at 375 and 1280 px", { skip }, async (t) => {
+  const { server, browser } = fixture
+  const empty = await server.newAccount('New shop')
+  await createUser(server.runtime, {
+    accountId: empty.id,
+    email: 'new@shop.example',
+    role: 'owner',
+    password: PASSWORD,
+  })
+  for (const viewport of [
+    { width: 375, height: 812 },
+    { width: 1280, height: 900 },
+  ]) {
+    const context = await browser.newContext({ bypassCSP: true, viewport })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/console`)
+    await signIn(page, server.url, PASSWORD, 'new@shop.example')
+    t.match(await page.locator('.checklist').innerText(), /Done\s+An API key[\s\S]*To do\s+A first parcel/)
+    t.same(
+      (await axeViolations(page)).map((v) => `${v.id}: ${v.help}`),
+      [],
+      `no violation at ${viewport.width} px`,
+    )
+    const widths = await widthsOf(page)
+    t.ok(widths.content <= widths.screen, `${widths.content} px wide on a ${widths.screen} px screen`)
+    await keep(page, `console-setup-${viewport.width}.png`, viewport)
+    await context.close()
+  }
+})
 
 t.test('the keyboard reaches the content first, and the page runs nothing its policy refuses', { skip }, async (t) => {
   const { server, browser } = fixture

@@ -354,6 +354,30 @@ t.test(
   },
 )
 
+t.test('an empty account is shown its first steps; the snippet it gives works as written', async (t) => {
+  const server = await startTestServer(t)
+  const cookies = await signedIn(server)
+  const { html } = await get(server, '/console', cookies)
+  t.match(html, '<h2 id="setup">Getting started</h2>')
+  t.match(html, /<li class="done"><span class="state">Done<\/span> <strong>An API key\.<\/strong>/)
+  t.match(
+    html,
+    /<li><span class="state">To do<\/span> <strong>A carrier tracking API\.<\/strong>/,
+    'none configured here',
+  )
+  t.match(html, /<li><span class="state">To do<\/span> <strong>Your tracking page\.<\/strong>/)
+  const snippet = /<pre class="snippet"[^>]*><code>([\s\S]*?)<\/code><\/pre>/.exec(html)![1]!
+  t.match(snippet, `curl -X POST ${server.url}/v1/trackers`, 'to this service')
+  // The body as the page gives it, sent as the curl would send it.
+  const body = /-d '([\s\S]*)'/.exec(snippet)![1]!
+  t.equal((await server.request('POST', '/v1/trackers', { body: JSON.parse(body) })).status, 201)
+  const after = await until(
+    () => get(server, '/console', cookies),
+    (page) => !page.html.includes('Getting started'),
+  )
+  t.match(after.html, 'Needs attention', 'with a parcel, the usual overview')
+})
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()
