@@ -237,6 +237,12 @@ t.test('notifications, carriers, keys and users change as the API would change t
   await page.getByLabel(/First password/).fill('a long enough passphrase')
   await page.getByRole('button', { name: 'Add the user' }).click()
   t.match(await page.locator('table').innerText(), /nina@shop\.example\s+member/)
+  await page.getByLabel('Remove nina@shop.example…').click()
+  t.match(
+    await page.locator('details[open] form').innerText(),
+    'nina@shop.example can no longer sign in',
+    'the consequence first',
+  )
   await page.getByRole('button', { name: 'Remove nina@shop.example' }).click()
   t.notMatch(await page.locator('table').innerText(), /nina@shop\.example/)
 

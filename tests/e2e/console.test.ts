@@ -99,7 +99,7 @@ t.test('a form without its CSRF token is refused and changes nothing', async (t)
 t.test(
   'an order page: its items, where they go, its silences, five events before "Show all", messages in words',
   async (t) => {
-    const server = await startTestServer(t)
+    const server = await startTestServer(t, { env: { SHIPLOG_PUBLIC_URL: 'https://track.example' } })
     const created = await server.request('POST', '/v2/orders', {
       body: {
         merchant_id: 'shop-9',
@@ -147,6 +147,12 @@ t.test(
     )
     const { html } = page
     t.equal(page.status, 200)
+    t.match(
+      html,
+      /<details class="confirm">\s*<summary>Rotate link…<\/summary>[\s\S]*Every earlier link to it stops working[\s\S]*>Rotate the link of order [^<]+<\/button>/,
+      'the button that rotates names the order, after the consequence',
+    )
+
     t.match(
       html,
       /<td>Blue mug <span class="muted">350 ml<\/span><\/td><td class="mono">MUG-350<\/td><td class="num">2<\/td>/,
