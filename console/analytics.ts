@@ -15,6 +15,7 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 import { barChart, lineChart } from './charts.ts'
 import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
 import { renderConsolePage } from './html.ts'
+import { kpisOf, LOW_SAMPLE } from './kpis.ts'
 
 /*
  * /console/analytics: how the account's carriers keep their promises, in
@@ -29,8 +30,6 @@ const MAX_SERIES = 5
 const MAX_LANES = 10
 /** Orders the detection record reads, newest first: a page's worth of streams, not the account's history. */
 const MAX_RECORD_ORDERS = 2_000
-/** Below this many parcels a figure is shown with its n, labelled a low sample. */
-const LOW_SAMPLE = 30
 
 interface Table {
   columns: string[]
@@ -301,7 +300,17 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
     }
     return renderAnalytics(c, reply, period, await chartsOf(c, period))
   }
-  const renderAnalytics = (
+  /** The period's headline figures beside those of the period as long just before it. */
+  const headlineOf = async (c: ConsoleRequest, period: { from: CalendarDate; to: CalendarDate }) => {
+    const length = Math.round((Date.parse(period.to) - Date.parse(period.from)) / 86_400_000) + 1
+    const before = { from: daysAgo(period.from, length), to: daysAgo(period.from, 1) }
+    const [[now], [earlier]] = await Promise.all([
+      performanceBetween(rt, c.account.id, period, []),
+      performanceBetween(rt, c.account.id, before, []),
+    ])
+    return { ...kpisOf(now, earlier), before, lowSample: LOW_SAMPLE }
+  }
+  const renderAnalytics = async (
     c: ConsoleRequest,
     reply: FastifyReply,
     period: ReturnType<typeof periodOf>,
@@ -313,6 +322,7 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
       refused?.status ?? 200,
       renderConsolePage('analytics', 'Analytics', c.frame, {
         period,
+        headline: await headlineOf(c, period),
         periods: PERIODS.map((weeks) => ({ weeks, current: weeks === period.weeks })),
         custom: refused?.query ?? (period.weeks === null ? period : {}),
         errors: refused && { details: 'The period was not changed', fields: refused.fields },

@@ -269,6 +269,12 @@ t.test('the analytics: four charts, each with its table and its CSV', { skip }, 
     'Failed attempts, exceptions and returns by carrier',
     'Delay detection: late parcels flagged a day ahead, and false alarms',
   ])
+  t.match(
+    await page.locator('.kpis').innerText(),
+    /60\s+parcels delivered\s+\d+ %\s+on time against their promise\s+\d+ d\s+median transit/,
+    'the headline figures first',
+  )
+  t.match(await page.locator('[aria-labelledby="headline"] p').innerText(), 'Of 60 parcels delivered.')
   t.match(await page.locator('#on-time .takeaway').innerText(), /kept \d+ % of its promises/)
   t.equal(await page.locator('#on-time svg path').count(), 3, 'a line per carrier')
   await page.locator('#transit summary').click()
