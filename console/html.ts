@@ -80,7 +80,7 @@ export const reasonNames: Record<DelayReason, string> = {
  * longer quiet spell.
  */
 export function whyFlagged(delay: Delay, stallDays: number) {
-  const rule: Record<string, string> = {
+  const rule: Record<DelayReason, string> = {
     promise_passed: 'Late: the day promised for it has ended where it is going, and it is not delivered.',
     no_scan: `Stalled: no carrier scan for more than ${stallDays} business days (the account’s threshold), or longer than parcels of its lane usually go quiet.`,
     no_first_scan: `Stalled: no first carrier scan ${stallDays} business days after it was created (the account’s threshold).`,
@@ -177,7 +177,6 @@ pages.registerHelper('iso', (seconds: number | null | undefined) =>
 )
 /** Whole days from a time to now, for a delay's age ("3 d"). */
 pages.registerHelper('age', (seconds: number, now: number) => `${Math.max(0, Math.floor((now - seconds) / 86_400))} d`)
-pages.registerHelper('sending', sendingWords)
 pages.registerHelper('outcomeWord', (outcome: DelayOutcome) => outcomeWords[outcome] ?? outcome)
 pages.registerPartial('handle-delay', file('./templates/handle-delay.html.hbs'))
 pages.registerPartial('handled', file('./templates/handled.html.hbs'))

@@ -42,6 +42,7 @@ import {
   delayedParcels,
   delayFiltersOf,
   keptBy,
+  newestEventOf,
   everyParcel,
   filtersOf,
   findParcels,
@@ -49,6 +50,7 @@ import {
   parcelsCsv,
   queryOf,
   rowOf,
+  wordsOf,
 } from './parcels.ts'
 import type { ConsoleParts, ConsoleRequest, ConsoleScope, Query } from './frame.ts'
 import { doneAt } from './forms.ts'
@@ -205,7 +207,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
             tracker.events.map((e) => ({
               happened_at: e.happened_at,
               moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
-              message: e.message || e.messages.en || '',
+              message: wordsOf(e),
               place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
             })),
             now(),
@@ -379,7 +381,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
 function sentenceOf(tracker: OrderDoc['fulfillments'][number]['trackers'][number], now: number) {
   const status = statusWords[tracker.delivery_status_code] ?? tracker.delivery_status_code
   const carrier = tracker.carrier?.name ?? tracker.untracked_carrier_name
-  const last = [...tracker.events].sort((a, b) => b.happened_at - a.happened_at)[0]
+  const last = newestEventOf(tracker)
   const age = last ? `last scan ${daysAgo(last.happened_at, now)}` : 'no carrier scan yet'
   const place = last?.address?.city ? ` in ${last.address.city}` : ''
   return `${status}${carrier ? ` with ${carrier}` : ''}, ${age}${last ? place : ''}.`

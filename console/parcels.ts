@@ -114,7 +114,7 @@ function answer(parcels: Parcel[], orders: readonly OrderDoc[] = parcels.map((p)
   return { parcels, hasMore: false, onlyOrder: ids.size === 1 ? orders[0] : undefined }
 }
 
-/** A parcel's pages of at most PAGE_SIZE under the filters, one after the other until the last (an export's). */
+/** Every parcel the filters match, a page of at most PAGE_SIZE at a time (a search's one page): an export's. */
 export async function* everyParcel(rt: Pick<Runtime, 'readStore'>, accountId: number, filters: ParcelFilters) {
   let before = filters.before
   for (;;) {
@@ -126,6 +126,18 @@ export async function* everyParcel(rt: Pick<Runtime, 'readStore'>, accountId: nu
   }
 }
 
+type CarrierEvent = TrackerDoc['events'][number]
+
+/** A parcel's newest carrier event, by when it happened. */
+export const newestEventOf = (tracker: Pick<TrackerDoc, 'events'>) =>
+  tracker.events.reduce<CarrierEvent | undefined>(
+    (newest, e) => (!newest || e.happened_at > newest.happened_at ? e : newest),
+    undefined,
+  )
+
+/** What a carrier event says: its message, else its English one. */
+export const wordsOf = (e: CarrierEvent) => e.message || e.messages.en || ''
+
 /** Whole days between two Unix times. */
 const daysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - from) / 86_400))
 
@@ -136,15 +148,12 @@ const daysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - f
  */
 export function rowOf(p: Parcel, now: number) {
   const { tracker } = p
-  const last = tracker.events.reduce<TrackerDoc['events'][number] | undefined>(
-    (newest, e) => (!newest || e.happened_at > newest.happened_at ? e : newest),
-    undefined,
-  )
+  const last = newestEventOf(tracker)
   return {
     ...p,
     customer: customerOf(p.order),
     lastEvent: last && {
-      message: last.message || last.messages.en || '',
+      message: wordsOf(last),
       place: [last.address?.city, last.address?.country_code].filter(Boolean).join(', '),
       at: last.happened_at,
     },
