@@ -12,7 +12,7 @@ import { finalStatuses } from '../shared/domain/orders/polling.ts'
 import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
 import { foldOrderState, type OrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
-import { toUnixSeconds } from '../shared/domain/time.ts'
+import { toUnixSeconds, utcDayOf } from '../shared/domain/time.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
 import { publicUrlOf } from '../shared/infra/http/public-url.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -50,6 +50,7 @@ import {
   parcelsCsv,
   queryOf,
   rowOf,
+  placeOf,
   wordsOf,
 } from './parcels.ts'
 import type { ConsoleParts, ConsoleRequest, ConsoleScope, Query } from './frame.ts'
@@ -90,9 +91,8 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       (p) => (p.tracker.delay?.since ?? 0) >= midnight,
     )
     const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
-    const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
     const [[week], problems] = await Promise.all([
-      performanceBetween(rt, accountId, { from: day(now() - 6 * 86_400), to: day(now()) }, []),
+      performanceBetween(rt, accountId, { from: utcDayOf(now() - 6 * 86_400), to: utcDayOf(now()) }, []),
       problemsOf(rt, accountId, carriers, now(), shortTime),
     ])
     return sendPage(
@@ -157,10 +157,9 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         header = false
       }
     }
-    const day = new Date(at * 1000).toISOString().slice(0, 10)
     return reply
       .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="parcels-${day}.csv"`)
+      .header('content-disposition', `attachment; filename="parcels-${utcDayOf(at)}.csv"`)
       .send(Readable.from(csv()))
   })
 
@@ -208,7 +207,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
               happened_at: e.happened_at,
               moved: e.event_type_code ? statusWords[statusOfEvent[e.event_type_code as EventTypeCode]] : null,
               message: wordsOf(e),
-              place: [e.address?.city, e.address?.country_code].filter(Boolean).join(', '),
+              place: placeOf(e),
             })),
             now(),
             stallDays,

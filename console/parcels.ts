@@ -8,6 +8,7 @@ import {
 } from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
 import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
+import { utcDayOf } from '../shared/domain/time.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Condition } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -138,6 +139,9 @@ export const newestEventOf = (tracker: Pick<TrackerDoc, 'events'>) =>
 /** What a carrier event says: its message, else its English one. */
 export const wordsOf = (e: CarrierEvent) => e.message || e.messages.en || ''
 
+/** Where a carrier event happened: its city and country, as far as known. */
+export const placeOf = (e: CarrierEvent) => [e.address?.city, e.address?.country_code].filter(Boolean).join(', ')
+
 /** Whole days between two Unix times. */
 const daysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - from) / 86_400))
 
@@ -154,7 +158,7 @@ export function rowOf(p: Parcel, now: number) {
     customer: customerOf(p.order),
     lastEvent: last && {
       message: wordsOf(last),
-      place: [last.address?.city, last.address?.country_code].filter(Boolean).join(', '),
+      place: placeOf(last),
       at: last.happened_at,
     },
     expected: tracker.delay?.expected_delivery_date ?? tracker.displayable_expected_delivery_date ?? null,
@@ -261,7 +265,7 @@ export function delayFiltersOf(query: Record<string, string | undefined>): Delay
 
 /** Whether a delayed parcel is one the filters keep. */
 export function keptBy(filters: DelayFilters, { order, tracker }: Parcel) {
-  const flagged = tracker.delay ? new Date(tracker.delay.since * 1000).toISOString().slice(0, 10) : undefined
+  const flagged = tracker.delay ? utcDayOf(tracker.delay.since) : undefined
   return (
     (!filters.reason || tracker.delay?.reason === filters.reason) &&
     (!filters.carrier || tracker.carrier?.code === filters.carrier) &&
