@@ -193,7 +193,8 @@ t.test(
       await page.goto(`${server.url}/console/login`)
       t.same(await axeViolations(page), [], `sign-in page at ${viewport.width} px`)
       await signIn(page, server.url)
-      const order = await page.locator('tbody tr a').first().getAttribute('href')
+      await page.goto(`${server.url}/console/parcels`)
+      const order = await page.locator('a[href^="/console/orders/"]').first().getAttribute('href')
       for (const path of ['/console', '/console/parcels', '/console/parcels?delay=any', order!, '/console/delays']) {
         await page.goto(`${server.url}${path}`)
         t.same(
