@@ -14,7 +14,7 @@ export interface LoggedMessage {
 }
 
 /** A message the receiver did not take: given up on, or being retried. */
-const failing = (m: LoggedMessage) => m.status === 'failed' || (m.status === 'pending' && m.retries > 0)
+export const failing = (m: LoggedMessage) => m.status === 'failed' || (m.status === 'pending' && m.retries > 0)
 /** A message tried at least once: taken, given up on, or being retried (one not tried yet tells nothing). */
 const tried = (m: LoggedMessage) => m.status === 'succeeded' || failing(m)
 

@@ -1,5 +1,6 @@
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import type { WebhookEndpointDoc } from '../projectors/webhooks/endpoint.ts'
+import { failing } from './endpoint-health.ts'
 import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierLedger, carrierApiFigures } from '../shared/infra/carriers/ledger.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -73,7 +74,7 @@ async function webhookProblems(
   // Each endpoint once: its newest retried message says how it fails.
   const retried = new Map<number, WebhookDeliveryDoc>()
   for (const { doc } of pending.docs)
-    if (doc.retries > 0 && !retried.has(doc.endpoint_id)) retried.set(doc.endpoint_id, doc)
+    if (failing(doc) && !retried.has(doc.endpoint_id)) retried.set(doc.endpoint_id, doc)
   const givenUp = failed.docs[0]?.doc
   const recent = givenUp && now - givenUp.created_at < 7 * DAY && !retried.has(givenUp.endpoint_id) ? [givenUp] : []
   const endpoints = new Map(

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
 import type { Delay, DelayOutcome, DelayReason, DelayStatus } from '../shared/domain/events/order-events.ts'
+import { wholeDaysBetween } from '../shared/domain/time.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -94,7 +95,7 @@ export const delayWords = DELAY_WORDS
 
 /** "today" or "3 d ago", for a time in Unix seconds. */
 export const daysAgo = (seconds: number, now: number) => {
-  const days = Math.max(0, Math.floor((now - seconds) / 86_400))
+  const days = wholeDaysBetween(seconds, now)
   return days === 0 ? 'today' : `${days} d ago`
 }
 
@@ -176,7 +177,7 @@ pages.registerHelper('iso', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : '',
 )
 /** Whole days from a time to now, for a delay's age ("3 d"). */
-pages.registerHelper('age', (seconds: number, now: number) => `${Math.max(0, Math.floor((now - seconds) / 86_400))} d`)
+pages.registerHelper('age', (seconds: number, now: number) => `${wholeDaysBetween(seconds, now)} d`)
 pages.registerHelper('outcomeWord', (outcome: DelayOutcome) => outcomeWords[outcome] ?? outcome)
 pages.registerPartial('handle-delay', file('./templates/handle-delay.html.hbs'))
 pages.registerPartial('handled', file('./templates/handled.html.hbs'))

@@ -8,7 +8,7 @@ import {
 } from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
 import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
-import { utcDayOf } from '../shared/domain/time.ts'
+import { utcDayOf, wholeDaysBetween } from '../shared/domain/time.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Condition } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -142,9 +142,6 @@ export const wordsOf = (e: CarrierEvent) => e.message || e.messages.en || ''
 /** Where a carrier event happened: its city and country, as far as known. */
 export const placeOf = (e: CarrierEvent) => [e.address?.city, e.address?.country_code].filter(Boolean).join(', ')
 
-/** Whole days between two Unix times. */
-const daysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - from) / 86_400))
-
 /**
  * A parcel as a row shows it, on the page and in its export: its customer,
  * its newest carrier event, the day it should arrive (or arrived), and its
@@ -162,7 +159,8 @@ export function rowOf(p: Parcel, now: number) {
       at: last.happened_at,
     },
     expected: tracker.delay?.expected_delivery_date ?? tracker.displayable_expected_delivery_date ?? null,
-    daysInTransit: tracker.shipped_at == null ? null : daysBetween(tracker.shipped_at, tracker.delivered_at ?? now),
+    daysInTransit:
+      tracker.shipped_at == null ? null : wholeDaysBetween(tracker.shipped_at, tracker.delivered_at ?? now),
   }
 }
 export type ParcelRow = ReturnType<typeof rowOf>

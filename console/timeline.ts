@@ -1,11 +1,11 @@
+import { wholeDaysBetween } from '../shared/domain/time.ts'
+
 /*
  * A parcel's timeline as the order page shows it: its carrier's events,
  * newest first, with a row wherever the parcel went without a scan for longer
  * than the account's stall threshold, and the first few shown before the
  * rest is folded away.
  */
-
-const DAY = 86_400
 
 /** Events shown before "Show all". */
 export const TIMELINE_SHOWN = 5
@@ -18,7 +18,7 @@ export type TimelineRow<E> = { event: E } | { quiet_days: number }
 
 /** Whole days without a scan between two times, when more than `thresholdDays`. */
 const quietDays = (from: number, to: number, thresholdDays: number) => {
-  const days = Math.floor((to - from) / DAY)
+  const days = wholeDaysBetween(from, to)
   return days > thresholdDays ? days : undefined
 }
 

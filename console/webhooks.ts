@@ -72,6 +72,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
       where: [{ field: 'deleted', op: 'eq', value: 0 }],
       limit: 100,
     })
+    const now = toUnixSeconds(rt.clock.now())
     return sendPage(
       reply,
       again?.status ?? 200,
@@ -86,7 +87,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
             })
             const health = endpointHealth(
               log.docs.map((m) => m.doc),
-              toUnixSeconds(rt.clock.now()),
+              now,
             )
             return {
               ...renderWebhookEndpoint(d.doc),

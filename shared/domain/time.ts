@@ -5,6 +5,8 @@ export const toUnixSeconds = (d: Date | number): number => Math.floor((typeof d 
 const DAY_SECONDS = 86_400
 /** The UTC day of an instant in Unix seconds, `YYYY-MM-DD`: the day carriers' budgets and a parcel's polls count in. */
 export const utcDayOf = (seconds: number) => new Date(Math.floor(seconds) * 1000).toISOString().slice(0, 10)
+/** Whole days from one instant to a later one, in Unix seconds (0 when it is not later). */
+export const wholeDaysBetween = (from: number, to: number) => Math.max(0, Math.floor((to - from) / DAY_SECONDS))
 /** The next UTC midnight after an instant, in Unix seconds. */
 export const nextUtcDay = (seconds: number) => (Math.floor(seconds / DAY_SECONDS) + 1) * DAY_SECONDS
 
