@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
 import type { Delay, DelayOutcome, DelayReason, DelayStatus } from '../shared/domain/events/order-events.ts'
 import { wholeDaysBetween } from '../shared/domain/time.ts'
+import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -115,63 +116,57 @@ export const sendingWords = (payload: { type: string; status: string; error: str
     payload.status === 'failed' && payload.error ? ` (${payload.error})` : ''
   }`
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-})
-const DAY = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-})
-const SHORT_DAY = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric' })
-const SHORT = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  day: 'numeric',
-  month: 'short',
-  hour: '2-digit',
-  minute: '2-digit',
-})
+/** How the console writes times: detail pages, days, days in lists, lists. */
+const STYLES = {
+  dateTime: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' },
+  day: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' },
+  shortDay: { day: 'numeric', month: 'short', year: 'numeric' },
+  short: { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+} satisfies Record<string, Intl.DateTimeFormatOptions>
+// Making a formatter costs far more than using one: one a style and zone, made once.
+const formatters = new Map<string, Intl.DateTimeFormat>()
+const formatIn = (zone: string, style: keyof typeof STYLES) => {
+  const key = `${style}|${zone}`
+  let format = formatters.get(key)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { ...STYLES[style], timeZone: zone })
+    formatters.set(key, format)
+  }
+  return format
+}
+/** The account's time zone, which every signed-in page's frame names ("Times in Europe/Paris"). */
+const zoneOf = (options: Handlebars.HelperOptions | undefined) =>
+  (options?.data?.root?.frame as Frame | undefined)?.zone ?? 'UTC'
 
 const pages = Handlebars.create()
 pages.registerHelper('statusWord', (code: string) => STATUS_WORDS[code] ?? code)
 pages.registerHelper('tone', (code: string) => STATUS_TONE[code] ?? 'grey')
 pages.registerHelper('delayWord', (status: DelayStatus) => DELAY_WORDS[status] ?? status)
 pages.registerHelper('reason', (reason: DelayReason) => REASON_WORDS[reason] ?? reason)
-/** "Tue 12 Mar 2026, 14:32" for Unix seconds, on detail pages. */
-pages.registerHelper('time', (seconds: number | null | undefined) =>
-  typeof seconds === 'number' ? DATE_TIME.format(new Date(seconds * 1000)) : '–',
+/** "Tue 12 Mar 2026, 14:32" for Unix seconds, in the account's time zone, on detail pages. */
+pages.registerHelper('time', (seconds: number | null | undefined, options: Handlebars.HelperOptions) =>
+  typeof seconds === 'number' ? formatIn(zoneOf(options), 'dateTime').format(seconds * 1000) : '–',
 )
-/** A calendar day (YYYY-MM-DD, as promised dates are) or Unix seconds' UTC day, as a Date; else undefined. */
-const dayOf = (date: string | number | null | undefined) =>
+/**
+ * A day as a style writes it: a calendar day (YYYY-MM-DD, as promised dates
+ * are) as it is, Unix seconds as the account's day; else what was given.
+ */
+const dayIn = (style: 'day' | 'shortDay') => (date: unknown, options: Handlebars.HelperOptions) =>
   typeof date === 'number'
-    ? new Date(date * 1000)
-    : typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
-      ? new Date(`${date}T00:00:00Z`)
-      : undefined
+    ? formatIn(zoneOf(options), style).format(date * 1000)
+    : typeof date === 'string' && isCalendarDate(date)
+      ? formatIn('UTC', style).format(Date.parse(`${date}T00:00:00Z`))
+      : (date ?? '–')
 /** "Sun, 29 Nov 2026", on detail pages. */
-pages.registerHelper('longDay', (date: string | number | null | undefined) => {
-  const day = dayOf(date)
-  return day ? DAY.format(day) : (date ?? '–')
-})
+pages.registerHelper('longDay', dayIn('day'))
 /** "29 Nov 2026", in lists. */
-pages.registerHelper('shortDay', (date: string | number | null | undefined) => {
-  const day = dayOf(date)
-  return day ? SHORT_DAY.format(day) : (date ?? '–')
-})
+pages.registerHelper('shortDay', dayIn('shortDay'))
 /** "today", "3 d ago": how long ago something happened, in whole days. */
 pages.registerHelper('ago', (seconds: number, now: number) => daysAgo(seconds, now))
-/** "12 Mar 14:32", in lists and sentences. */
-export const shortTime = (seconds: number) => SHORT.format(new Date(seconds * 1000))
-pages.registerHelper('short', (seconds: number | null | undefined) =>
-  typeof seconds === 'number' ? shortTime(seconds) : '–',
+/** "12 Mar 14:32" in a time zone, in lists and sentences. */
+export const shortTime = (seconds: number, zone: string) => formatIn(zone, 'short').format(seconds * 1000)
+pages.registerHelper('short', (seconds: number | null | undefined, options: Handlebars.HelperOptions) =>
+  typeof seconds === 'number' ? shortTime(seconds, zoneOf(options)) : '–',
 )
 pages.registerHelper('iso', (seconds: number | null | undefined) =>
   typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : '',
@@ -212,6 +207,7 @@ const names = [
   'preview',
   'error',
   'analytics',
+  'account',
   'tracking-page-settings',
   'notifications',
   'sample',
@@ -246,6 +242,8 @@ export interface Frame {
   current?: 'overview' | 'parcels' | 'delays' | 'analytics' | 'settings'
   openDelays?: number
   flash?: string
+  /** The account's IANA time zone, which the page's times and days are in. */
+  zone?: string
 }
 
 export function renderConsolePage(

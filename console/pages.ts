@@ -13,6 +13,7 @@ import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
 import { foldOrderState, type OrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds, utcDayOf } from '../shared/domain/time.ts'
+import { localDayOf, localMidnight } from '../shared/domain/delivery/calendar.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
 import { publicUrlOf } from '../shared/infra/http/public-url.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
@@ -36,7 +37,7 @@ import { problemsOf } from './health.ts'
 import { queueRefresh, refreshOf } from '../reactions/polls/refresh.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import { timelineOf } from './timeline.ts'
-import { delayRulesOf } from '../projectors/accounts/account.ts'
+import { delayRulesOf, timeZoneOf } from '../projectors/accounts/account.ts'
 import {
   customerOf,
   delayedParcels,
@@ -82,7 +83,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const delays = await Promise.all(
       delayStatuses.map(async (s) => ({ label: delayWords[s], count: await count('delay_status', s) })),
     )
-    const midnight = Math.floor(now() / 86_400) * 86_400
+    const midnight = localMidnight(timeZoneOf(c.account), localDayOf(timeZoneOf(c.account), now()))
     const orders = await rt.readStore.count(ORDERS, {
       accountId,
       where: [{ field: 'created_at', op: 'gte', value: midnight }],
@@ -93,7 +94,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
     const [[week], problems] = await Promise.all([
       performanceBetween(rt, accountId, { from: utcDayOf(now() - 6 * 86_400), to: utcDayOf(now()) }, []),
-      problemsOf(rt, accountId, carriers, now(), shortTime),
+      problemsOf(rt, accountId, carriers, now(), (seconds) => shortTime(seconds, timeZoneOf(c.account))),
     ])
     return sendPage(
       reply,
@@ -159,7 +160,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     }
     return reply
       .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="parcels-${utcDayOf(at)}.csv"`)
+      .header('content-disposition', `attachment; filename="parcels-${localDayOf(timeZoneOf(c.account), at)}.csv"`)
       .send(Readable.from(csv()))
   })
 
@@ -277,7 +278,9 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const query = request.query as Query
     const handled = query.handled === '1'
     const filters = delayFiltersOf(query)
-    const parcels = (await delayedParcels(rt, c.account.id, handled)).filter((p) => keptBy(filters, p))
+    const parcels = (await delayedParcels(rt, c.account.id, handled)).filter((p) =>
+      keptBy(filters, p, timeZoneOf(c.account)),
+    )
     const stallDays = delayRulesOf(c.account).stalled_after_business_days
     return sendPage(
       reply,

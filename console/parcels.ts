@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync'
-import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
+import { isCalendarDate, localDayOf } from '../shared/domain/delivery/calendar.ts'
 import {
   type DelayReason,
   delayReasons,
@@ -8,7 +8,7 @@ import {
 } from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
 import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
-import { utcDayOf, wholeDaysBetween } from '../shared/domain/time.ts'
+import { wholeDaysBetween } from '../shared/domain/time.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Condition } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
@@ -261,9 +261,9 @@ export function delayFiltersOf(query: Record<string, string | undefined>): Delay
   }
 }
 
-/** Whether a delayed parcel is one the filters keep. */
-export function keptBy(filters: DelayFilters, { order, tracker }: Parcel) {
-  const flagged = tracker.delay ? utcDayOf(tracker.delay.since) : undefined
+/** Whether a delayed parcel is one the filters keep, its day flagged the account's (`zone`). */
+export function keptBy(filters: DelayFilters, { order, tracker }: Parcel, zone: string) {
+  const flagged = tracker.delay ? localDayOf(zone, tracker.delay.since) : undefined
   return (
     (!filters.reason || tracker.delay?.reason === filters.reason) &&
     (!filters.carrier || tracker.carrier?.code === filters.carrier) &&

@@ -6,6 +6,7 @@ import { isShiplogError } from '../shared/domain/errors.ts'
 import type { UserState } from '../shared/domain/users/user.ts'
 import { userStream } from '../shared/domain/users/user.ts'
 import type { AccountDoc } from '../shared/infra/accounts/account-doc.ts'
+import { timeZoneOf } from '../projectors/accounts/account.ts'
 import { type AttemptLimits, clientOf } from '../shared/infra/attempt-limits.ts'
 import { sendAsset, sendPage } from '../shared/infra/http/html-page.ts'
 import type { App } from '../shared/infra/http/server.ts'
@@ -89,6 +90,7 @@ function signedIn(rt: Runtime) {
       user: { email: user.email, role: user.role },
       csrf: reply.generateCsrf(),
       q: (request.query as { q?: string }).q,
+      zone: timeZoneOf(account.doc),
     }
     return { user, account: account.doc, frame }
   }

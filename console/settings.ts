@@ -10,7 +10,7 @@ import {
 } from '../commands/accounts/settings.ts'
 import { carrierServiceBody, configureCarrierService, serviceCode } from '../commands/carrier-services/configure.ts'
 import { createUser, deleteUser } from '../commands/users/change-user.ts'
-import { delayRulesOf, notificationSettingsOf } from '../projectors/accounts/account.ts'
+import { delayRulesOf, notificationSettingsOf, timeZoneOf } from '../projectors/accounts/account.ts'
 import { configuredServices } from '../projectors/carrier-services/configured.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import type { OrderDoc } from '../shared/domain/orders/document.ts'
@@ -41,6 +41,27 @@ import { renderConsolePage } from './html.ts'
 type Form = Record<string, unknown>
 const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' })
 type Again = { status: number; errors: FormErrors; values?: Form }
+
+/**
+ * The time zones a select offers, grouped by their region (`Europe`,
+ * `America`) with UTC first: the IANA names Intl knows, read once.
+ */
+const zoneRegions = (() => {
+  let regions: { name: string; zones: { id: string; label: string }[] }[] | undefined
+  return () => {
+    if (regions) return regions
+    const byRegion = new Map<string, { id: string; label: string }[]>([['UTC', [{ id: 'UTC', label: 'UTC' }]]])
+    for (const id of Intl.supportedValuesOf('timeZone')) {
+      const slash = id.indexOf('/')
+      if (slash < 0) continue
+      const region = id.slice(0, slash)
+      if (!byRegion.has(region)) byRegion.set(region, [])
+      byRegion.get(region)!.push({ id, label: id.replaceAll('_', ' ') })
+    }
+    regions = [...byRegion].map(([name, zones]) => ({ name, zones }))
+    return regions
+  }
+})()
 
 const origin = (request: FastifyRequest) => ({ source: 'console' as const, correlationId: request.id })
 
@@ -80,8 +101,38 @@ export function settingsPages(
     (await rt.readStore.find<OrderDoc>(collections.orders.name, { accountId, limit: 1 })).docs[0]?.doc
 
   routes.get('/console/settings', 'settings', async (_c, _request, reply) =>
-    reply.redirect('/console/settings/tracking-page', 303),
+    reply.redirect('/console/settings/account', 303),
   )
+
+  // The account: its name, its id, the time zone the console's times and days are in.
+  const accountForm = (c: ConsoleRequest, reply: FastifyReply, again?: Again) => {
+    const chosen = again?.values?.time_zone ?? timeZoneOf(c.account)
+    return sendPage(
+      reply,
+      again?.status ?? 200,
+      renderConsolePage('account', 'Account', c.frame, {
+        account: c.account,
+        owner: c.user.role === 'owner',
+        errors: again?.errors,
+        regions: zoneRegions().map(({ name, zones }) => ({
+          name,
+          zones: zones.map((zone) => ({ ...zone, selected: zone.id === chosen })),
+        })),
+      }),
+    )
+  }
+  routes.get('/console/settings/account', 'settings', (c, _request, reply) => accountForm(c, reply))
+  routes.post('/console/settings/account', (c, request, reply) => {
+    const form = formOf(request)
+    return submitted(
+      async () => {
+        const body = parsedForm(accountSettingsBody, { time_zone: form.time_zone })
+        await changeAccountSettings(rt, c.account, body, origin(request))
+        return reply.redirect(doneAt('/console/settings/account', `Times are now in ${body.time_zone}.`), 303)
+      },
+      (status, errors) => accountForm(c, reply, { status, errors, values: form }),
+    )
+  })
 
   // The tracking page: its form beside the page itself, as a customer would see it with these settings.
   const trackingPageForm = async (c: ConsoleRequest, reply: FastifyReply, again?: Again) => {

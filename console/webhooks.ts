@@ -10,7 +10,8 @@ import {
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { renderWebhookDelivery } from '../projectors/webhooks/delivery.ts'
 import { renderWebhookEndpoint, type WebhookEndpointDoc } from '../projectors/webhooks/endpoint.ts'
-import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
+import { isCalendarDate, localMidnight } from '../shared/domain/delivery/calendar.ts'
+import { timeZoneOf } from '../projectors/accounts/account.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../shared/domain/events/webhook-events.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
@@ -222,7 +223,7 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
         if (!jobs) throw validationError('Replays need the job queue, which this process does not run')
         if (!isCalendarDate(since))
           throw validationError('since: must be a date YYYY-MM-DD', { since: 'must be a date YYYY-MM-DD' })
-        const body = parsedForm(replayEndpointBody, { since: Date.parse(`${since}T00:00:00Z`) / 1000 })
+        const body = parsedForm(replayEndpointBody, { since: localMidnight(timeZoneOf(c.account), since) })
         const { jobId } = await endpoints.replay(
           commandOf(c, request),
           jobs,

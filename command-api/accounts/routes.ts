@@ -35,7 +35,7 @@ export function accountWriteRoutes(app: App, rt: Runtime) {
         body: accountSettingsBody,
         response: { 200: accountResource },
         summary:
-          "Change the account's settings: its customers' default language, the quiet hours of SMS, the delay rules",
+          "Change the account's settings: its customers' default language, the quiet hours of SMS, the delay rules, the console's time zone",
       },
     },
     async (request, reply) => {

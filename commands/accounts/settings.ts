@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { type AccountDoc, delayRulesOf } from '../../projectors/accounts/account.ts'
 import { delayRules, quietHours } from '../../shared/domain/events/account-events.ts'
+import { timeZone } from '../../shared/domain/fields.ts'
 import { accountLanguage } from '../../shared/domain/notifications/languages.ts'
 import { type NotificationSlug, notificationSlugs } from '../../shared/domain/notifications/types.ts'
 import { trackingPageOf, trackingPageSettings } from '../../shared/domain/tracking-page/settings.ts'
@@ -10,7 +11,7 @@ import { changeAccount } from './change-account.ts'
 
 /*
  * The account's settings a merchant changes: its language, SMS quiet hours,
- * delay rules, tracking page and notification types. The API's routes and
+ * delay rules, time zone, tracking page and notification types. The API's routes and
  * the console's forms take the same bodies through these, so both record the
  * same `AccountUpdated` after the same checks.
  */
@@ -24,9 +25,13 @@ export const accountSettingsBody = z
     sms_quiet_hours: quietHours.nullable(),
     /** Either rule alone may be sent: the other keeps its value. */
     delay_rules: delayRules.partial(),
+    time_zone: timeZone,
   })
   .partial()
-  .refine((body) => Object.keys(body).length > 0, 'must change language_code, sms_quiet_hours or delay_rules')
+  .refine(
+    (body) => Object.keys(body).length > 0,
+    'must change language_code, sms_quiet_hours, delay_rules or time_zone',
+  )
 
 export const trackingPageBody = trackingPageSettings.partial().strict()
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { toUnixSeconds } from '../../shared/domain/time.ts'
 import { expectedAfter } from '../../shared/infra/event-store/port.ts'
-import { countryCode, timeOfDay } from '../../shared/domain/fields.ts'
+import { countryCode, timeOfDay, timeZone } from '../../shared/domain/fields.ts'
 import { evolveCarrierService, renderCarrierServiceConfig } from '../../projectors/carrier-services/carrier-service.ts'
 import {
   carrierServiceStream,
@@ -9,7 +9,6 @@ import {
   decideCarrierService,
   evolveCarrierServiceState,
 } from '../../shared/domain/carrier-services/carrier-service.ts'
-import { isTimeZone } from '../../shared/domain/delivery/calendar.ts'
 import type { DomainEvent, EventData } from '../../shared/domain/events/index.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
 import { weekdays } from '../../shared/domain/events/pickup-point-events.ts'
@@ -41,7 +40,7 @@ export const carrierServiceBody = z.strictObject({
     )
     .min(1, 'needs at least one lane'),
   cutoff_time: timeOfDay,
-  time_zone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
+  time_zone: timeZone,
   pickup_days: dayList,
   delivery_days: dayList,
 })

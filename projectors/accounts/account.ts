@@ -53,9 +53,15 @@ export const renderAccount = (a: AccountDoc): z.output<typeof accountResource> =
   language_code: a.language_code,
   sms_quiet_hours: a.sms_quiet_hours === undefined ? DEFAULT_QUIET_HOURS : a.sms_quiet_hours,
   delay_rules: delayRulesOf(a),
+  time_zone: timeZoneOf(a),
   created_at: a.created_at,
   updated_at: a.updated_at,
 })
+
+/** The time zone of an account that never chose one. */
+export const ACCOUNT_TIME_ZONE = 'UTC'
+/** The IANA time zone the console shows the account's times and days in. */
+export const timeZoneOf = (a: Pick<AccountDoc, 'time_zone'>) => a.time_zone ?? ACCOUNT_TIME_ZONE
 
 /** The account's delay rules: the defaults until it changes them. */
 export const delayRulesOf = (a: Pick<AccountDoc, 'delay_rules'>) => a.delay_rules ?? DEFAULT_DELAY_RULES

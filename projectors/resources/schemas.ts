@@ -174,6 +174,7 @@ export const accountResource = z
       description:
         'stalled_after_business_days: business days without a scan before a parcel is stalled, where its lane has not taught better (1–30, default 3); notify_at_risk: whether customers are told of at_risk parcels too (default false)',
     }),
+    time_zone: z.string().meta({ description: 'The IANA time zone the console shows times and days in (default UTC)' }),
     created_at: seconds,
     updated_at: seconds,
   })

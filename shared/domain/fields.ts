@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { parseDateTime } from './time.ts'
+import { isTimeZone, parseDateTime } from './time.ts'
 import { countryName } from './contacts/countries.ts'
 
 /*
@@ -27,6 +27,13 @@ export const countryCode = z
   .refine((v) => countryName(v) !== null, COUNTRY_CODE_MESSAGE)
 
 export const timeOfDay = z.string().regex(TIME_OF_DAY, TIME_OF_DAY_MESSAGE)
+
+export const TIME_ZONE_MESSAGE = 'must be an IANA time zone such as Europe/Paris'
+/** An IANA time zone in any case (`europe/paris`), read as its canonical name (`Europe/Paris`). */
+export const timeZone = z
+  .string()
+  .refine(isTimeZone, TIME_ZONE_MESSAGE)
+  .transform((zone) => new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone)
 
 /**
  * Marks an issue whose value cannot be read as its kind at all (a date that

@@ -10,6 +10,16 @@ export const wholeDaysBetween = (from: number, to: number) => Math.max(0, Math.f
 /** The next UTC midnight after an instant, in Unix seconds. */
 export const nextUtcDay = (seconds: number) => (Math.floor(seconds / DAY_SECONDS) + 1) * DAY_SECONDS
 
+/** Whether Intl knows a time zone by this name (IANA's, in any case). */
+export function isTimeZone(zone: string) {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * Reads a datetime input: Unix seconds (integer or numeric string) or an ISO
  * 8601 string, from 1970 to the year 9999. Undefined when it is neither.

@@ -112,7 +112,8 @@ t.test(
     const { server } = fixture
     const { context, page } = await signedIn()
     await page.getByRole('link', { name: 'Settings' }).click()
-    t.equal(new URL(page.url()).pathname, '/console/settings/tracking-page')
+    t.equal(new URL(page.url()).pathname, '/console/settings/account', 'Settings opens on the account')
+    await page.getByRole('link', { name: 'Tracking page' }).click()
     await page.getByLabel('Brand name').fill('Maison Lumière')
     await page.getByLabel('Brand colour (#RRGGBB)').fill('plum')
     await page.getByRole('button', { name: 'Save' }).click()
@@ -182,6 +183,23 @@ t.test('an endpoint added in the console receives a test message, logged with it
   await page.getByRole('button', { name: 'Delete the endpoint' }).click()
   t.match(await page.getByRole('status').innerText(), /was deleted/)
   t.equal((await server.request('GET', `/v2/webhook_endpoints/${endpoint.id}`)).status, 404)
+  await context.close()
+})
+
+t.test('the time zone chosen from the list is the API’s, and every page names it', { skip }, async (t) => {
+  const { server } = fixture
+  const { context, page } = await signedIn()
+  await go(page, '/console/settings/account')
+  t.equal(await page.locator('p.zone').innerText(), 'Times in UTC.')
+  await page.getByLabel('The console shows times and days in').selectOption('Europe/Paris')
+  await page.getByRole('button', { name: 'Save' }).click()
+  t.equal(await flash(page), 'Times are now in Europe/Paris.')
+  t.equal((await server.request('GET', '/v2/account')).body.time_zone, 'Europe/Paris')
+  t.equal(await page.getByLabel('The console shows times and days in').inputValue(), 'Europe/Paris', 'shown as chosen')
+  await keep(page, 'console-settings-account.png', { width: 1280, height: 900 })
+  await go(page, '/console/parcels')
+  t.equal(await page.locator('p.zone').innerText(), 'Times in Europe/Paris.')
+  await server.request('PATCH', '/v2/account', { body: { time_zone: 'UTC' } })
   await context.close()
 })
 
@@ -328,6 +346,7 @@ t.test('no serious or critical accessibility violation on the new pages, at 375 
     await page.waitForURL(/\/console$/)
     for (const path of [
       '/console/analytics',
+      '/console/settings/account',
       '/console/settings/tracking-page',
       '/console/notifications',
       '/console/notifications/samples/shipped/de',

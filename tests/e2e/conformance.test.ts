@@ -243,3 +243,19 @@ t.test('the account’s language: PATCH /v2/account, and items without language_
   })
   t.equal((await server.request('PATCH', '/v2/account', { body: {}, key: server.publicKey })).status, 403)
 })
+
+t.test('the account’s time zone: UTC until changed, any case read as its IANA name', async (t) => {
+  const server = await startTestServer(t)
+  t.match((await server.request('GET', '/v2/account')).body, { time_zone: 'UTC' })
+  const patched = await server.request('PATCH', '/v2/account', { body: { time_zone: 'europe/paris' } })
+  t.equal(patched.status, 200)
+  t.match(patched.body, { time_zone: 'Europe/Paris', language_code: 'en' })
+  const bad = await server.request('PATCH', '/v2/account', { body: { time_zone: 'Mars/Olympus_Mons' } })
+  t.equal(bad.status, 400)
+  t.match(bad.body.errors, { time_zone: 'must be an IANA time zone such as Europe/Paris' })
+  t.match(
+    (await server.request('GET', '/v2/account')).body,
+    { time_zone: 'Europe/Paris' },
+    'the refused one changed nothing',
+  )
+})

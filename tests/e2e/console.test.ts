@@ -384,6 +384,49 @@ t.test('an empty account is shown its first steps; the snippet it gives works as
   t.match(after.html, 'Needs attention', 'with a parcel, the usual overview')
 })
 
+t.test(
+  'the account’s time zone: chosen in settings, named on every page, its times and days shown in it',
+  async (t) => {
+    const server = await startTestServer(t)
+    const created = await postTrackers(server, [{ order_number: 'Z-1', tracking_number: 'TN-ZONE' }])
+    const orderId = created.body.trackers[0].order_id
+    const cookies = await signedIn(server, 'ana@shop.example', 'owner')
+    t.equal((await get(server, '/console/settings', cookies)).location, '/console/settings/account')
+    const form = await get(server, '/console/settings/account', cookies)
+    t.match(form.html, '<option value="UTC" selected>UTC</option>')
+    t.match(form.html, '<optgroup label="Asia">', 'zones grouped by region')
+    t.match(form.html, 'Times in UTC.')
+
+    const wrong = await post(server, '/console/settings/account', cookies, {
+      _csrf: csrfOf(form.html),
+      time_zone: 'Asia/Atlantis',
+    })
+    t.equal(wrong.status, 400)
+    t.match(wrong.html, 'time_zone: must be an IANA time zone such as Europe/Paris')
+    const saved = await post(server, '/console/settings/account', cookies, {
+      _csrf: csrfOf(form.html),
+      time_zone: 'Asia/Tokyo',
+    })
+    t.equal(saved.status, 303)
+    t.match(decodeURIComponent(saved.location ?? ''), 'Times are now in Asia/Tokyo.')
+    t.match((await server.request('GET', '/v2/account')).body, { time_zone: 'Asia/Tokyo' }, 'the API reads it too')
+
+    const order = (await get(server, `/console/orders/${orderId}`, cookies)).html
+    t.match(order, 'Times in Asia/Tokyo.')
+    const { created_at } = (await server.request('GET', `/v2/orders/${orderId}`)).body
+    const inTokyo = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Asia/Tokyo',
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).format(created_at * 1000)
+    t.match(order, `<td>Order placed</td><td>${inTokyo}</td>`, 'the notification’s time as it was in Tokyo')
+    t.match((await get(server, '/console/parcels', cookies)).html, 'Times in Asia/Tokyo.')
+    t.match((await get(server, '/console', cookies)).html, 'Times in Asia/Tokyo.')
+  },
+)
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()

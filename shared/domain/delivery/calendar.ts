@@ -21,15 +21,6 @@ export const isCalendarDate = (s: string) => {
   return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === s
 }
 
-export function isTimeZone(tz: string) {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz })
-    return true
-  } catch {
-    return false
-  }
-}
-
 const formatters = new Map<string, Intl.DateTimeFormat>()
 function partsIn(timeZone: string, instant: Date) {
   let f = formatters.get(timeZone)
@@ -71,6 +62,14 @@ export const localDateTime = (timeZone: string, instant: Date) =>
 /** The instant at which it is `time` on `date` in `timeZone` (the later one in a DST fold). */
 export const instantOf = (timeZone: string, date: CalendarDate, time: string): Date =>
   new Date(instants(`${timeZone}|${date}|${time}`))
+
+/** The local date of an instant in Unix seconds, in a time zone. */
+export const localDayOf = (timeZone: string, seconds: number): CalendarDate =>
+  localDateTime(timeZone, new Date(seconds * 1000)).date
+
+/** Unix seconds at the local midnight a date begins with, in a time zone. */
+export const localMidnight = (timeZone: string, date: CalendarDate) =>
+  Math.floor(instantOf(timeZone, date, '00:00').getTime() / 1000)
 
 function instantIn(timeZone: string, date: CalendarDate, time: string): Date {
   const wall = Date.parse(`${date}T${time}:00Z`)

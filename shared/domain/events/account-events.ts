@@ -41,6 +41,8 @@ export const accountEvents = {
         delay_rules: delayRules,
         /** The whole of the tracking page's settings, as they stand after the change. */
         tracking_page: trackingPageSettings,
+        /** The IANA time zone the console shows the account's times and days in. */
+        time_zone: z.string(),
       })
       .partial(),
     at: z.number().int(),

@@ -26,4 +26,6 @@ export interface AccountDoc {
   delay_rules?: DelayRules
   /** Absent until the account first changes its tracking page. */
   tracking_page?: TrackingPageSettings
+  /** The console's time zone; absent is UTC (ACCOUNT_TIME_ZONE). */
+  time_zone?: string
 }
