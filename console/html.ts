@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Handlebars from 'handlebars'
 import type { Delay, DelayOutcome, DelayReason, DelayStatus } from '../shared/domain/events/order-events.ts'
+import type { TrackerChanges } from '../shared/domain/events/resources.ts'
 import { wholeDaysBetween } from '../shared/domain/time.ts'
 import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
+import type { Estimation } from '../shared/domain/delivery/estimate.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -137,6 +139,29 @@ const formatIn = (zone: string, style: keyof typeof STYLES) => {
 /** The account's time zone, which every signed-in page's frame names ("Times in Europe/Paris"). */
 const zoneOf = (options: Handlebars.HelperOptions | undefined) =>
   (options?.data?.root?.frame as Frame | undefined)?.zone ?? 'UTC'
+
+type ExpectedKind = NonNullable<TrackerChanges['displayable_expected_delivery_kind']>
+const DAYS = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' })
+const calendarDay = (date: string) => Date.parse(`${date}T00:00:00Z`)
+const EXPECTED_SOURCES: Record<ExpectedKind, string> = {
+  merchant: 'the shop’s date',
+  carrier: 'the carrier’s estimate',
+  promise: 'shiplog’s promise',
+}
+/**
+ * Where a parcel's expected date comes from, in words: the shop, the
+ * carrier, or shiplog's promise and what it rests on today ("learned:
+ * usually 14–15 Mar, from 312 similar parcels").
+ */
+export function expectedSource(kind: ExpectedKind, estimate: Estimation | undefined) {
+  if (kind !== 'promise' || !estimate) return EXPECTED_SOURCES[kind]
+  if (estimate.basis === 'configured') return 'promised from the service’s transit days'
+  // Intl puts thin spaces around the dash: "2–3 Dec" within a month, "30 Mar – 2 Apr" across two.
+  const usually = DAYS.formatRange(calendarDay(estimate.delivery_date), calendarDay(estimate.safe_delivery_date))
+    .replace(/\s–\s/, ' – ')
+    .replace(/(\d) – (\d)/, '$1–$2')
+  return `learned: usually ${usually}, from ${estimate.sample_size} similar parcels`
+}
 
 const pages = Handlebars.create()
 pages.registerHelper('statusWord', (code: string) => STATUS_WORDS[code] ?? code)

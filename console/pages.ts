@@ -25,6 +25,7 @@ import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/t
 import {
   daysAgo,
   delayWords,
+  expectedSource,
   outcomeWords,
   reasonNames,
   renderConsolePage,
@@ -37,6 +38,10 @@ import { problemsOf } from './health.ts'
 import { queueRefresh, refreshOf } from '../reactions/polls/refresh.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import { timelineOf } from './timeline.ts'
+import { configuredServices } from '../projectors/carrier-services/configured.ts'
+import { learnedHistory } from '../projectors/deliveries/learned.ts'
+import { estimateParcel } from '../shared/domain/delivery/estimate.ts'
+import { learnedFor } from '../shared/domain/delivery/history.ts'
 import { delayRulesOf, timeZoneOf } from '../projectors/accounts/account.ts'
 import {
   customerOf,
@@ -183,6 +188,31 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const entries = await Promise.all(
       trackers.map((t) => rt.readStore.get<TrackerIndexDoc>(TRACKERS, c.account.id, t.id)),
     )
+    // What the configured services would promise each shipped parcel today, and from what.
+    const services = await configuredServices(rt, c.account.id)
+    const history = services.length > 0 ? await learnedHistory(rt, c.account.id, services) : undefined
+    const expected = trackers.map((t) => {
+      const kind = t.displayable_expected_delivery_kind
+      if (!kind) return undefined
+      const destination =
+        order.fulfillments.find((f) => f.trackers.includes(t))?.shipping_address ?? order.shipping_address
+      const estimate =
+        kind === 'promise' && t.shipped_at !== null
+          ? estimateParcel(
+              {
+                carrier_code: t.carrier?.code,
+                service_code: t.carrier_service?.code,
+                origin: t.events.find((e) => e.address?.country_code)?.address?.country_code ?? undefined,
+                destination: destination?.country_code ?? undefined,
+                postcode: destination?.zip ?? undefined,
+              },
+              t.shipped_at,
+              services,
+              history && ((lane) => learnedFor(history, lane)),
+            )
+          : undefined
+      return expectedSource(kind, estimate)
+    })
     // Refresh from carrier, or why not: the API's reasons, in its words.
     const refreshes = trackers.map((t, i) => {
       const entry = entries[i]
@@ -202,6 +232,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
           number: i + 1,
           tracker,
           sentence: sentenceOf(tracker, now()),
+          expected: expected[i],
           refresh: refreshes[i],
           timeline: timelineOf(
             tracker.events.map((e) => ({

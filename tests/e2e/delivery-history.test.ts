@@ -1,5 +1,6 @@
 import t from 'tap'
 import { fixedClock } from '../../shared/infra/clock.ts'
+import { get, signedIn } from '../support/console.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 
 /*
@@ -110,6 +111,12 @@ t.test('estimation learns from the deliveries seen; a lane without enough keeps 
     displayable_expected_delivery_date: '2026-12-02',
     displayable_expected_delivery_kind: 'promise',
   })
+  // The console's order page says what the promise rests on.
+  const page = await get(server, `/console/orders/${promised.body.trackers[0].order_id}`, await signedIn(server))
+  t.match(
+    page.html,
+    '<dd>Wed, 2 Dec 2026 <span class="muted">(learned: usually 2–3 Dec, from 25 similar parcels)</span></dd>',
+  )
 })
 
 t.test('only the window counts: deliveries older than SHIPLOG_ESTIMATION_WINDOW_DAYS are forgotten', async (t) => {

@@ -1,5 +1,5 @@
 import type { CarrierServiceConfig } from '../events/carrier-service-events.ts'
-import type { LearnedTransit } from './history.ts'
+import type { LaneQuery, LearnedTransit } from './history.ts'
 import { addDays, instantOf, isPublicHoliday, localDateTime, weekdayOf, type CalendarDate } from './calendar.ts'
 
 /** A carrier service as the account configured it for delivery date estimation. */
@@ -114,5 +114,41 @@ export function bestEstimation(estimations: readonly Estimation[]): Estimation |
       for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
       return 0
     })[0] ?? null
+  )
+}
+
+/** Where and how a parcel goes: its carrier service, the countries it leaves and reaches, the destination's postcode. */
+export interface ParcelLane {
+  carrier_code: string | undefined
+  service_code: string | undefined
+  origin: string | undefined
+  destination: string | undefined
+  postcode: string | undefined
+}
+
+/**
+ * What a parcel's configured carrier service promises for its lane, shipped
+ * at `shippedAt` (Unix seconds): from what the lane's deliveries taught
+ * (`learned`) or else the configured transit days. Undefined when the
+ * account has not configured its service.
+ */
+export function estimateParcel(
+  lane: ParcelLane,
+  shippedAt: number,
+  services: readonly ConfiguredService[],
+  learned?: (lane: LaneQuery) => LearnedTransit | undefined,
+): Estimation | undefined {
+  const service = services.find((s) => s.carrier_code === lane.carrier_code && s.service_code === lane.service_code)
+  if (!service) return undefined
+  const shipped = new Date(shippedAt * 1000)
+  return estimateService(
+    service,
+    {
+      origin: { country_code: lane.origin },
+      destination: { country_code: lane.destination },
+      merchant_shipping_date: shipped.toISOString().slice(0, 10),
+    },
+    shipped,
+    learned?.({ ...lane, carrier_code: service.carrier_code, service_code: service.service_code }),
   )
 }

@@ -1,6 +1,6 @@
 import { finalStatuses } from './polling.ts'
 import { countryName } from '../contacts/countries.ts'
-import { type ConfiguredService, estimateService } from '../delivery/estimate.ts'
+import { type ConfiguredService, estimateParcel } from '../delivery/estimate.ts'
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
@@ -244,29 +244,17 @@ function promisedDelivery(
   services: readonly ConfiguredService[],
   learned: RecordTrackingEvents['learned'],
 ): TrackerChanges | undefined {
-  const { carrier, carrier_service } = tracker.fields
-  const service = services.find((s) => s.carrier_code === carrier?.code && s.service_code === carrier_service?.code)
-  if (!service) return undefined
   const destination =
     order.fulfillments.find((f) => f.id === tracker.fulfillment_id)?.fields.shipping_address ??
     order.fields.shipping_address
-  const shipped = new Date(shippedAt * 1000)
-  const estimate = estimateService(
-    service,
-    {
-      origin: { country_code: origin },
-      destination: { country_code: destination?.country_code ?? undefined },
-      merchant_shipping_date: shipped.toISOString().slice(0, 10),
-    },
-    shipped,
-    learned?.({
-      carrier_code: service.carrier_code,
-      service_code: service.service_code,
-      origin,
-      destination: destination?.country_code,
-      postcode: destination?.zip,
-    }),
-  )
+  const lane = {
+    carrier_code: tracker.fields.carrier?.code,
+    service_code: tracker.fields.carrier_service?.code,
+    origin,
+    destination: destination?.country_code ?? undefined,
+    postcode: destination?.zip ?? undefined,
+  }
+  const estimate = estimateParcel(lane, shippedAt, services, learned)
   if (!estimate) return undefined
   return {
     displayable_expected_delivery_date: estimate.delivery_date,
