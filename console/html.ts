@@ -6,6 +6,7 @@ import type { TrackerChanges } from '../shared/domain/events/resources.ts'
 import { wholeDaysBetween } from '../shared/domain/time.ts'
 import { isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import type { Estimation } from '../shared/domain/delivery/estimate.ts'
+import type { NotificationChannel } from '../shared/domain/vocabulary/channels.ts'
 import type { RenderedPage } from '../shared/infra/http/html-page.ts'
 
 /*
@@ -103,6 +104,8 @@ export const daysAgo = (seconds: number, now: number) => {
 }
 
 const CHANNEL_WORDS: Record<string, string> = { email: 'E-mail', sms: 'SMS' }
+/** "by e-mail", "by SMS": how a message goes, in a sentence. */
+export const byChannel: Record<NotificationChannel, string> = { email: 'by e-mail', sms: 'by SMS' }
 /** Where a message to a customer stands, as its payload's status says it. */
 const SENDING_WORDS: Record<string, string> = {
   built: 'waiting to be sent',

@@ -7,9 +7,12 @@ import { notFound, validationError } from '../shared/domain/errors.ts'
 import type { OrderEvent } from '../shared/domain/events/index.ts'
 import { type DelayOutcome, delayOutcomes, delayReasons, delayStatuses } from '../shared/domain/events/order-events.ts'
 import { decideDelayHandled, decideDelayReopened, type HandleDelay } from '../shared/domain/orders/delays.ts'
-import { deliveryAddressOf, type OrderDoc } from '../shared/domain/orders/document.ts'
+import { deliveryAddressOf, findNotification, type OrderDoc } from '../shared/domain/orders/document.ts'
+import { decideNotificationResent } from '../shared/domain/orders/resend.ts'
+import { reachableChannels } from '../shared/domain/notifications/build.ts'
+import { type NotificationChannel, notificationChannels } from '../shared/domain/vocabulary/channels.ts'
 import { finalStatuses } from '../shared/domain/orders/polling.ts'
-import { notificationTypeOf } from '../shared/domain/notifications/types.ts'
+import { type NotificationSlug, notificationTypeOf } from '../shared/domain/notifications/types.ts'
 import { foldOrderState, type OrderState } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds, utcDayOf } from '../shared/domain/time.ts'
@@ -18,12 +21,14 @@ import { sendPage } from '../shared/infra/http/html-page.ts'
 import { publicUrlOf } from '../shared/infra/http/public-url.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { smsSettings } from '../shared/infra/config.ts'
 import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-tokens.ts'
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
 import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
 import {
   daysAgo,
+  byChannel,
   delayWords,
   expectedSource,
   outcomeWords,
@@ -60,7 +65,7 @@ import {
   wordsOf,
 } from './parcels.ts'
 import type { ConsoleParts, ConsoleRequest, ConsoleScope, Query } from './frame.ts'
-import { doneAt } from './forms.ts'
+import { doneAt, formOf } from './forms.ts'
 
 const ORDERS = collections.orders.name
 const TRACKERS = collections.trackers.name
@@ -219,6 +224,14 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const refresh = entry ? refreshOf(entry, t, polls, now()) : undefined
       return { reason: refresh?.refused?.message }
     })
+    // Resending: on the channels that reach the customer now (SMS only where a provider is set).
+    const reachable = reachableChannels({ email: order.email, phone: order.phone, language_code: order.language_code })
+    const channels = reachable
+      .filter((channel) => channel === 'email' || smsSettings(rt.config))
+      .map((channel) => ({
+        value: channel,
+        label: `${CHANNEL_LABELS[channel]} ${channel === 'email' ? order.email : order.phone}`,
+      }))
     return sendPage(
       reply,
       200,
@@ -251,6 +264,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
             name: notificationTypeOf(n.notification_type).name,
             sending: n.notification_payloads.map(sendingWords),
           })),
+          resend: resendOf([...tracker.notifications, ...(i === 0 ? order.notifications : [])], channels),
         })),
         items: order.line_items,
         address: addressLinesOf(deliveryAddressOf(order), customerOf(order).name),
@@ -393,6 +407,50 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     'member',
   )
 
+  // Resend a notification: a new one of the same type, on the channel chosen, to the order's contacts as they are now.
+  routes.post(
+    '/console/orders/:id/notifications/resend',
+    async (c, request, reply) => {
+      const stored = await rt.readStore.get<OrderDoc>(ORDERS, c.account.id, idOf((request.params as Query).id))
+      if (!stored) throw notFound('Order not found')
+      const form = formOf(request)
+      const sent = findNotification(stored.doc, Number(form.notification))
+      if (!sent) throw validationError('notification: not one of this order’s', { notification: 'not this order’s' })
+      const channel = form.channel
+      if (!(notificationChannels as readonly unknown[]).includes(channel))
+        throw validationError(`channel: must be one of ${notificationChannels.join(', ')}`, {
+          channel: 'not a channel',
+        })
+      if (channel === 'sms' && !smsSettings(rt.config))
+        throw validationError('channel: SMS needs a provider; set TWILIO_ACCOUNT_SID', { channel: 'no SMS provider' })
+      const command = {
+        tracker_id: sent.tracker?.id,
+        slug: sent.notification.notification_type.slug as NotificationSlug,
+        channel: channel as NotificationChannel,
+        at: now(),
+        ids: rt.ids,
+      }
+      const decidedAt = performance.now()
+      const position = await decideOnStream<OrderEvent>(
+        rt,
+        stored.key,
+        (history) => decideNotificationResent(command, foldOrderState(history)),
+        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
+      )
+      if (position !== undefined) await untilVisible(rt, position, decidedAt)
+      const to = channel === 'email' ? stored.doc.email : stored.doc.phone
+      const name = notificationTypeOf(sent.notification.notification_type).name
+      return reply.redirect(
+        doneAt(
+          `/console/orders/${stored.doc.id}`,
+          `${name} is being sent again ${byChannel[command.channel]} to ${to}.`,
+        ),
+        303,
+      )
+    },
+    'member',
+  )
+
   routes.get('/console/notifications/:id/preview', undefined, async (c, request, reply) => {
     const { order, notification, email } = await emailPreview(rt, c.account, idOf((request.params as Query).id))
     return sendPage(
@@ -408,6 +466,25 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       }),
     )
   })
+}
+
+const CHANNEL_LABELS: Record<NotificationChannel, string> = { email: 'By e-mail to', sms: 'By SMS to' }
+
+/** What a parcel's notifications can be sent again as: the newest of each type, on the channels given; none without either. */
+function resendOf(
+  sent: readonly OrderDoc['notifications'][number][],
+  channels: readonly { value: NotificationChannel; label: string }[],
+) {
+  const newest = new Map<string, OrderDoc['notifications'][number]>()
+  for (const n of sent) {
+    const known = newest.get(n.notification_type.slug)
+    if (!known || n.created_at >= known.created_at) newest.set(n.notification_type.slug, n)
+  }
+  if (newest.size === 0 || channels.length === 0) return undefined
+  return {
+    notifications: [...newest.values()].map((n) => ({ id: n.id, name: notificationTypeOf(n.notification_type).name })),
+    channels,
+  }
 }
 
 /** One sentence on where a parcel is: its status, carrier, and its last scan's age and place. */

@@ -25,6 +25,7 @@ import { type CarrierLedger, carrierApiFigures } from '../shared/infra/carriers/
 import { sendPage } from '../shared/infra/http/html-page.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
+import { smsSettings } from '../shared/infra/config.ts'
 import { trackingPageUrlOf } from '../shared/infra/tracking-tokens.ts'
 import { sampleMessages } from '../reactions/notifications/sample-messages.ts'
 import { trackingPagePreview } from '../query-api/tracking-page/preview.ts'
@@ -179,7 +180,7 @@ export function settingsPages(
   })
 
   // Notifications: each type's channels, the default language, SMS quiet hours, the delay rules.
-  const smsReady = Boolean(rt.config.TWILIO_ACCOUNT_SID)
+  const smsReady = smsSettings(rt.config) !== undefined
   const notificationsForm = (c: ConsoleRequest, reply: FastifyReply, again?: Again) =>
     sendPage(
       reply,

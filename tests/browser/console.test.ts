@@ -137,6 +137,19 @@ t.test('a support person signs in, finds a parcel and answers "where is my order
     'the customer, where the address names nobody',
   )
   await keep(page, 'console-order.png', { width: 1280, height: 900 })
+  // Resending, opened: its choices are labelled, and the page stays within a phone's width.
+  await page.getByText('Resend a notification…').click()
+  t.equal(await page.getByLabel('Notification', { exact: true }).locator('option').count(), 3, 'each type sent once')
+  t.ok(await page.getByLabel('By e-mail to camille@example.com').isChecked(), 'e-mail chosen first')
+  t.same(
+    (await axeViolations(page)).map((v) => `${v.id}: ${v.help}`),
+    [],
+    'resending opened, by axe',
+  )
+  await page.setViewportSize({ width: 375, height: 812 })
+  const widths = await widthsOf(page)
+  t.ok(widths.content <= widths.screen, `the order with resending opened: ${widths.content} px on ${widths.screen}`)
+  await keep(page, 'console-order-resend-phone.png', { width: 375, height: 812 })
   await context.close()
 })
 

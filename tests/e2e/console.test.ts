@@ -2,6 +2,7 @@ import t from 'tap'
 import { createUser } from '../../commands/users/change-user.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
+import { startMailbox } from '../support/smtp.ts'
 import { csrfOf, get, jar, PASSWORD, post, signedIn, signIn } from '../support/console.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
 import { DAY, isoDay, nowSeconds } from '../support/time.ts'
@@ -426,6 +427,52 @@ t.test(
     t.match((await get(server, '/console', cookies)).html, 'Times in Asia/Tokyo.')
   },
 )
+
+t.test('a notification sent again from the order page: the channel chosen, the order’s contacts', async (t) => {
+  const mailbox = await startMailbox(t)
+  const server = await startTestServer(t, { env: { SMTP_URL: mailbox.url, SHIPLOG_MAIL_FROM: 'shop@acme.example' } })
+  const created = await postTrackers(server, [
+    {
+      order_number: 'N-1',
+      tracking_number: 'TN-RESEND',
+      carrier_code: 'ups',
+      email: 'jane@example.com',
+      phone: '+33612345678',
+    },
+  ])
+  await recordTrackingEvents(server, [
+    { tracking_number: 'TN-RESEND', event_type_code: 'origin_scan', happened_at: nowSeconds() - 600 },
+  ])
+  const first = await mailbox.waitFor(2)
+  const shippedSubject = first.find((m) => !m.subject?.startsWith('We have received'))!.subject
+  const orderId = created.body.trackers[0].order_id
+  const cookies = await signedIn(server)
+  const page = (await get(server, `/console/orders/${orderId}`, cookies)).html
+  t.match(page, '<summary>Resend a notification…</summary>')
+  t.match(page, '<label for="resend-', 'each choice labelled')
+  t.match(page, 'By e-mail to jane@example.com')
+  t.notMatch(page, 'By SMS to', 'no SMS without a provider')
+  const shipped = /<option value="(\d+)">Shipped<\/option>/.exec(page)?.[1]
+  t.ok(shipped, 'the shipped notification is offered')
+  t.match(page, /<option value="\d+">Order placed<\/option>/, 'and the order’s own')
+
+  const resend = (form: Record<string, string>) =>
+    post(server, `/console/orders/${orderId}/notifications/resend`, cookies, { _csrf: csrfOf(page), ...form })
+  const bySms = await resend({ notification: shipped!, channel: 'sms' })
+  t.equal(bySms.status, 400)
+  t.match(bySms.html, 'channel: SMS needs a provider; set TWILIO_ACCOUNT_SID')
+  t.equal((await resend({ notification: '1', channel: 'email' })).status, 400, 'another order’s notification')
+  t.equal((await resend({ notification: shipped!, channel: 'pigeon' })).status, 400)
+
+  const sent = await resend({ notification: shipped!, channel: 'email' })
+  t.equal(sent.status, 303)
+  t.match(decodeURIComponent(sent.location ?? ''), 'Shipped is being sent again by e-mail to jane@example.com.')
+  const all = await mailbox.waitFor(3)
+  t.equal(all.filter((m) => m.subject === shippedSubject).length, 2, 'the customer got the shipped e-mail again')
+  t.equal(all.length, 3, 'and nothing else')
+  const after = (await get(server, `/console/orders/${orderId}`, cookies)).html
+  t.equal((after.match(/<td>Shipped<\/td>/g) ?? []).length, 2, 'the order page lists both')
+})
 
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)

@@ -2,7 +2,7 @@ import type { Notification, NotificationPayload } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
 import { isDialable } from '../contacts/phones.ts'
 import { channelsFor, type NotificationPreferences } from './channels.ts'
-import type { NotificationChannel } from '../vocabulary/channels.ts'
+import { type NotificationChannel, notificationChannels } from '../vocabulary/channels.ts'
 import { type NotificationSlug, notificationTypes } from './types.ts'
 
 /**
@@ -13,22 +13,43 @@ import { type NotificationSlug, notificationTypes } from './types.ts'
  */
 export function buildNotification(
   slug: NotificationSlug,
-  to: { email: string | null; phone: string | null; language_code: string },
+  to: Recipient,
   now: number,
   ids: Pick<IdSource, 'next'>,
   preferences?: NotificationPreferences,
 ): Notification {
-  const reachable: Record<NotificationChannel, boolean> = {
-    email: Boolean(to.email),
-    sms: to.phone !== null && isDialable(to.phone),
-  }
+  return notificationOf(slug, to, channelsFor(slug, preferences), now, ids)
+}
+
+/** Who a notification goes to: the order's contacts, in the customer's language. */
+export interface Recipient {
+  email: string | null
+  phone: string | null
+  language_code: string
+}
+
+/** The channels a recipient can be reached on: an e-mail address, a phone number that parses (E.164). */
+export const reachableChannels = (to: Recipient): NotificationChannel[] =>
+  notificationChannels.filter((channel) =>
+    channel === 'email' ? Boolean(to.email) : to.phone !== null && isDialable(to.phone),
+  )
+
+/** A notification of this type with a payload on each of these channels that reaches the recipient. */
+export function notificationOf(
+  slug: NotificationSlug,
+  to: Recipient,
+  channels: readonly NotificationChannel[],
+  now: number,
+  ids: Pick<IdSource, 'next'>,
+): Notification {
+  const reachable = reachableChannels(to)
   return {
     id: ids.next(),
     created_at: now,
     language_code: to.language_code,
     notification_type: { id: notificationTypes[slug].id, slug },
-    notification_payloads: channelsFor(slug, preferences)
-      .filter((channel) => reachable[channel])
+    notification_payloads: channels
+      .filter((channel) => reachable.includes(channel))
       .map(
         (type): NotificationPayload => ({
           id: ids.next(),

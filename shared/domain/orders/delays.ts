@@ -16,7 +16,7 @@ import { ShiplogError, validationError } from '../errors.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
 import { finalStatuses } from './polling.ts'
-import { emitted, type OrderState, type TrackerState } from './state.ts'
+import { emitted, type OrderState, recipientOf, type TrackerState } from './state.ts'
 
 /** A tracker's lane, as the lessons of its delivered parcels are kept by. */
 export interface TrackerLane {
@@ -123,9 +123,7 @@ function delayNotification(order: OrderState, trackerId: number, delay: Delay, c
   const tells = delay.status !== 'at_risk' || command.rules.notify_at_risk
   if (!tells || tracker.delay_notified || !notifies('delayed', command.notifying)) return undefined
   if (order.fields.mute_notifications || order.fields.canceled || tracker.fields.mute_notifications) return undefined
-  const language_code = tracker.fields.language_code ?? order.fields.language_code
-  const recipient = { email: order.fields.email, phone: order.fields.phone, language_code }
-  return buildNotification('delayed', recipient, command.now, command.ids, command.notifying)
+  return buildNotification('delayed', recipientOf(order, trackerId), command.now, command.ids, command.notifying)
 }
 
 /**

@@ -4,7 +4,7 @@ import { type ConfiguredService, estimateParcel } from '../delivery/estimate.ts'
 import type { LaneQuery, LearnedTransit } from '../delivery/history.ts'
 import { type Address, emptyAddress, type TrackerChanges } from '../events/resources.ts'
 import type { IdSource } from '../ids.ts'
-import { emitted, type OrderState, recordedEventId, type TrackerState } from './state.ts'
+import { emitted, type OrderState, recipientOf, recordedEventId, type TrackerState } from './state.ts'
 import type { OrderEvent } from '../events/index.ts'
 import { buildNotification, notifies } from '../notifications/build.ts'
 import type { NotificationPreferences } from '../notifications/channels.ts'
@@ -167,9 +167,7 @@ function statusNotification(
   if (order.fields.mute_notifications || order.fields.canceled || tracker.fields.mute_notifications) return undefined
   const slug = notificationOfStatus(to, tracker.notified)
   if (!slug || !notifies(slug, command.notifying)) return undefined
-  const language_code = tracker.fields.language_code ?? order.fields.language_code
-  const recipient = { email: order.fields.email, phone: order.fields.phone, language_code }
-  return buildNotification(slug, recipient, at, command.ids, command.notifying)
+  return buildNotification(slug, recipientOf(order, trackerId), at, command.ids, command.notifying)
 }
 
 /**

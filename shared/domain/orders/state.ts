@@ -12,6 +12,7 @@ import { statusOfEvent } from '../vocabulary/tracking-codes.ts'
 import { delayCheckAfter } from '../delivery/delays.ts'
 import type { Delay } from '../events/order-events.ts'
 import { finalStatuses } from './polling.ts'
+import type { Recipient } from '../notifications/build.ts'
 
 /*
  * The order aggregate as the write side needs it to decide: the current value
@@ -119,6 +120,16 @@ export const initialTrackerFields: TrackerFields = {
   untracked_carrier_url: null,
   line_items: [],
   language_code: null,
+}
+
+/** Who an order's notifications go to: its contacts, in its tracker's language (else the order's). */
+export function recipientOf(order: OrderState, trackerId?: number): Recipient {
+  const tracker = order.trackers.find((t) => t.id === trackerId)
+  return {
+    email: order.fields.email,
+    phone: order.fields.phone,
+    language_code: tracker?.fields.language_code ?? order.fields.language_code,
+  }
 }
 
 /**
