@@ -4,13 +4,17 @@ import { failing } from './endpoint-health.ts'
 import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import { type CarrierLedger, carrierApiFigures } from '../shared/infra/carriers/ledger.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
+import { firstIdAt } from '../shared/infra/id-generator.ts'
+import type { NotificationDoc } from '../projectors/notifications/notification.ts'
+import type { PayloadDoc } from '../projectors/notifications/payload-document.ts'
+import { findNotification, type OrderDoc } from '../shared/domain/orders/document.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 
 /*
  * The overview's health: what is wrong with the account's integrations now,
  * each problem a line saying where to look. Carrier APIs near their daily
  * budget or failing today; webhook endpoints whose messages are being
- * retried, or were given up on this week.
+ * retried, or were given up on this week; e-mails and SMS that failed this week.
  */
 
 /** A share of a carrier API's daily budget past which the overview warns. */
@@ -31,9 +35,10 @@ export async function problemsOf(
   now: number,
   time: (seconds: number) => string,
 ): Promise<Problem[]> {
-  const [apis, webhooks] = await Promise.all([
+  const [apis, webhooks, sends] = await Promise.all([
     carriers.ledger ? carrierApiFigures(carriers.settings, carriers.ledger) : [],
     webhookProblems(rt, accountId, now, time),
+    sendingProblems(rt, accountId, now, time),
   ])
   const problems: Problem[] = []
   for (const api of apis.filter((a) => a.configured)) {
@@ -49,7 +54,68 @@ export async function problemsOf(
         href,
       })
   }
-  return [...problems, ...webhooks]
+  return [...problems, ...webhooks, ...sends]
+}
+
+/** Failed messages looked at: the newest, enough to say "100 or more". */
+const FAILED_LOOKED_AT = 100
+
+/**
+ * E-mails and SMS to customers that failed this week (their notifications
+ * made in the last 7 days: ids are time-ordered), each channel a line with
+ * how many and why the newest failed, pointing at its order.
+ */
+async function sendingProblems(
+  rt: Pick<Runtime, 'readStore'>,
+  accountId: number,
+  now: number,
+  time: (seconds: number) => string,
+) {
+  const since = firstIdAt((now - 7 * DAY) * 1000)
+  const [emails, sms] = await Promise.all([
+    rt.readStore.find<NotificationDoc>(collections.notifications.name, {
+      accountId,
+      where: [{ field: 'email_status', op: 'eq', value: 'failed' }],
+      limit: FAILED_LOOKED_AT,
+    }),
+    rt.readStore.find<PayloadDoc>(collections.sms_payloads.name, {
+      accountId,
+      where: [{ field: 'status', op: 'in', values: ['failed', 'undelivered'] }],
+      limit: FAILED_LOOKED_AT,
+    }),
+  ])
+  const lines = [
+    {
+      channel: 'e-mail',
+      failed: emails.docs
+        .filter((d) => d.id >= since)
+        .map((d) => ({ stream: d.doc.order_key, notification: d.doc.id })),
+    },
+    {
+      channel: 'SMS',
+      failed: sms.docs
+        .filter((d) => d.doc.notification_id >= since)
+        .map((d) => ({ stream: d.doc.stream, notification: d.doc.notification_id })),
+    },
+  ]
+  const problems: Problem[] = []
+  for (const { channel, failed } of lines) {
+    const newest = failed[0]
+    if (!newest) continue
+    const order = (await rt.readStore.getByKey<OrderDoc>(collections.orders.name, newest.stream))?.doc
+    const found = order && findNotification(order, newest.notification)
+    const payload = found?.notification.notification_payloads.find((p) =>
+      channel === 'SMS' ? p.type === 'sms' : p.type === 'email',
+    )
+    const count = failed.length === FAILED_LOOKED_AT ? `${FAILED_LOOKED_AT} or more` : String(failed.length)
+    const messages = channel === 'e-mail' && failed.length > 1 ? 'e-mails' : channel
+    const why = payload?.error ? `: ${payload.error}` : ''
+    problems.push({
+      text: `${count} ${messages} to customers failed this week; the newest, of ${time(found?.notification.created_at ?? now)}, for order ${order?.order_number ?? '?'}${why}.`,
+      href: order ? `/console/orders/${order.id}` : '/console/notifications',
+    })
+  }
+  return problems
 }
 
 async function webhookProblems(

@@ -45,6 +45,9 @@ export function createIdGenerator(node: number, nowMs: () => number = Date.now):
   }
 }
 
+/** The lowest id allocated at or after a time in Unix milliseconds: ids above it are newer. */
+export const firstIdAt = (ms: number) => Math.max(ms - EPOCH_MS, 0) * 2 ** (NODE_BITS + SEQUENCE_BITS)
+
 /** The millisecond an id was allocated in (for diagnostics). */
 export const idTime = (id: number): Date => new Date(Math.floor(id / 2 ** (NODE_BITS + SEQUENCE_BITS)) + EPOCH_MS)
 

@@ -474,6 +474,30 @@ t.test('a notification sent again from the order page: the channel chosen, the o
   t.equal((after.match(/<td>Shipped<\/td>/g) ?? []).length, 2, 'the order page lists both')
 })
 
+t.test('the overview names e-mails to customers that failed this week, and the order of the newest', async (t) => {
+  const mailbox = await startMailbox(t)
+  mailbox.refuseAll = true
+  const server = await startTestServer(t, {
+    env: { SMTP_URL: mailbox.url, SHIPLOG_MAIL_FROM: 'shop@acme.example', SHIPLOG_MAIL_ATTEMPTS: '1' },
+  })
+  const cookies = await signedIn(server)
+  t.match((await get(server, '/console', cookies)).html, 'All integrations OK')
+  const created = await postTrackers(server, [
+    { order_number: 'F-1', tracking_number: 'TN-F1', carrier_code: 'ups', email: 'jane@example.com' },
+  ])
+  const overview = await until(
+    async () => (await get(server, '/console', cookies)).html,
+    (html) => html.includes('to customers failed this week'),
+  )
+  t.match(
+    overview,
+    new RegExp(
+      `<a href="/console/orders/${created.body.trackers[0].order_id}">1 e-mail to customers failed this week; the newest, of [^<]+, for order F-1: Message failed: [^<]+\\.</a>`,
+    ),
+  )
+  t.notMatch(overview, 'All integrations OK')
+})
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()

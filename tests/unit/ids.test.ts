@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createIdGenerator, eventId, idTime, randomUuid } from '../../shared/infra/id-generator.ts'
+import { createIdGenerator, eventId, firstIdAt, idTime, randomUuid } from '../../shared/infra/id-generator.ts'
 
 t.test('a burst of 100,000 ids is unique, increasing and below 2^53', async (t) => {
   const ids = createIdGenerator(3, () => Date.UTC(2026, 10, 22))
@@ -44,6 +44,13 @@ t.test('ids are ordered by time and carry it', async (t) => {
   t.equal(idTime(id).getTime(), at)
   t.ok(createIdGenerator(31, () => at).next() < createIdGenerator(0, () => at + 1).next())
   t.throws(() => createIdGenerator(32), RangeError)
+})
+
+t.test('the first id of a time bounds every id made from then on, and none made before', async (t) => {
+  const at = Date.UTC(2030, 5, 1, 8, 30)
+  t.ok(createIdGenerator(0, () => at).next() >= firstIdAt(at), 'node 0, the time itself')
+  t.ok(createIdGenerator(31, () => at - 1).next() < firstIdAt(at), 'the millisecond before, any node')
+  t.equal(firstIdAt(0), 0, 'before the epoch: every id')
 })
 
 t.test('event ids are RFC 9562 UUIDv7, ordered by time', async (t) => {
