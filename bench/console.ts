@@ -100,7 +100,9 @@ async function measure(pathOf: () => string) {
 const randomOrder = () => order(Math.floor(Math.random() * SIZE), 1)
 for (const [name, pathOf] of [
   ['GET /healthz (the floor)', () => '/healthz'],
-  ['parcels, newest first', () => '/console/parcels'],
+  ['parcels, active (the default)', () => '/console/parcels'],
+  ['parcels, all', () => '/console/parcels?view=all'],
+  ['parcels needing attention', () => '/console/parcels?view=attention'],
   ['parcels in transit, page 2', () => `/console/parcels?status=in_transit&before=${randomOrder().id}`],
   ['parcels late', () => '/console/parcels?delay=late'],
   ['search by order number', () => `/console/parcels?q=${randomOrder().order_number}`],

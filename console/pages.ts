@@ -56,6 +56,8 @@ import {
   newestEventOf,
   everyParcel,
   filtersOf,
+  parcelViews,
+  viewCounts,
   findParcels,
   type Parcel,
   parcelsCsv,
@@ -128,7 +130,10 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
 
   routes.get('/console/parcels', 'parcels', async (c, request, reply) => {
     const filters = filtersOf(request.query as Query)
-    const found = await findParcels(rt, c.account.id, filters)
+    const [found, counts] = await Promise.all([
+      findParcels(rt, c.account.id, filters),
+      filters.q ? undefined : viewCounts(rt, c.account.id, filters),
+    ])
     // An exact tracking or order number opens its order.
     if (filters.q && found.onlyOrder) return reply.redirect(`/console/orders/${found.onlyOrder.id}`, 303)
     const last = found.parcels.at(-1)
@@ -138,6 +143,16 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       renderConsolePage('parcels', 'Parcels', c.frame, {
         filters,
         filtered: Boolean(filters.q || filters.status || filters.carrier || filters.delay),
+        // Each tab keeps the other filters; a tab or filter change starts again at the newest.
+        tabs: counts?.map((tab) => ({
+          ...tab,
+          href: `/console/parcels?${queryOf({ ...filters, view: tab.view })}`,
+          current: tab.view === filters.view,
+        })),
+        viewLabel: parcelViews[filters.view].label,
+        viewEmpty: parcelViews[filters.view].empty,
+        /** Parcels elsewhere: an empty tab says so rather than "no parcels yet". */
+        anyParcel: counts?.some((tab) => tab.view === 'all' && tab.any),
         parcels: found.parcels.map((p) => rowOf(p, now())),
         exportUrl: `/console/parcels.csv?${queryOf(filters)}`,
         now: now(),

@@ -7,10 +7,11 @@ import {
   type DelayStatus,
 } from '../shared/domain/events/order-events.ts'
 import { deliveryAddressOf, type OrderDoc, type TrackerDoc } from '../shared/domain/orders/document.ts'
-import { deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
+import { type DeliveryStatusCode, deliveryStatusCodes } from '../shared/domain/vocabulary/tracking-codes.ts'
+import { finalStatuses } from '../shared/domain/orders/polling.ts'
 import { wholeDaysBetween } from '../shared/domain/time.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
-import type { Condition } from '../shared/infra/read-store/port.ts'
+import type { Condition, StoredDocument } from '../shared/infra/read-store/port.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import { parcelsOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
 
@@ -30,7 +31,28 @@ export interface Parcel {
   tracker: TrackerDoc
 }
 
+/** The parcels page's tabs: which delivery statuses each shows. */
+export const parcelViews = {
+  active: {
+    label: 'Active',
+    statuses: deliveryStatusCodes.filter((s) => !finalStatuses.has(s)),
+    empty: 'No parcel is on its way.',
+  },
+  attention: {
+    label: 'Needs attention',
+    statuses: ['failed_attempt', 'available_for_pickup', 'exception'],
+    empty: 'No parcel needs attention: none failed delivery, waits at a pickup point or met an exception.',
+  },
+  delivered: { label: 'Delivered', statuses: ['delivered'], empty: 'No parcel is delivered yet.' },
+  closed: { label: 'Closed', statuses: ['returned', 'expired'], empty: 'No parcel was returned or expired.' },
+  all: { label: 'All', statuses: deliveryStatusCodes, empty: 'No parcels yet.' },
+} as const satisfies Record<string, { label: string; statuses: readonly DeliveryStatusCode[]; empty: string }>
+export type ParcelView = keyof typeof parcelViews
+const viewNames = Object.keys(parcelViews) as ParcelView[]
+
 export interface ParcelFilters {
+  /** The tab: active parcels unless another is asked for. */
+  view: ParcelView
   q?: string
   status?: string
   carrier?: string
@@ -43,6 +65,7 @@ export interface ParcelFilters {
 export function filtersOf(query: Record<string, string | undefined>): ParcelFilters {
   const before = Number(query.before)
   return {
+    view: viewNames.includes(query.view as ParcelView) ? (query.view as ParcelView) : 'active',
     q: query.q?.trim() || undefined,
     status: (deliveryStatusCodes as readonly string[]).includes(query.status ?? '') ? query.status : undefined,
     carrier: query.carrier?.trim() || undefined,
@@ -54,19 +77,15 @@ export function filtersOf(query: Record<string, string | undefined>): ParcelFilt
 const parcelsOfOrders = (orders: readonly OrderDoc[]): Parcel[] =>
   orders.flatMap((order) => order.fulfillments.flatMap((f) => f.trackers.map((tracker) => ({ order, tracker }))))
 
-/**
- * A page of the account's parcels, newest first, under the filters; a search
- * (`q`) finds them by tracking number (spaces and case aside), order number
- * or customer e-mail, and says when it found exactly one order.
- */
-export async function findParcels(
-  rt: Pick<Runtime, 'readStore'>,
-  accountId: number,
-  filters: ParcelFilters,
-): Promise<{ parcels: Parcel[]; hasMore: boolean; onlyOrder?: OrderDoc }> {
-  if (filters.q) return searchParcels(rt, accountId, filters.q)
+/** The statuses a view shows under the status filter: the view's, or the one asked for when the view has it. */
+const statusesOf = (filters: Pick<ParcelFilters, 'view' | 'status'>): readonly string[] => {
+  const statuses: readonly string[] = parcelViews[filters.view].statuses
+  return filters.status ? statuses.filter((s) => s === filters.status) : statuses
+}
+
+/** The conditions of the filters but the status. */
+const othersOf = (filters: ParcelFilters): Condition[] => {
   const where: Condition[] = []
-  if (filters.status) where.push({ field: 'delivery_status_code', op: 'eq', value: filters.status })
   if (filters.carrier) where.push({ field: 'carrier_code', op: 'eq', value: filters.carrier })
   if (filters.delay)
     where.push({
@@ -74,13 +93,106 @@ export async function findParcels(
       op: 'in',
       values: filters.delay === 'any' ? delayStatuses : [filters.delay],
     })
-  const page = await rt.readStore.find<TrackerIndexDoc>(TRACKERS, {
-    accountId,
-    where,
-    endingBefore: filters.before,
-    limit: PAGE_SIZE,
+  return where
+}
+
+/**
+ * A page of the account's parcels, newest first, under the filters; a search
+ * (`q`) finds them by tracking number (spaces and case aside), order number
+ * or customer e-mail, whatever the tab, and says when it found exactly one
+ * order. A tab of several statuses reads a page of each on its status's
+ * index and keeps the newest: one index range each, where one query over
+ * all of them would sort every parcel they hold. A delay filter, the
+ * narrowest, reads its own index and keeps the tab's statuses in memory.
+ */
+export async function findParcels(
+  rt: Pick<Runtime, 'readStore'>,
+  accountId: number,
+  filters: ParcelFilters,
+): Promise<{ parcels: Parcel[]; hasMore: boolean; onlyOrder?: OrderDoc }> {
+  if (filters.q) return searchParcels(rt, accountId, filters.q)
+  const others = othersOf(filters)
+  const statuses = statusesOf(filters)
+  const page = (where: Condition[], endingBefore = filters.before) =>
+    rt.readStore.find<TrackerIndexDoc>(TRACKERS, { accountId, where, endingBefore, limit: PAGE_SIZE })
+  if (filters.delay || statuses.length === deliveryStatusCodes.length) {
+    const wanted = new Set(statuses)
+    const kept: StoredDocument<TrackerIndexDoc>[] = []
+    let before = filters.before
+    for (let read = 0; read < DELAYED_PAGES_READ; read++) {
+      const found = await page(others, before)
+      kept.push(...found.docs.filter((d) => wanted.has(d.doc.delivery_status_code)))
+      before = found.docs.at(-1)?.id
+      if (!found.hasMore || kept.length >= PAGE_SIZE)
+        return {
+          parcels: await parcelsOf(rt.readStore, kept.slice(0, PAGE_SIZE)),
+          hasMore: found.hasMore || kept.length > PAGE_SIZE,
+        }
+    }
+    return { parcels: await parcelsOf(rt.readStore, kept.slice(0, PAGE_SIZE)), hasMore: true }
+  }
+  const pages = await Promise.all(
+    statuses.map((value) => page([{ field: 'delivery_status_code', op: 'eq', value }, ...others])),
+  )
+  const newest = pages.flatMap((p) => p.docs).sort((a, b) => b.id - a.id)
+  return {
+    parcels: await parcelsOf(rt.readStore, newest.slice(0, PAGE_SIZE)),
+    hasMore: newest.length > PAGE_SIZE || pages.some((p) => p.hasMore),
+  }
+}
+
+/** Pages of delayed parcels read for one page of a tab: delayed parcels are nearly all active. */
+const DELAYED_PAGES_READ = 10
+
+/** Counted up to this many a tab: "1,000+" beyond. */
+export const COUNTED_UP_TO = 1000
+
+/**
+ * How many parcels each tab holds under the other filters: each status
+ * counted on its index up to COUNTED_UP_TO; under a delay filter, the
+ * delayed parcels (up to as many) tallied by status.
+ */
+export async function viewCounts(rt: Pick<Runtime, 'readStore'>, accountId: number, filters: ParcelFilters) {
+  const others = othersOf(filters)
+  const counted = new Map<string, number>()
+  /** Whether parcels were left uncounted: a tab with some then has more. */
+  let beyond = false
+  if (filters.delay) {
+    const delayed = await rt.readStore.find<TrackerIndexDoc>(TRACKERS, {
+      accountId,
+      where: others,
+      limit: COUNTED_UP_TO,
+    })
+    beyond = delayed.hasMore
+    for (const { doc } of delayed.docs)
+      if (!filters.status || filters.status === doc.delivery_status_code)
+        counted.set(doc.delivery_status_code, (counted.get(doc.delivery_status_code) ?? 0) + 1)
+  } else {
+    await Promise.all(
+      statusesOf({ view: 'all', status: filters.status }).map(async (value) =>
+        counted.set(
+          value,
+          await rt.readStore.count(
+            TRACKERS,
+            { accountId, where: [{ field: 'delivery_status_code', op: 'eq', value }, ...others] },
+            COUNTED_UP_TO,
+          ),
+        ),
+      ),
+    )
+  }
+  return viewNames.map((view) => {
+    const count = parcelViews[view].statuses.reduce((sum, s) => sum + (counted.get(s) ?? 0), 0)
+    return {
+      view,
+      label: parcelViews[view].label,
+      count:
+        count >= COUNTED_UP_TO
+          ? `${COUNTED_UP_TO.toLocaleString('en')}+`
+          : `${count.toLocaleString('en')}${beyond && count > 0 ? '+' : ''}`,
+      any: count > 0,
+    }
   })
-  return { parcels: await parcelsOf(rt.readStore, page.docs), hasMore: page.hasMore }
 }
 
 async function searchParcels(rt: Pick<Runtime, 'readStore'>, accountId: number, q: string) {
@@ -168,8 +280,9 @@ export type ParcelRow = ReturnType<typeof rowOf>
 /** The filters as a query string, with `extra` over them; a page's `before` only when `extra` names it. */
 export function queryOf(filters: ParcelFilters, extra: Partial<Record<keyof ParcelFilters, string | number>> = {}) {
   const params = new URLSearchParams()
+  // The default tab goes without saying.
   for (const [k, v] of Object.entries({ ...filters, before: undefined, ...extra }))
-    if (v !== undefined) params.set(k, String(v))
+    if (v !== undefined && !(k === 'view' && v === 'active')) params.set(k, String(v))
   return params.toString()
 }
 

@@ -113,6 +113,10 @@ t.test('a support person signs in, finds a parcel and answers "where is my order
   const [session] = (await context.cookies()).filter((c) => c.name === 'shiplog_console')
   t.match(session, { httpOnly: true, sameSite: 'Lax', secure: false, path: '/console' })
 
+  const tabs = page.getByRole('navigation', { name: 'Parcels by state' })
+  t.equal(await tabs.locator('[aria-current="page"]').innerText(), 'Active 3', 'the active parcels first')
+  t.equal(await page.locator('table.parcels tbody tr').count(), 3, 'not the delivered one')
+  await tabs.getByRole('link', { name: 'All 4' }).click()
   t.equal(await page.locator('table.parcels tbody tr').count(), 4, 'every parcel, newest first')
   t.match(await page.locator('tbody tr').first().innerText(), /W-3004/)
   await keep(page, 'console-parcels.png', { width: 1280, height: 900 })

@@ -168,6 +168,16 @@ export function readStoreContract(t: Test, open: () => Promise<ReadStore>) {
       'counted: those the conditions select',
     )
     t.equal(await store.count(contractCollection.name, { accountId: 2 }), 0, 'counted within the account')
+    t.equal(await store.count(contractCollection.name, { accountId: 1 }, 7), 7, 'counted up to a bound')
+    t.equal(
+      await store.count(
+        contractCollection.name,
+        { accountId: 1, where: [{ field: 'email', op: 'eq', value: 'odd@x.io' }] },
+        50,
+      ),
+      10,
+      'a bound above the count changes nothing',
+    )
   })
 
   t.test('due documents: an integer field at most a bound, every account, lowest first, never null', async (t) => {

@@ -498,6 +498,68 @@ t.test('the overview names e-mails to customers that failed this week, and the o
   t.notMatch(overview, 'All integrations OK')
 })
 
+t.test(
+  'the parcels page’s tabs: active by default, each with its count, paged newest first across statuses',
+  async (t) => {
+    const server = await startTestServer(t)
+    // 30 parcels in transit and 30 met an exception, interleaved; one delivered, one returned.
+    const parcels = Array.from({ length: 60 }, (_, i) => ({ order_number: `T-${i}`, tracking_number: `TN-TAB-${i}` }))
+    const ends = [
+      { order_number: 'T-D', tracking_number: 'TN-TAB-D' },
+      { order_number: 'T-R', tracking_number: 'TN-TAB-R' },
+    ]
+    t.equal((await postTrackers(server, [...parcels, ...ends])).status, 201)
+    const at = nowSeconds() - 600
+    await recordTrackingEvents(server, [
+      ...parcels.map((p, i) => ({
+        tracking_number: p.tracking_number,
+        event_type_code: i % 2 === 0 ? 'origin_scan' : 'incident',
+        happened_at: at,
+      })),
+      { tracking_number: 'TN-TAB-D', event_type_code: 'delivered', happened_at: at },
+      { tracking_number: 'TN-TAB-R', event_type_code: 'return', happened_at: at },
+    ])
+    const cookies = await signedIn(server)
+    const numbers = (html: string) => [...html.matchAll(/>(T-[\dDR]+)<\/a>/g)].map(([, n]) => n!)
+    const tabs = (html: string) =>
+      [
+        ...html.matchAll(/<a href="[^"]*"(?: aria-current="page")?>([^<]+) <span class="tab-count">([^<]+)<\/span>/g),
+      ].map(([, label, count]) => `${label} ${count}`)
+
+    const first = await get(server, '/console/parcels', cookies)
+    t.same(tabs(first.html), ['Active 60', 'Needs attention 30', 'Delivered 1', 'Closed 1', 'All 62'])
+    t.match(first.html, /aria-current="page">Active /, 'Active is the default')
+    const page1 = numbers(first.html)
+    t.equal(page1.length, 50, 'a page of 50')
+    t.same(
+      page1,
+      [...page1].sort((a, b) => Number(b.slice(2)) - Number(a.slice(2))),
+      'newest first, whatever the status',
+    )
+    t.notOk(page1.includes('T-D') || page1.includes('T-R'), 'no delivered or returned parcel is active')
+    const older = /href="(\/console\/parcels\?[^"]*before[^"]*)" rel="next"/
+      .exec(first.html)?.[1]
+      ?.replaceAll('&#x3D;', '=')
+    t.ok(older, 'a next page')
+    const page2 = numbers((await get(server, older!, cookies)).html)
+    t.equal(new Set([...page1, ...page2]).size, 60, 'every active parcel once over two pages')
+
+    t.same(numbers((await get(server, '/console/parcels?view=delivered', cookies)).html), ['T-D'])
+    t.same(numbers((await get(server, '/console/parcels?view=closed', cookies)).html), ['T-R'])
+    t.equal(numbers((await get(server, '/console/parcels?view=attention', cookies)).html).length, 30)
+    const narrowed = await get(server, '/console/parcels?view=attention&status=in_transit', cookies)
+    t.same(numbers(narrowed.html), [], 'a status outside the tab: nothing')
+    t.same(
+      tabs(narrowed.html),
+      ['Active 30', 'Needs attention 0', 'Delivered 0', 'Closed 0', 'All 30'],
+      'counts under the filters',
+    )
+    t.match(narrowed.html, '<input type="hidden" name="view" value="attention">', 'filtering keeps the tab')
+    const csv = await get(server, '/console/parcels.csv?view=closed', cookies)
+    t.equal(csv.html.trimEnd().split('\n').length, 2, 'the export of a tab')
+  },
+)
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()

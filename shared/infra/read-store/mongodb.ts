@@ -206,8 +206,8 @@ function documentReads(collection: CollectionOf, specOf: (name: string) => Colle
         .toArray()
       return groupKeys(rows.map((r) => ({ value: r.f[field]!, key: r._id })))
     },
-    async count(name: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
-      return collection(name).countDocuments(filterOf(query))
+    async count(name: string, query: Pick<FindQuery, 'accountId' | 'where'>, upTo?: number) {
+      return collection(name).countDocuments(filterOf(query), upTo === undefined ? {} : { limit: upTo })
     },
     async find<D>(name: string, query: FindQuery) {
       const { rows, hasMore } = await pageRows(collection(name), query)

@@ -214,8 +214,12 @@ export interface ReadStore {
   /** Unscoped, for the poller: documents whose integer field is at most `upTo` (never null), lowest first. */
   lookupDue<D>(collection: string, field: string, upTo: number, limit: number): Promise<StoredDocument<D>[]>
   find<D>(collection: string, query: FindQuery): Promise<Page<D>>
-  /** How many of an account's documents the conditions select, counted on their indexes. */
-  count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>): Promise<number>
+  /**
+   * How many of an account's documents the conditions select, counted on
+   * their indexes; with `upTo`, no more than that many are counted (a page's
+   * "1,000+" costs no more than a thousand rows, however many there are).
+   */
+  count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>, upTo?: number): Promise<number>
   /**
    * The source keys of an account's documents whose field holds one of the
    * values, by value (a value with none is absent); one query for the lot.

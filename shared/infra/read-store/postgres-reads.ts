@@ -136,11 +136,14 @@ export function postgresReads(
       )
       return groupKeys(found as { value: string; key: string }[])
     },
-    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
+    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>, upTo?: number) {
       const spec = specOf(collection)
       const { clauses, params } = filterOf(spec, query)
+      const where = clauses.join(' AND ')
       const { rows: counted } = await pool.query(
-        `SELECT COUNT(*)::int AS n FROM ${spec.name} WHERE ${clauses.join(' AND ')}`,
+        upTo === undefined
+          ? `SELECT COUNT(*)::int AS n FROM ${spec.name} WHERE ${where}`
+          : `SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM ${spec.name} WHERE ${where} LIMIT ${Math.max(0, Math.floor(upTo))}) up_to`,
         params,
       )
       return (counted[0] as { n: number }).n

@@ -125,12 +125,21 @@ export function documentReads(sql: Statements, specOf: SpecOf): DocumentReads & 
         .all(accountId, JSON.stringify(values))
       return groupKeys(rows)
     },
-    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>) {
+    async count(collection: string, query: Pick<FindQuery, 'accountId' | 'where'>, upTo?: number) {
       const spec = specOf(collection)
       const { clauses, params } = filterOf(spec, query)
-      const row = sql
-        .prepared<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${spec.name} WHERE ${clauses.join(' AND ')}`)
-        .get(...params)
+      const where = clauses.join(' AND ')
+      const row = (
+        upTo === undefined
+          ? sql
+              .prepared<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM ${spec.name} WHERE ${where}`)
+              .get(...params)
+          : sql
+              .prepared<unknown[], { n: number }>(
+                `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${spec.name} WHERE ${where} LIMIT ?)`,
+              )
+              .get(...params, upTo)
+      ) as { n: number } | undefined
       return row?.n ?? 0
     },
     async find<D>(collection: string, query: FindQuery) {
