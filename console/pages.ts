@@ -273,12 +273,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
             stallDays,
             finalStatuses.has(tracker.delivery_status_code),
           ),
-          notifications: [...tracker.notifications, ...(i === 0 ? order.notifications : [])].map((n) => ({
-            id: n.id,
-            created_at: n.created_at,
-            name: notificationTypeOf(n.notification_type).name,
-            sending: n.notification_payloads.map(sendingWords),
-          })),
+          ...notificationsOf([...tracker.notifications, ...(i === 0 ? order.notifications : [])]),
           resend: resendOf([...tracker.notifications, ...(i === 0 ? order.notifications : [])], channels),
         })),
         items: order.line_items,
@@ -481,6 +476,21 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       }),
     )
   })
+}
+
+/** A parcel's notifications in words, and the newest: what the customer was told last. */
+function notificationsOf(sent: readonly OrderDoc['notifications'][number][]) {
+  const notifications = sent.map((n) => ({
+    id: n.id,
+    created_at: n.created_at,
+    name: notificationTypeOf(n.notification_type).name,
+    sending: n.notification_payloads.map(sendingWords),
+  }))
+  const lastTold = notifications.reduce<(typeof notifications)[number] | undefined>(
+    (newest, n) => (!newest || n.created_at > newest.created_at ? n : newest),
+    undefined,
+  )
+  return { notifications, lastTold }
 }
 
 const CHANNEL_LABELS: Record<NotificationChannel, string> = { email: 'By e-mail to', sms: 'By SMS to' }

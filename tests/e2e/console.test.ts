@@ -448,6 +448,11 @@ t.test('a notification sent again from the order page: the channel chosen, the o
   const orderId = created.body.trackers[0].order_id
   const cookies = await signedIn(server)
   const page = (await get(server, `/console/orders/${orderId}`, cookies)).html
+  t.match(
+    page,
+    /<dt>Customer told<\/dt><dd>Shipped, [^<]+<br><span class="muted">E-mail: (sent|waiting to be sent)<\/span><\/dd>/,
+    'what the customer was told last, above the timeline',
+  )
   t.match(page, '<summary>Resend a notification…</summary>')
   t.match(page, '<label for="resend-', 'each choice labelled')
   t.match(page, 'By e-mail to jane@example.com')
