@@ -40,12 +40,13 @@ export async function acceptJobRequest(
   job: Parameters<typeof acceptJob>[3],
   answer: 'job' | 'job_id' = 'job',
 ) {
-  const { jobId, response } = await acceptJob(rt, queue, commandRequest(request), job, answer, request.log)
-  return {
-    jobId,
-    send: (reply: FastifyReply) => sendCommandResponse(reply.header('location', `/v2/jobs/${jobId}`), response),
-  }
+  const accepted = await acceptJob(rt, queue, commandRequest(request), job, answer, request.log)
+  return { jobId: accepted.jobId, send: (reply: FastifyReply) => sendAcceptedJob(reply, accepted) }
 }
+
+/** A job accepted: `202` with `Location: /v2/jobs/{id}`. */
+export const sendAcceptedJob = (reply: FastifyReply, { jobId, response }: Awaited<ReturnType<typeof acceptJob>>) =>
+  sendCommandResponse(reply.header('location', `/v2/jobs/${jobId}`), response)
 
 /** A command on one aggregate's stream (see changeStream), answered over HTTP; `reveal` opens what the recorded answer keeps sealed, on the way out only. */
 export async function changeOneStream<E extends DomainEvent, S>(

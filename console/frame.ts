@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { CommandRequest } from '../commands/execute.ts'
 import { ShiplogError } from '../shared/domain/errors.ts'
 import type { UserState } from '../shared/domain/users/user.ts'
 import type { AccountDoc } from '../shared/infra/accounts/account-doc.ts'
@@ -16,6 +17,13 @@ export interface ConsoleRequest {
   account: AccountDoc
   frame: Frame
 }
+
+/** A console form's command, as the command core takes one: the signed-in user's account, the request's id. */
+export const commandOf = (c: Pick<ConsoleRequest, 'account'>, request: Pick<FastifyRequest, 'id'>): CommandRequest => ({
+  source: 'console',
+  account: c.account,
+  correlationId: request.id,
+})
 
 export type SignedIn = (request: FastifyRequest, reply: FastifyReply) => Promise<ConsoleRequest | undefined>
 export type Query = Record<string, string | undefined>

@@ -243,6 +243,7 @@ const names = [
   'team',
   'webhooks',
   'webhook',
+  'connections',
 ] as const
 const templates = Object.fromEntries(
   names.map((name) => [name, pages.compile(file(`./templates/${name}.html.hbs`), { strict: false })]),

@@ -66,7 +66,7 @@ import {
   placeOf,
   wordsOf,
 } from './parcels.ts'
-import type { ConsoleParts, ConsoleRequest, ConsoleScope, Query } from './frame.ts'
+import { type ConsoleParts, type ConsoleRequest, type ConsoleScope, commandOf, type Query } from './frame.ts'
 import { doneAt, formOf } from './forms.ts'
 
 const ORDERS = collections.orders.name
@@ -304,7 +304,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     '/console/orders/:id/tracking_link/rotate',
     async (c, request, reply) => {
       const id = idOf((request.params as Query).id)
-      const command = { source: 'console' as const, account: c.account, correlationId: request.id }
+      const command = commandOf(c, request)
       const link = { tokens, baseUrl: publicUrlOf(rt, request) }
       const response = await executeCommand(rt, command, () => planTrackingLinkRotation(rt, command, id, link))
       if (response.status === 404) throw notFound('Order not found')

@@ -19,6 +19,7 @@ import { analyticsPages } from './analytics.ts'
 import { type ConsoleParts, type ConsoleRequest, consoleScope } from './frame.ts'
 import { settingsPages } from './settings.ts'
 import { webhookPages } from './webhooks.ts'
+import { connectionPages } from './connections.ts'
 import { consolePages } from './pages.ts'
 import { clearSession, setSession, signedInUser } from './session.ts'
 
@@ -72,6 +73,7 @@ export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, part
     analyticsPages(routes, rt)
     settingsPages(routes, rt, parts.carriers)
     webhookPages(routes, rt, parts.jobs)
+    connectionPages(routes, rt, parts.jobs)
   })
 }
 

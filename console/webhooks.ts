@@ -1,5 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { CommandRequest } from '../commands/execute.ts'
+import type { FastifyReply } from 'fastify'
 import {
   createEndpointBody,
   replayEndpointBody,
@@ -18,7 +17,7 @@ import { sendPage } from '../shared/infra/http/html-page.ts'
 import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
+import { type ConsoleRequest, type ConsoleScope, commandOf, type Query } from './frame.ts'
 import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull } from './forms.ts'
 import { renderConsolePage } from './html.ts'
 import { endpointHealth } from './endpoint-health.ts'
@@ -52,11 +51,6 @@ const endpointFormBody = (form: Form) => {
 
 export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue | undefined) {
   const endpoints = webhookEndpointCommands(rt)
-  const commandOf = (c: ConsoleRequest, request: FastifyRequest): CommandRequest => ({
-    source: 'console',
-    account: c.account,
-    correlationId: request.id,
-  })
   const endpointOf = async (accountId: number, id: unknown) => {
     const found = await rt.readStore.get<WebhookEndpointDoc>(ENDPOINTS, accountId, Number(id) || 0)
     if (!found || found.doc.deleted) throw notFound('Webhook endpoint not found')

@@ -8,15 +8,21 @@ import {
   decideConnection,
   evolveConnection,
 } from '../../shared/domain/connections/connection.ts'
-import { notFound, validationError } from '../../shared/domain/errors.ts'
+import { validationError } from '../../shared/domain/errors.ts'
 import { callerOf } from '../../shared/infra/http/auth.ts'
 import { publicUrlOf } from '../../shared/infra/http/public-url.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { refusedReceiver } from '../../shared/infra/webhooks/outbound.ts'
-import { acceptJobRequest, changeOneStream, pathCalled } from '../command-request.ts'
+import {
+  changeOneStream,
+  commandRequest,
+  pathCalled,
+  sendAcceptedJob,
+  sendCommandResponse,
+} from '../command-request.ts'
+import { backfillConnection, disconnectStore } from '../../commands/connections/change.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
-import { collections } from '../../shared/infra/read-store/collections.ts'
 import { dateTime } from '../../shared/domain/fields.ts'
 
 /*
@@ -184,22 +190,16 @@ export function connectionWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
       },
     },
     async (request, reply) => {
-      const { account } = callerOf(request)
-      const stored = await rt.readStore.get<ConnectionState>(
-        collections.connections.name,
-        account.id,
+      const accepted = await backfillConnection(
+        rt,
+        jobs,
+        commandRequest(request),
         request.params.id,
+        request.body.since,
+        pathCalled(request),
+        request.log,
       )
-      if (!stored || stored.doc.deleted) throw notFound('Connection not found')
-      const job = {
-        type: 'connections.backfill' as const,
-        payload: {
-          method: 'POST',
-          url: pathCalled(request),
-          body: { connection_id: request.params.id, since: request.body.since },
-        },
-      }
-      return (await acceptJobRequest(rt, jobs, request, job)).send(reply)
+      return sendAcceptedJob(reply, accepted)
     },
   )
 
@@ -215,12 +215,6 @@ export function connectionWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
       },
     },
     async (request, reply) =>
-      change(
-        request,
-        reply,
-        request.params.id,
-        (at, state) => decideConnection({ type: 'DeleteConnection', data: { at } }, state),
-        () => ({ status: 200, body: { object: 'connection', id: request.params.id, deleted: true } }),
-      ),
+      sendCommandResponse(reply, await disconnectStore(rt, commandRequest(request), request.params.id)),
   )
 }

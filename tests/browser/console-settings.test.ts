@@ -351,6 +351,7 @@ t.test('no serious or critical accessibility violation on the new pages, at 375 
       '/console/notifications',
       '/console/notifications/samples/shipped/de',
       '/console/webhooks',
+      '/console/settings/connections',
       '/console/settings/carriers',
       '/console/settings/team',
     ]) {

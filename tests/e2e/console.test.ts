@@ -3,6 +3,8 @@ import { createUser } from '../../commands/users/change-user.ts'
 import { until } from '../support/progress.ts'
 import { startReceiver } from '../support/receiver.ts'
 import { startMailbox } from '../support/smtp.ts'
+import { SHOPIFY_TOKEN, startLoopbackStore } from '../support/stores.ts'
+import { waitForJob } from '../support/jobs.ts'
 import { csrfOf, get, jar, PASSWORD, post, signedIn, signIn } from '../support/console.ts'
 import { postTrackers, recordTrackingEvents, startTestServer, trackerOf } from '../support/server.ts'
 import { DAY, isoDay, nowSeconds } from '../support/time.ts'
@@ -564,6 +566,79 @@ t.test(
     t.equal(csv.html.trimEnd().split('\n').length, 2, 'the export of a tab')
   },
 )
+
+t.test('store connections: listed with their webhook address, synced since a day, disconnected', async (t) => {
+  const store = await startLoopbackStore(t)
+  const server = await startTestServer(t, {
+    env: { SHIPLOG_CONNECTOR_ALLOW_PRIVATE: 'true', SHIPLOG_SHOPIFY_API_URL: store.url },
+  })
+  const owner = await signedIn(server, 'ana@shop.example', 'owner')
+  t.match((await get(server, '/console/settings/connections', owner)).html, 'No store is connected.')
+  store.shopifyOrders = [
+    {
+      legacyResourceId: '5000',
+      name: '#2000',
+      email: 'c@example.com',
+      createdAt: new Date().toISOString(),
+      cancelledAt: null,
+      customer: { firstName: 'Cam', lastName: 'N', email: 'c@example.com' },
+      shippingAddress: { city: 'Paris', zip: '75002', countryCodeV2: 'FR', provinceCode: null },
+      lineItems: { nodes: [{ id: 'gid://shopify/LineItem/9000', name: 'Mug', sku: 'MUG', quantity: 1 }] },
+      fulfillments: [],
+    },
+  ]
+  const connection = (
+    await server.request('POST', '/v2/connections', {
+      body: {
+        platform: 'shopify',
+        shop_domain: 'acme.myshopify.com',
+        access_token: SHOPIFY_TOKEN,
+        webhook_secret: 's',
+      },
+    })
+  ).body
+  const page = (await get(server, '/console/settings/connections', owner)).html
+  t.match(page, 'Shopify · acme.myshopify.com')
+  t.match(page, `value="${connection.webhook_url}"`, 'the address to give the store')
+  t.match(page, 'Active</span>')
+
+  const sync = (since: string) =>
+    post(server, `/console/settings/connections/${connection.id}/sync`, owner, { _csrf: csrfOf(page), since })
+  const wrong = await sync('last week')
+  t.equal(wrong.status, 400)
+  t.match(wrong.html, 'since: must be a date YYYY-MM-DD')
+  const synced = await sync(isoDay(nowSeconds() - 7 * DAY))
+  t.equal(synced.status, 303)
+  const job = /\(job (\d+)\)/.exec(decodeURIComponent(synced.location ?? ''))?.[1]
+  t.ok(job, 'the sync is a job, named')
+  t.equal((await waitForJob(server, Number(job))).job.status, 'completed')
+  t.equal((await server.request('GET', '/v2/orders?order_number=%232000')).body.data.length, 1, 'the order came in')
+
+  const member = await signedIn(server)
+  const read = (await get(server, '/console/settings/connections', member)).html
+  t.notMatch(read, 'Sync now', 'members read, owners change')
+  t.equal(
+    (await post(server, `/console/settings/connections/${connection.id}/delete`, member, { _csrf: csrfOf(read) }))
+      .status,
+    403,
+  )
+  const gone = await post(server, `/console/settings/connections/${connection.id}/delete`, owner, {
+    _csrf: csrfOf(page),
+  })
+  t.equal(gone.status, 303)
+  t.match(
+    decodeURIComponent(gone.location ?? ''),
+    'acme.myshopify.com is disconnected: its parcels here are still tracked.',
+  )
+  t.equal((await server.request('GET', `/v2/connections/${connection.id}`)).status, 404, 'the API agrees')
+  t.match((await get(server, '/console/settings/connections', owner)).html, 'No store is connected.')
+  t.equal(
+    (await post(server, `/console/settings/connections/${connection.id}/delete`, owner, { _csrf: csrfOf(page) }))
+      .status,
+    404,
+    'disconnected once',
+  )
+})
 
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
