@@ -26,7 +26,8 @@ export function parsedForm<S extends z.ZodType>(schema: S, body: unknown): z.out
 export const formOf = (request: { body?: unknown }) => (request.body ?? {}) as Record<string, unknown>
 
 /** Where a change sends the browser back to: the page, with the message saying what was done. */
-export const doneAt = (path: string, message: string) => `${path}?done=${encodeURIComponent(message)}`
+export const doneAt = (path: string, message: string) =>
+  `${path}${path.includes('?') ? '&' : '?'}done=${encodeURIComponent(message)}`
 
 /** A form field's text: trimmed, and `null` when left empty (the API's "not set"). */
 export const textOrNull = (value: unknown) => {

@@ -13,7 +13,7 @@ import { reachableChannels } from '../shared/domain/notifications/build.ts'
 import { type NotificationChannel, notificationChannels } from '../shared/domain/vocabulary/channels.ts'
 import { finalStatuses } from '../shared/domain/orders/polling.ts'
 import { type NotificationSlug, notificationTypeOf } from '../shared/domain/notifications/types.ts'
-import { foldOrderState, type OrderState } from '../shared/domain/orders/state.ts'
+import { foldOrderState, type OrderState, orderStream } from '../shared/domain/orders/state.ts'
 import { deliveryStatusCodes, type EventTypeCode, statusOfEvent } from '../shared/domain/vocabulary/tracking-codes.ts'
 import { toUnixSeconds, utcDayOf } from '../shared/domain/time.ts'
 import { localDayOf, localMidnight } from '../shared/domain/delivery/calendar.ts'
@@ -25,7 +25,7 @@ import { smsSettings } from '../shared/infra/config.ts'
 import { trackingPageUrlOf, trackingTokens } from '../shared/infra/tracking-tokens.ts'
 import { emailPreview } from '../reactions/emails/preview.ts'
 import type { WebhookDeliveryDoc } from '../projectors/webhooks/delivery.ts'
-import { orderDocumentKeyOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
+import { orderDocumentKeyOf, parcelsOf, type TrackerIndexDoc } from '../projectors/orders/tracker-index.ts'
 import {
   daysAgo,
   byChannel,
@@ -67,7 +67,7 @@ import {
   wordsOf,
 } from './parcels.ts'
 import { type ConsoleParts, type ConsoleRequest, type ConsoleScope, commandOf, type Query } from './frame.ts'
-import { doneAt, formOf } from './forms.ts'
+import { allOf, doneAt, formOf } from './forms.ts'
 
 const ORDERS = collections.orders.name
 const TRACKERS = collections.trackers.name
@@ -130,6 +130,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
 
   routes.get('/console/parcels', 'parcels', async (c, request, reply) => {
     const filters = filtersOf(request.query as Query)
+    const selected = new Set(((request.query as Query).selected ?? '').split(',').map(Number))
     const [found, counts] = await Promise.all([
       findParcels(rt, c.account.id, filters),
       filters.q ? undefined : viewCounts(rt, c.account.id, filters),
@@ -153,8 +154,11 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         viewEmpty: parcelViews[filters.view].empty,
         /** Parcels elsewhere: an empty tab says so rather than "no parcels yet". */
         anyParcel: counts?.some((tab) => tab.view === 'all' && tab.any),
-        parcels: found.parcels.map((p) => rowOf(p, now())),
+        parcels: found.parcels.map((p) => ({ ...rowOf(p, now()), selected: selected.has(p.tracker.id) })),
         exportUrl: `/console/parcels.csv?${queryOf(filters)}`,
+        // The page itself, to come back to after a bulk action, its parcels still ticked.
+        pageUrl: `/console/parcels?${queryOf(filters, { before: filters.before })}`,
+        matching: counts?.find((tab) => tab.view === filters.view)?.count,
         now: now(),
         statusOptions: deliveryStatusCodes.map((code) => ({ code, selected: code === filters.status })),
         delayOptions: [...delayStatuses, 'any'].map((value) => ({
@@ -168,6 +172,96 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       }),
     )
   })
+
+  /**
+   * What a bulk action is done to: the parcels ticked, or every parcel of the
+   * tab and filters the form carries (up to BULK_MAX), the newest first.
+   */
+  const bulkParcels = async (accountId: number, form: Record<string, unknown>) => {
+    if (form.all === '1') {
+      const parcels: Parcel[] = []
+      for await (const page of everyParcel(rt, accountId, { ...filtersOf(form as Query), before: undefined })) {
+        parcels.push(...page)
+        if (parcels.length >= BULK_MAX) break
+      }
+      return parcels.slice(0, BULK_MAX)
+    }
+    const ids = allOf(form.tracker).map(Number).filter(Number.isSafeInteger).slice(0, BULK_MAX)
+    const entries = await Promise.all(ids.map((id) => rt.readStore.get<TrackerIndexDoc>(TRACKERS, accountId, id)))
+    return parcelsOf(
+      rt.readStore,
+      entries.filter((e) => e !== undefined),
+    )
+  }
+
+  /** Most parcels one bulk action changes: a thousand carrier requests or appends, a few seconds' work. */
+  const BULK_MAX = 1000
+
+  // Bulk actions on the parcels list: refresh from carrier, mark delays handled, export; the selection stays.
+  routes.post(
+    '/console/parcels/bulk',
+    async (c, request, reply) => {
+      const form = formOf(request)
+      const action = form.action
+      if (action !== 'refresh' && action !== 'handled' && action !== 'export')
+        throw validationError('action: must be refresh, handled or export', { action: 'not an action' })
+      const parcels = await bulkParcels(c.account.id, form)
+      if (parcels.length === 0)
+        throw validationError('Tick a parcel, or every parcel matching the filters', { tracker: 'none ticked' })
+      if (action === 'export')
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header(
+            'content-disposition',
+            `attachment; filename="parcels-${localDayOf(timeZoneOf(c.account), now())}.csv"`,
+          )
+          .send(
+            parcelsCsv(
+              parcels.map((p) => rowOf(p, now())),
+              true,
+            ),
+          )
+      const done = action === 'refresh' ? await refreshAll(c, parcels) : await handleAll(c, request, parcels)
+      // Back to the page it came from, its parcels still ticked (all those matching are not listed one by one).
+      const back = new URL(
+        typeof form.back === 'string' && form.back.startsWith('/console/parcels') ? form.back : '/console/parcels',
+        'http://console.invalid',
+      )
+      if (form.all !== '1') back.searchParams.set('selected', parcels.map((p) => p.tracker.id).join(','))
+      return reply.redirect(doneAt(`${back.pathname}${back.search}`, done), 303)
+    },
+    'member',
+  )
+
+  /** Asks each parcel's carrier for news; says how many were asked, and why the others were not. */
+  const refreshAll = async (c: ConsoleRequest, parcels: readonly Parcel[]) => {
+    let asked = 0
+    const refused = new Map<string, number>()
+    for (const { tracker } of parcels) {
+      const refresh = await queueRefresh(rt, polls, c.account.id, tracker.id, now())
+      if ('refused' in refresh) refused.set(refresh.refused.message, (refused.get(refresh.refused.message) ?? 0) + 1)
+      else asked++
+    }
+    const not = [...refused].map(([why, n]) => `${n} not: ${why}`).join('; ')
+    return `Asked the carriers about ${asked} parcel${asked === 1 ? '' : 's'}.${not ? ` ${not}.` : ''}`
+  }
+
+  /** Marks each parcel's open delay handled; says how many, and how many had none open. */
+  const handleAll = async (c: ConsoleRequest, request: FastifyRequest, parcels: readonly Parcel[]) => {
+    const open = parcels.filter(({ tracker }) => tracker.delay && !tracker.delay_handled)
+    const decidedAt = performance.now()
+    let last: bigint | undefined
+    for (const { order, tracker } of open) {
+      const command: HandleDelay = { tracker_id: tracker.id, by: c.user.email, at: now() }
+      const position = await decideOnOrder(c, request, orderStream(c.account.id, order.order_number), (state) =>
+        decideDelayHandled(command, state),
+      )
+      if (position !== undefined && (last === undefined || position > last)) last = position
+    }
+    if (last !== undefined) await untilVisible(rt, last, decidedAt)
+    const none = parcels.length - open.length
+    return `Marked ${open.length} delay${open.length === 1 ? '' : 's'} handled.${none ? ` ${none} of the parcels had none open.` : ''}`
+  }
 
   // Every parcel the filters match, page after page, as the page lists them (a search's, as found).
   routes.get('/console/parcels.csv', 'parcels', async (c, request, reply) => {
@@ -361,6 +455,20 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     )
   })
 
+  /** A console user's change decided on an order's stream (its document's key); the position it was appended at, if any. */
+  const decideOnOrder = (
+    c: ConsoleRequest,
+    request: FastifyRequest,
+    stream: string,
+    decide: (state: OrderState | undefined) => OrderEvent[],
+  ) =>
+    decideOnStream<OrderEvent>(
+      rt,
+      stream,
+      (history) => decide(foldOrderState(history)),
+      () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
+    )
+
   /**
    * A change to a tracker's delay from a form: decided on its order's stream,
    * visible before the page it returns to (the form's `back`, an order's
@@ -378,12 +486,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const form = (request.body ?? {}) as Query
       const decision = decide(id, c, form)
       const decidedAt = performance.now()
-      const position = await decideOnStream<OrderEvent>(
-        rt,
-        orderDocumentKeyOf(entry.key),
-        (history) => decision(foldOrderState(history)),
-        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
-      )
+      const position = await decideOnOrder(c, request, orderDocumentKeyOf(entry.key), decision)
       if (position !== undefined) await untilVisible(rt, position, decidedAt)
       const target = form.back?.startsWith('/console/orders/') ? form.back : '/console/delays'
       return reply.redirect(doneAt(target, done), 303)
@@ -441,12 +544,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         ids: rt.ids,
       }
       const decidedAt = performance.now()
-      const position = await decideOnStream<OrderEvent>(
-        rt,
-        stored.key,
-        (history) => decideNotificationResent(command, foldOrderState(history)),
-        () => ({ accountId: c.account.id, correlationId: request.id, source: 'console', recordedAt: rt.clock.nowMs() }),
-      )
+      const position = await decideOnOrder(c, request, stored.key, (state) => decideNotificationResent(command, state))
       if (position !== undefined) await untilVisible(rt, position, decidedAt)
       const to = channel === 'email' ? stored.doc.email : stored.doc.phone
       const name = notificationTypeOf(sent.notification.notification_type).name

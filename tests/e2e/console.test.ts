@@ -640,6 +640,68 @@ t.test('store connections: listed with their webhook address, synced since a day
   )
 })
 
+t.test(
+  'bulk actions on parcels: ticked or all matching; delays handled, refreshes asked, CSV; the ticks stay',
+  async (t) => {
+    const server = await startTestServer(t, { env: { SHIPLOG_DELAY_SWEEP_INTERVAL: '1' } })
+    const late = `${isoDay(nowSeconds() - 4 * DAY)}T12:00:00Z`
+    const created = await postTrackers(server, [
+      { order_number: 'B-1', tracking_number: 'TN-B1', carrier_code: 'ups', expected_delivery_at: late },
+      { order_number: 'B-2', tracking_number: 'TN-B2', carrier_code: 'ups', expected_delivery_at: late },
+      { order_number: 'B-3', tracking_number: 'TN-B3', carrier_code: 'ups' },
+    ])
+    for (const number of ['TN-B1', 'TN-B2'])
+      await until(
+        () => trackerOf(server, number, created.position),
+        (tr) => tr.delay?.status === 'late',
+      )
+    const ids = Object.fromEntries(
+      created.body.trackers.map((tr: { tracking_number: string; id: number }) => [tr.tracking_number, String(tr.id)]),
+    )
+    const cookies = await signedIn(server)
+    const page = (await get(server, '/console/parcels?carrier=ups', cookies)).html
+    t.match(page, '<input type="checkbox" form="bulk" name="tracker"', 'a tick on each row')
+    t.match(page, 'Every parcel of Active matching these filters (3)')
+    const bulk = (form: Record<string, string | string[]>) => {
+      const body = new URLSearchParams({ _csrf: csrfOf(page), back: '/console/parcels?carrier=ups' })
+      for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) body.append(k, one)
+      return fetch(`${server.url}/console/parcels/bulk`, {
+        method: 'POST',
+        headers: { cookie: cookies.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      })
+    }
+
+    const none = await bulk({ action: 'handled' })
+    t.equal(none.status, 400, 'nothing ticked')
+    const handled = await bulk({ action: 'handled', tracker: [ids['TN-B1']!, ids['TN-B3']!] })
+    t.equal(handled.status, 303)
+    const back = decodeURIComponent(handled.headers.get('location') ?? '')
+    t.match(back, 'Marked 1 delay handled. 1 of the parcels had none open.')
+    t.match(back, `selected=${ids['TN-B1']},${ids['TN-B3']}`)
+    const after = (await get(server, handled.headers.get('location')!, cookies)).html
+    t.equal((after.match(/ checked>/g) ?? []).length, 2, 'the ticks stay')
+    t.match((await get(server, '/console/delays?handled=1', cookies)).html, '>B-1</a>', 'B-1 handled')
+    t.match((await get(server, '/console/delays', cookies)).html, '>B-2</a>', 'B-2 still open')
+
+    const everyLate = await bulk({ action: 'handled', all: '1', delay: 'late', view: 'active' })
+    t.match(decodeURIComponent(everyLate.headers.get('location') ?? ''), 'Marked 1 delay handled.', 'all matching: B-2')
+    t.notMatch(everyLate.headers.get('location') ?? '', 'selected=', 'all matching are not listed one by one')
+
+    const refreshed = await bulk({ action: 'refresh', tracker: ids['TN-B3']! })
+    t.match(
+      decodeURIComponent(refreshed.headers.get('location') ?? ''),
+      /Asked the carriers about 0 parcels\. 1 not: Carrier ups is not polled/,
+      'a refresh refused says why',
+    )
+    const csv = await bulk({ action: 'export', tracker: [ids['TN-B2']!, ids['TN-B3']!] })
+    t.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8')
+    t.equal((await csv.text()).trimEnd().split('\n').length, 3, 'the header and the two ticked')
+    t.equal((await bulk({ action: 'delete', tracker: ids['TN-B3']! })).status, 400)
+  },
+)
+
 t.test("another account's order is a 404; ten failed sign-ins a minute, then 429", async (t) => {
   const server = await startTestServer(t)
   const other = await server.newAccount()
