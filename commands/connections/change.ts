@@ -1,10 +1,5 @@
-import {
-  type ConnectionEvent,
-  type ConnectionState,
-  connectionStream,
-  decideConnection,
-  evolveConnection,
-} from '../../shared/domain/connections/connection.ts'
+import type { ConnectionEvent, ConnectionState } from '../../shared/domain/connections/connection.ts'
+import { connectionStream, decideConnection, evolveConnection } from '../../shared/domain/connections/connection.ts'
 import { notFound } from '../../shared/domain/errors.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
