@@ -16,7 +16,7 @@ import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { notificationLanguages } from '../shared/domain/notifications/languages.ts'
 import { type NotificationSlug, notificationSlugs, notificationTypes } from '../shared/domain/notifications/types.ts'
-import { trackingPageOf, type TrackingPageSettings } from '../shared/domain/tracking-page/settings.ts'
+import { contrastRatio, trackingPageOf, type TrackingPageSettings } from '../shared/domain/tracking-page/settings.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
 import { weekdays } from '../shared/domain/events/pickup-point-events.ts'
 import type { UserState } from '../shared/domain/users/user.ts'
@@ -63,6 +63,15 @@ const zoneRegions = (() => {
     return regions
   }
 })()
+
+/** WCAG 2.2's least contrast for a border or a focus ring against what is beside it. */
+const NON_TEXT_CONTRAST = 3
+/** A brand colour too faint on the tracking page's white for its borders and focus rings: its ratio, in words. */
+const faintOnWhite = (color: unknown) => {
+  if (typeof color !== 'string' || !/^#[0-9a-f]{6}$/i.test(color)) return undefined
+  const ratio = contrastRatio(color, '#ffffff')
+  return ratio < NON_TEXT_CONTRAST ? `${ratio.toFixed(1)}:1` : undefined
+}
 
 const origin = (request: FastifyRequest) => ({ source: 'console' as const, correlationId: request.id })
 
@@ -153,6 +162,7 @@ export function settingsPages(
         errors: again?.errors,
         owner: c.user.role === 'owner',
         preview: order ? `/console/settings/tracking-page/preview?${draft}` : null,
+        contrast: faintOnWhite(values.primary_color),
       }),
     )
   }

@@ -776,6 +776,23 @@ t.test(
     })
     t.equal(saved.status, 303, 'with the token, the owner’s change is made')
     t.equal((await server.request('GET', '/v2/tracking_page')).body.brand_name, 'Atelier')
+    t.notMatch(
+      (await get(server, '/console/settings/tracking-page', owner)).html,
+      'class="warning"',
+      'no colour, no warning',
+    )
+    await server.request('PATCH', '/v2/tracking_page', { body: { primary_color: '#ffd84d' } })
+    t.match(
+      (await get(server, '/console/settings/tracking-page', owner)).html,
+      'On the page’s white, this colour’s contrast is 1.4:1',
+      'a faint brand colour is pointed out',
+    )
+    await server.request('PATCH', '/v2/tracking_page', { body: { primary_color: '#1a56db' } })
+    t.notMatch(
+      (await get(server, '/console/settings/tracking-page', owner)).html,
+      'class="warning"',
+      'a dark one is not',
+    )
 
     const member = jar()
     await signIn(server, member, 'member@shop.example')

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { brandColorsOf, contrastRatio, defaultTrackingPage } from '../../shared/domain/tracking-page/settings.ts'
 import { orderCreated } from '../support/orders.ts'
 import type { OrderDoc, TrackerDoc } from '../../shared/domain/orders/document.ts'
 import { evolveOrder } from '../../shared/domain/orders/evolve-document.ts'
@@ -91,4 +92,13 @@ t.test('a carrier’s pickup address finds the imported point by place and stree
   t.ok(sameStreet('Place de l’Église', 'PLACE DE L EGLISE'), 'accents and punctuation aside')
   t.notOk(sameStreet('14 boulevard de la Croix-Rousse', '12 boulevard de la Croix-Rousse'), 'another number')
   t.notOk(sameStreet('12 rue de Lyon', '12 avenue de Paris'), 'no word in common')
+})
+
+t.test('contrast ratios as WCAG counts them, and the text colour chosen for the brand', async (t) => {
+  t.equal(contrastRatio('#000000', '#ffffff'), 21, 'black on white')
+  t.equal(contrastRatio('#ffffff', '#000000'), 21, 'either way round')
+  t.equal(contrastRatio('#777777', '#777777'), 1, 'a colour on itself')
+  t.equal(Number(contrastRatio('#1a56db', '#ffffff').toFixed(2)), 6.18, 'the default brand blue on white')
+  t.equal(brandColorsOf({ ...defaultTrackingPage, primary_color: '#ffd84d' }).onBrand, '#000000', 'black on yellow')
+  t.equal(brandColorsOf({ ...defaultTrackingPage, primary_color: '#1a56db' }).onBrand, '#ffffff', 'white on blue')
 })

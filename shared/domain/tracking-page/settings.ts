@@ -51,13 +51,23 @@ export const trackingPageOf = (account: { tracking_page?: TrackingPageSettings }
 
 const DEFAULT_BRAND_COLOR = '#1a56db'
 
-/** The brand colour, and black or white for text on it, whichever contrasts more (WCAG relative luminance). */
-export function brandColorsOf(settings: TrackingPageSettings): { brand: string; onBrand: string } {
-  const brand = settings.primary_color ?? DEFAULT_BRAND_COLOR
+/** A #RRGGBB colour's relative luminance, as WCAG defines it: 0 for black, 1 for white. */
+export function luminanceOf(hex: string) {
   const [r, g, b] = [1, 3, 5].map((i) => {
-    const c = Number.parseInt(brand.slice(i, i + 2), 16) / 255
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
   }) as [number, number, number]
-  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-  return { brand, onBrand: (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000000' : '#ffffff' }
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b
+}
+
+/** WCAG's contrast ratio of two #RRGGBB colours, from 1 (none) to 21 (black on white). */
+export function contrastRatio(a: string, b: string) {
+  const [lighter, darker] = [luminanceOf(a), luminanceOf(b)].sort((x, y) => y - x) as [number, number]
+  return (lighter + 0.05) / (darker + 0.05)
+}
+
+/** The brand colour, and black or white for text on it, whichever contrasts more. */
+export function brandColorsOf(settings: TrackingPageSettings): { brand: string; onBrand: string } {
+  const brand = settings.primary_color ?? DEFAULT_BRAND_COLOR
+  return { brand, onBrand: contrastRatio(brand, '#000000') > contrastRatio(brand, '#ffffff') ? '#000000' : '#ffffff' }
 }
