@@ -66,6 +66,43 @@ function periodOf(query: Query, today: CalendarDate) {
   return { from: daysAgo(today, weeks * 7 - 1), to: today, weeks, query: `weeks=${weeks}` }
 }
 
+/**
+ * Transit by week, every carrier together: the median and the 90th
+ * percentile as two lines, a week of under LOW_SAMPLE parcels without its
+ * p90 (a gap), a week without deliveries a gap in both.
+ */
+function transitByWeek(rows: readonly PerformanceRow[]): Chart {
+  const sorted = [...rows].sort((a, b) => a.group.week!.localeCompare(b.group.week!))
+  const p50 = sorted.map((r) => r.transit_business_days.p50)
+  const p90 = sorted.map((r) => (r.delivered < LOW_SAMPLE ? null : r.transit_business_days.p90))
+  const last = sorted.findLast((r) => r.transit_business_days.p50 !== null)
+  return {
+    id: 'transit-weeks',
+    title: 'Transit time by week (business days, p50 and p90)',
+    takeaway: last
+      ? `In the week of ${last.group.week}, half the parcels arrived within ${last.transit_business_days.p50} business days${last.delivered < LOW_SAMPLE ? ` (a low sample: ${last.delivered} parcels)` : ` and 9 in 10 within ${last.transit_business_days.p90}`}.`
+      : 'No parcel was delivered in this period.',
+    svgs: [
+      {
+        svg: lineChart({
+          label: 'Median and 90th percentile transit in business days, per ISO week, every carrier',
+          x: sorted.map((r) => r.group.week!.slice(5)),
+          series: [
+            { name: 'p50', values: p50 },
+            { name: 'p90', values: p90 },
+          ],
+          max: Math.max(1, ...p90.map((v) => v ?? 0), ...p50.map((v) => v ?? 0)),
+          format: (v) => `${v} d`,
+        }),
+      },
+    ],
+    table: {
+      columns: ['week', 'delivered', 'transit_p50', 'transit_p90'],
+      rows: sorted.map((r, i) => [r.group.week!, r.delivered, p50[i]!, p90[i]!]),
+    },
+  }
+}
+
 export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
   /** The charts, or the one named (its CSV): the detection record, which reads order streams, only when shown. */
   const chartsOf = async (
@@ -73,10 +110,11 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
     period: { from: CalendarDate; to: CalendarDate },
     only?: string,
   ): Promise<Chart[]> => {
-    const [weekly, lanes, carriers] = await Promise.all([
+    const [weekly, lanes, carriers, byWeek] = await Promise.all([
       performanceBetween(rt, c.account.id, period, ['carrier', 'week']),
       performanceBetween(rt, c.account.id, period, ['carrier', 'destination_country']),
       performanceBetween(rt, c.account.id, period, ['carrier']),
+      performanceBetween(rt, c.account.id, period, ['week']),
     ])
     const top = [...carriers].sort(bySize).slice(0, MAX_SERIES).map(nameOf)
     const weeks = [...new Set(weekly.map((r) => r.group.week!))].sort()
@@ -120,6 +158,7 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
             .map((r) => [r.group.week!, nameOf(r), r.delivered, pct(r.on_time_rate)]),
         },
       },
+      transitByWeek(byWeek),
       {
         id: 'transit',
         title: 'Transit time by carrier and lane (business days, p50 to p90)',

@@ -276,13 +276,14 @@ t.test('notifications, carriers, keys and users change as the API would change t
   await context.close()
 })
 
-t.test('the analytics: four charts, each with its table and its CSV', { skip }, async (t) => {
+t.test('the analytics: five charts, each with its table and its CSV', { skip }, async (t) => {
   const { context, page } = await signedIn()
   await page.getByRole('link', { name: 'Analytics' }).click()
   const figures = page.locator('figure')
-  t.equal(await figures.count(), 4)
+  t.equal(await figures.count(), 5)
   t.same(await page.locator('figure h2').allInnerTexts(), [
     'On time against the promise, by carrier and week',
+    'Transit time by week (business days, p50 and p90)',
     'Transit time by carrier and lane (business days, p50 to p90)',
     'Failed attempts, exceptions and returns by carrier',
     'Delay detection: late parcels flagged a day ahead, and false alarms',
@@ -295,6 +296,13 @@ t.test('the analytics: four charts, each with its table and its CSV', { skip }, 
   t.match(await page.locator('[aria-labelledby="headline"] p').innerText(), 'Of 60 parcels delivered.')
   t.match(await page.locator('#on-time .takeaway').innerText(), /kept \d+ % of its promises/)
   t.equal(await page.locator('#on-time svg path').count(), 3, 'a line per carrier')
+  t.match(
+    await page.locator('#transit-weeks .takeaway').innerText(),
+    /half the parcels arrived within \d+ business days/,
+  )
+  t.equal(await page.locator('#transit-weeks svg path').count(), 2, 'a line for p50, one for p90')
+  await page.locator('#transit-weeks summary').click()
+  t.match(await page.locator('#transit-weeks table').innerText(), /week\s+delivered\s+transit_p50\s+transit_p90/)
   await page.locator('#transit summary').click()
   t.match(await page.locator('#transit table').innerText(), /ups\s+IT\s+20\s+3\s+5/, 'p50 and p90 per lane')
   const csv = await page.request.get(
