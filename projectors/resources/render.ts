@@ -123,7 +123,7 @@ export function renderEvent(e: CarrierEventDoc, x: Expansion, prefix: string): O
 
 /** `prefix` is where the tracker sits in the expansion: `fulfillments.trackers.` under an order, `` on its own. */
 export function renderTracker(t: TrackerDoc, x: Expansion, prefix: string): Output<typeof schemas.trackerResource> {
-  const { fulfillment_id: _internal, delay_handled: _console, ...fields } = t
+  const { fulfillment_id: _internal, delay_handled: _console, delay_reopened: _reopened, ...fields } = t
   return {
     object: 'tracker',
     ...fields,

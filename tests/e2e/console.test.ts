@@ -300,6 +300,7 @@ t.test(
     t.match(long.html, 'note must be at most 500 characters')
     t.match((await get(server, '/console/delays', cookies)).html, 'Mark handled', 'still open')
 
+    t.notMatch((await listed('')).html, 'flag-reopened', 'none reopened before it was handled')
     const done = await handle({ outcome: 'claim', note: 'Claim <42> filed with UPS' })
     t.equal(done.status, 303)
     const handled = await get(server, '/console/delays?handled=1', cookies)
@@ -316,6 +317,11 @@ t.test(
     t.match(decodeURIComponent(undone.location ?? ''), 'Open again.')
     const reopened = (await listed('')).html
     t.notMatch(reopened, 'Handled by')
+    t.equal(
+      (reopened.match(/class="flag flag-reopened">Reopened</g) ?? []).length,
+      1,
+      'the undone one labelled Reopened',
+    )
     t.equal((reopened.match(/Mark handled<\/button>/g) ?? []).length, 2, 'both delays open')
     const again = await post(server, `/console/delays/${tracker.id}/reopen`, cookies, { _csrf: csrfOf(handled.html) })
     t.equal(again.status, 303, 'undoing twice changes nothing more')

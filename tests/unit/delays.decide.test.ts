@@ -351,6 +351,14 @@ t.test("the order's document shows who handled the delay, how, and the note; a n
     expected_delivery_date: null,
   })
   t.equal(trackerOf([...lateOrder(), handled, stalled]).delay_handled, null)
+  t.equal(trackerOf(lateOrder()).delay_reopened, false, 'a first delay is not reopened')
+  t.equal(trackerOf([...lateOrder(), handled, stalled]).delay_reopened, true, 'a new delay after one handled is')
+  t.equal(trackerOf([...lateOrder(), handled, stalled, handled]).delay_reopened, false, 'until handled again')
+  const ended: OrderEvent = {
+    type: 'TrackerDelayChanged',
+    data: { tracker_id: TRACKER, delay: null, next_check_at: null, at: at('2026-11-26T00:00:00Z') },
+  }
+  t.equal(trackerOf([...lateOrder(), handled, stalled, ended]).delay_reopened, false, 'a delay ended is not open')
 })
 
 const givenReopening = specOf<{ tracker_id: number; by: string; at: number }, OrderState, OrderEvent>({
@@ -388,4 +396,5 @@ t.test("a delay taken back leaves nothing of its handling on the order's documen
     .fulfillments.flatMap((f) => f.trackers)
     .find((tr) => tr.id === TRACKER)!
   t.equal(tracker.delay_handled, null)
+  t.equal(tracker.delay_reopened, true, 'and it reads Reopened')
 })

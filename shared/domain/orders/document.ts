@@ -34,6 +34,8 @@ export interface TrackerDoc extends TrackerFields {
   delay?: Delay | null
   /** Who dealt with the current delay, and when (the console's; the API does not show it). */
   delay_handled?: { by: string; at: number; outcome?: DelayOutcome; note?: string } | null
+  /** Whether the current delay was handled once and is open again: undone, or a new delay since (the console's). */
+  delay_reopened?: boolean
 }
 
 export interface FulfillmentDoc extends FulfillmentFields {

@@ -57,7 +57,16 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
           ? {
               ...f,
               trackers: f.trackers.map((t) =>
-                t.id === tracker_id ? { ...t, delay, delay_handled: null, updated_at: at } : t,
+                t.id === tracker_id
+                  ? {
+                      ...t,
+                      delay,
+                      delay_handled: null,
+                      // A delay that was dealt with and changed since (a new one) needs dealing with again.
+                      delay_reopened: delay !== null && (Boolean(t.delay_handled) || t.delay_reopened === true),
+                      updated_at: at,
+                    }
+                  : t,
               ),
             }
           : f,
@@ -80,7 +89,12 @@ export function evolveOrder(order: OrderDoc | undefined, event: OrderEvent): Ord
         ...order,
         fulfillments: order.fulfillments.map((f) =>
           f.trackers.some((t) => t.id === tracker_id)
-            ? { ...f, trackers: f.trackers.map((t) => (t.id === tracker_id ? { ...t, delay_handled: handled } : t)) }
+            ? {
+                ...f,
+                trackers: f.trackers.map((t) =>
+                  t.id === tracker_id ? { ...t, delay_handled: handled, delay_reopened: handled === null } : t,
+                ),
+              }
             : f,
         ),
       }
