@@ -139,6 +139,11 @@ t.test(
     await page.frameLocator('#preview-frame').getByText('Lumière Paris').first().waitFor()
     t.pass('the preview follows the form as one types')
     await keep(page, 'console-settings-tracking-page.png', { width: 1280, height: 900 })
+    const widthOfFrame = async () => (await page.locator('#preview-frame').boundingBox())!.width
+    t.equal(Math.round(await widthOfFrame()), 375, 'a phone’s width first')
+    await page.getByLabel('a laptop (1280 px, shown smaller)').check()
+    t.equal(Math.round(await widthOfFrame()), 512, 'a laptop’s, scaled to the column')
+    await keep(page, 'console-settings-tracking-page-laptop.png', { width: 1280, height: 900 })
     await context.close()
   },
 )
