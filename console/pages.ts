@@ -130,7 +130,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
 
   routes.get('/console/parcels', 'parcels', async (c, request, reply) => {
     const filters = filtersOf(request.query as Query)
-    const selected = new Set(((request.query as Query).selected ?? '').split(',').map(Number))
+    const selected = tickedOf(request.query as Query)
     const [found, counts] = await Promise.all([
       findParcels(rt, c.account.id, filters),
       filters.q ? undefined : viewCounts(rt, c.account.id, filters),
@@ -224,7 +224,9 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const done = action === 'refresh' ? await refreshAll(c, parcels) : await handleAll(c, request, parcels)
       // Back to the page it came from, its parcels still ticked (all those matching are not listed one by one).
       const back = new URL(
-        typeof form.back === 'string' && form.back.startsWith('/console/parcels') ? form.back : '/console/parcels',
+        typeof form.back === 'string' && /^\/console\/(parcels|delays)(\?|$)/.test(form.back)
+          ? form.back
+          : '/console/parcels',
         'http://console.invalid',
       )
       if (form.all !== '1') back.searchParams.set('selected', parcels.map((p) => p.tracker.id).join(','))
@@ -427,6 +429,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const query = request.query as Query
     const handled = query.handled === '1'
     const filters = delayFiltersOf(query)
+    const selected = tickedOf(query)
     const parcels = (await delayedParcels(rt, c.account.id, handled)).filter((p) =>
       keptBy(filters, p, timeZoneOf(c.account)),
     )
@@ -449,8 +452,11 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
           ...rowOf(p, now()),
           told: toldOf(p),
           why: p.tracker.delay && whyFlagged(p.tracker.delay, stallDays),
+          selected: selected.has(p.tracker.id),
         })),
         outcomes: outcomeOptions,
+        // The list itself, under its filters, to come back to after marking the ticked ones handled.
+        pageUrl: `/console/delays?${new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined))}`,
       }),
     )
   })
@@ -592,6 +598,9 @@ function notificationsOf(sent: readonly OrderDoc['notifications'][number][]) {
 }
 
 const CHANNEL_LABELS: Record<NotificationChannel, string> = { email: 'By e-mail to', sms: 'By SMS to' }
+
+/** The parcels a bulk action left ticked, from the page's `selected` (their ids, comma-separated). */
+const tickedOf = (query: Query) => new Set((query.selected ?? '').split(',').map(Number))
 
 /** What a parcel's notifications can be sent again as: the newest of each type, on the channels given; none without either. */
 function resendOf(

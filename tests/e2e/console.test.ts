@@ -670,7 +670,10 @@ t.test(
     t.match(page, 'Every parcel of Active matching these filters (3)')
     const bulk = (form: Record<string, string | string[]>) => {
       const body = new URLSearchParams({ _csrf: csrfOf(page), back: '/console/parcels?carrier=ups' })
-      for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) body.append(k, one)
+      for (const [k, v] of Object.entries(form)) {
+        body.delete(k)
+        for (const one of [v].flat()) body.append(k, one)
+      }
       return fetch(`${server.url}/console/parcels/bulk`, {
         method: 'POST',
         headers: { cookie: cookies.header(), 'content-type': 'application/x-www-form-urlencoded' },
@@ -691,6 +694,19 @@ t.test(
     t.match((await get(server, '/console/delays?handled=1', cookies)).html, '>B-1</a>', 'B-1 handled')
     t.match((await get(server, '/console/delays', cookies)).html, '>B-2</a>', 'B-2 still open')
 
+    const delaysPage = (await get(server, '/console/delays?carrier=ups', cookies)).html
+    t.match(
+      delaysPage,
+      '<input type="hidden" name="back" value="/console/delays?carrier&#x3D;ups">',
+      'back to the list',
+    )
+    t.equal((delaysPage.match(/form="bulk" name="tracker"/g) ?? []).length, 1, 'a tick on each open delay: B-2')
+    const fromDelays = await bulk({ action: 'handled', tracker: ids['TN-B1']!, back: '/console/delays?carrier=ups' })
+    t.match(fromDelays.headers.get('location') ?? '', /^\/console\/delays\?carrier=ups&selected=/, 'back to the delays')
+    t.match(
+      decodeURIComponent(fromDelays.headers.get('location') ?? ''),
+      'Marked 0 delays handled. 1 of the parcels had none open.',
+    )
     const everyLate = await bulk({ action: 'handled', all: '1', delay: 'late', view: 'active' })
     t.match(decodeURIComponent(everyLate.headers.get('location') ?? ''), 'Marked 1 delay handled.', 'all matching: B-2')
     t.notMatch(everyLate.headers.get('location') ?? '', 'selected=', 'all matching are not listed one by one')
