@@ -318,7 +318,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
               {
                 carrier_code: t.carrier?.code,
                 service_code: t.carrier_service?.code,
-                origin: t.events.find((e) => e.address?.country_code)?.address?.country_code ?? undefined,
+                origin: originOf(t),
                 destination: destination?.country_code ?? undefined,
                 postcode: destination?.zip ?? undefined,
               },
@@ -335,6 +335,11 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const refresh = entry ? refreshOf(entry, t, polls, now()) : undefined
       return { reason: refresh?.refused?.message }
     })
+    /** A parcel's notifications; the first parcel's list holds the order's own (order placed) too. */
+    const sentFor = (tracker: (typeof trackers)[number], i: number) => [
+      ...tracker.notifications,
+      ...(i === 0 ? order.notifications : []),
+    ]
     // Resending: on the channels that reach the customer now (SMS only where a provider is set).
     const reachable = reachableChannels({ email: order.email, phone: order.phone, language_code: order.language_code })
     const channels = reachable
@@ -369,8 +374,8 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
             stallDays,
             finalStatuses.has(tracker.delivery_status_code),
           ),
-          ...notificationsOf([...tracker.notifications, ...(i === 0 ? order.notifications : [])]),
-          resend: resendOf([...tracker.notifications, ...(i === 0 ? order.notifications : [])], channels),
+          ...notificationsOf(sentFor(tracker, i)),
+          resend: resendOf(sentFor(tracker, i), channels),
         })),
         items: order.line_items,
         address: addressLinesOf(deliveryAddressOf(order), customerOf(order).name),
@@ -598,6 +603,15 @@ function notificationsOf(sent: readonly OrderDoc['notifications'][number][]) {
 }
 
 const CHANNEL_LABELS: Record<NotificationChannel, string> = { email: 'By e-mail to', sms: 'By SMS to' }
+
+/** The country a parcel left from: its earliest scan that names a place, as the decider took it from its shipping scan. */
+const originOf = (tracker: OrderDoc['fulfillments'][number]['trackers'][number]) =>
+  tracker.events
+    .filter((e) => e.address?.country_code)
+    .reduce<(typeof tracker.events)[number] | undefined>(
+      (earliest, e) => (!earliest || e.happened_at < earliest.happened_at ? e : earliest),
+      undefined,
+    )?.address?.country_code ?? undefined
 
 /** The parcels a bulk action left ticked, from the page's `selected` (their ids, comma-separated). */
 const tickedOf = (query: Query) => new Set((query.selected ?? '').split(',').map(Number))
