@@ -34,10 +34,14 @@ for (let i = 0; i < PARCELS; i++) {
     prefix: String(10 + Math.floor(random() * 80)),
     delivered: true,
     on_time: random() < 0.9,
+    promise_gap: null,
     failed_attempt: random() < 0.04,
     exception: random() < 0.01,
     returned: false,
   })
+  // Late parcels two days after their promise, the others on the day: the draws stay as they were.
+  const made = contributions.at(-1)!
+  made.promise_gap = made.on_time ? 0 : 2
 }
 const writes = weekSumsOf(server.accountId, contributions)
 for (let i = 0; i < writes.length; i += 5000)

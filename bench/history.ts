@@ -111,6 +111,7 @@ export function generateHistory(
         prefix: postcode,
         delivered: true,
         on_time: null,
+        promise_gap: null,
         failed_attempt: random() < 0.03,
         exception: random() < 0.01,
         returned: false,

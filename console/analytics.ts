@@ -3,10 +3,11 @@ import type { FastifyReply } from 'fastify'
 import { delayRulesOf } from '../projectors/accounts/account.ts'
 import { DELAY_MODEL_SAMPLE } from '../projectors/deliveries/delay-lessons.ts'
 import { parcelStoriesOf } from '../projectors/deliveries/parcel-stories.ts'
-import { performanceBetween } from '../projectors/deliveries/performance.ts'
+import { performanceBetween, promiseGapsBetween } from '../projectors/deliveries/performance.ts'
 import { type CalendarDate, isCalendarDate } from '../shared/domain/delivery/calendar.ts'
 import { delayBacktest } from '../shared/domain/delivery/delay-backtest.ts'
 import type { PerformanceRow } from '../shared/domain/delivery/performance.ts'
+import { PROMISE_GAPS } from '../shared/domain/delivery/sums.ts'
 import { validationError } from '../shared/domain/errors.ts'
 import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
@@ -103,6 +104,52 @@ function transitByWeek(rows: readonly PerformanceRow[]): Chart {
   }
 }
 
+/** A promise gap in words: "on the day", "2 d late", "3+ d early" at the histogram's ends. */
+const gapWords = (gap: number) => {
+  const end = gap === PROMISE_GAPS.earliest || gap === PROMISE_GAPS.latest ? '+' : ''
+  return gap === 0 ? 'on the day' : `${Math.abs(gap)}${end} d ${gap < 0 ? 'early' : 'late'}`
+}
+
+/**
+ * How far from their promised day the period's delivered parcels arrived,
+ * every carrier together: a bar a day from three early to five late, each
+ * a share of the parcels that had a promise.
+ */
+function estimateAccuracy(gaps: ReadonlyMap<number, number>): Chart {
+  const days = Array.from(
+    { length: PROMISE_GAPS.latest - PROMISE_GAPS.earliest + 1 },
+    (_, i) => PROMISE_GAPS.earliest + i,
+  )
+  const total = [...gaps.values()].reduce((a, b) => a + b, 0)
+  const shareOf = (n: number) => (total === 0 ? null : n / total)
+  const sum = (keep: (gap: number) => boolean) => days.filter(keep).reduce((n, d) => n + (gaps.get(d) ?? 0), 0)
+  return {
+    id: 'accuracy',
+    title: 'Estimate accuracy: delivered against the promised day',
+    takeaway:
+      total === 0
+        ? 'No delivered parcel had a promise in this period.'
+        : `${pctText(shareOf(gaps.get(0) ?? 0))} arrived on the promised day, ${pctText(shareOf(sum((d) => d < 0)))} before it and ${pctText(shareOf(sum((d) => d > 0)))} after it, of ${total} parcels.`,
+    svgs: [
+      {
+        svg: barChart({
+          label: 'Share of the delivered parcels with a promise, by whole days between the promised day and delivery',
+          max: Math.max(0.05, ...days.map((d) => shareOf(gaps.get(d) ?? 0) ?? 0)),
+          rows: days.map((d) => ({
+            label: gapWords(d),
+            value: shareOf(gaps.get(d) ?? 0),
+            text: `${pctText(shareOf(gaps.get(d) ?? 0))} · n ${gaps.get(d) ?? 0}`,
+          })),
+        }),
+      },
+    ],
+    table: {
+      columns: ['days_after_promise', 'delivered', 'percent'],
+      rows: days.map((d) => [d, gaps.get(d) ?? 0, pct(shareOf(gaps.get(d) ?? 0))]),
+    },
+  }
+}
+
 export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
   /** The charts, or the one named (its CSV): the detection record, which reads order streams, only when shown. */
   const chartsOf = async (
@@ -110,11 +157,12 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
     period: { from: CalendarDate; to: CalendarDate },
     only?: string,
   ): Promise<Chart[]> => {
-    const [weekly, lanes, carriers, byWeek] = await Promise.all([
+    const [weekly, lanes, carriers, byWeek, gaps] = await Promise.all([
       performanceBetween(rt, c.account.id, period, ['carrier', 'week']),
       performanceBetween(rt, c.account.id, period, ['carrier', 'destination_country']),
       performanceBetween(rt, c.account.id, period, ['carrier']),
       performanceBetween(rt, c.account.id, period, ['week']),
+      promiseGapsBetween(rt, c.account.id, period),
     ])
     const top = [...carriers].sort(bySize).slice(0, MAX_SERIES).map(nameOf)
     const weeks = [...new Set(weekly.map((r) => r.group.week!))].sort()
@@ -236,6 +284,7 @@ export function analyticsPages(routes: ConsoleScope, rt: Runtime) {
             ]),
         },
       },
+      estimateAccuracy(gaps),
       ...(record ? [record] : []),
     ].filter((chart) => only === undefined || chart.id === only)
   }

@@ -5,6 +5,7 @@ import {
   type PerformanceGroup,
   type PerformanceRow,
   performanceRows,
+  promiseGapsOf,
 } from '../../shared/domain/delivery/performance.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { configuredServices } from '../carrier-services/configured.ts'
@@ -33,6 +34,15 @@ export async function performanceBetween(
       services.find((s) => s.carrier_code === carrier && s.service_code === service) ?? WORKING_WEEK,
     range,
   )
+}
+
+/** The delivered parcels with a promise between two dates, by whole days from it (the estimate-accuracy histogram's). */
+export async function promiseGapsBetween(
+  rt: Pick<Runtime, 'readStore' | 'clock'>,
+  accountId: number,
+  range: { from: CalendarDate; to: CalendarDate },
+) {
+  return promiseGapsOf(await bucketsBetween(rt, accountId, range.from, range.to), range)
 }
 
 const CSV_COLUMNS = [

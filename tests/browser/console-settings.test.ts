@@ -281,18 +281,24 @@ t.test('notifications, carriers, keys and users change as the API would change t
   await context.close()
 })
 
-t.test('the analytics: five charts, each with its table and its CSV', { skip }, async (t) => {
+t.test('the analytics: six charts, each with its table and its CSV', { skip }, async (t) => {
   const { context, page } = await signedIn()
   await page.getByRole('link', { name: 'Analytics' }).click()
   const figures = page.locator('figure')
-  t.equal(await figures.count(), 5)
+  t.equal(await figures.count(), 6)
   t.same(await page.locator('figure h2').allInnerTexts(), [
     'On time against the promise, by carrier and week',
     'Transit time by week (business days, p50 and p90)',
     'Transit time by carrier and lane (business days, p50 to p90)',
     'Failed attempts, exceptions and returns by carrier',
+    'Estimate accuracy: delivered against the promised day',
     'Delay detection: late parcels flagged a day ahead, and false alarms',
   ])
+  t.match(
+    await page.locator('#accuracy .takeaway').innerText(),
+    /^\d+ % arrived on the promised day, \d+ % before it and \d+ % after it, of \d+ parcels\.$/,
+  )
+  t.equal(await page.locator('#accuracy svg rect.bar').count(), 9, 'a bar a day, three early to five late')
   t.match(
     await page.locator('.kpis').innerText(),
     /60\s+parcels delivered\s+\d+ %\s+on time against their promise\s+\d+ d\s+median transit/,

@@ -10,7 +10,7 @@ import {
   emptyPrefixBucket,
 } from '../../shared/domain/delivery/sums.ts'
 import { evolveDeliveryFacts, mayChangeDeliveryFacts } from '../../shared/domain/delivery/facts.ts'
-import { isoWeek, performanceRows } from '../../shared/domain/delivery/performance.ts'
+import { isoWeek, performanceRows, promiseGapsOf } from '../../shared/domain/delivery/performance.ts'
 import type { OrderEvent } from '../../shared/domain/events/index.ts'
 import type { OrderChanges } from '../../shared/domain/events/resources.ts'
 
@@ -77,6 +77,8 @@ t.test('given an order shipped and delivered, its parcel contributes once, on th
     shipped_on: '2026-11-02',
     delivered: true,
     on_time: false,
+    // Promised for Wednesday the 4th, delivered on Saturday the 7th.
+    promise_gap: 3,
     returned: false,
   })
 })
@@ -292,3 +294,43 @@ t.test(
     )
   },
 )
+
+t.test('promise gaps: each delivered parcel with a promise counted by its whole days from it, clamped', async (t) => {
+  // Given a week's sums and three parcels promised for the 4th, delivered the 2nd, the 4th and the 20th
+  const bucket = emptyBucket({
+    carrier_code: 'c',
+    service_code: 's',
+    origin: 'FR',
+    destination: 'FR',
+    ended_on: '2026-11-02',
+  } as never)
+  const parcel = (ended_on: string, promise_gap: number | null) =>
+    ({
+      ended_on,
+      shipped_on: '2026-11-01',
+      delivered: true,
+      promise_gap,
+      on_time: promise_gap === null ? null : promise_gap <= 0,
+    }) as never
+  applyContribution(bucket, parcel('2026-11-02', -2), 1)
+  applyContribution(bucket, parcel('2026-11-04', 0), 1)
+  applyContribution(bucket, parcel('2026-11-05', 5), 1)
+  applyContribution(bucket, parcel('2026-11-05', null), 1)
+  // When the gaps are read over the week, then over its first three days
+  // Then each is counted once by its gap, a parcel without a promise not at all
+  t.same([...promiseGapsOf([bucket], { from: '2026-11-02', to: '2026-11-08' })].sort(), [
+    [-2, 1],
+    [0, 1],
+    [5, 1],
+  ])
+  t.same([...promiseGapsOf([bucket], { from: '2026-11-02', to: '2026-11-04' })].sort(), [
+    [-2, 1],
+    [0, 1],
+  ])
+  // And a contribution taken back leaves nothing of it
+  applyContribution(bucket, parcel('2026-11-05', 5), -1)
+  t.same(bucket.promise_gaps, { '2026-11-02|-2': 1, '2026-11-04|0': 1 })
+  // And one summed before gaps were kept, taken back, takes nothing
+  applyContribution(bucket, parcel('2026-11-06', 1), -1)
+  t.same(bucket.promise_gaps, { '2026-11-02|-2': 1, '2026-11-04|0': 1 })
+})

@@ -130,3 +130,20 @@ export function performanceRows(
       }
     })
 }
+
+/**
+ * The delivered parcels that had a promise and ended between `from` and `to`
+ * (both included), by their promise gap (whole days late; negative: early):
+ * what the estimate-accuracy histogram counts.
+ */
+export function promiseGapsOf(buckets: readonly DeliveryBucket[], range: { from: CalendarDate; to: CalendarDate }) {
+  const gaps = new Map<number, number>()
+  for (const b of buckets)
+    for (const key in b.promise_gaps) {
+      const day = deliveredOn(key)
+      if (day < range.from || day > range.to) continue
+      const gap = Number(key.slice(11))
+      gaps.set(gap, (gaps.get(gap) ?? 0) + b.promise_gaps[key]!)
+    }
+  return gaps
+}

@@ -22,6 +22,8 @@ export interface Contribution {
   delivered: boolean
   /** null: nothing was promised. */
   on_time: boolean | null
+  /** Whole days from the promised day to the day it was delivered (negative: early), within PROMISE_GAPS; null: no promise. */
+  promise_gap: number | null
   failed_attempt: boolean
   exception: boolean
   returned: boolean
@@ -54,10 +56,27 @@ export function contributionOf(order: OrderDeliveryFacts, p: ParcelFacts): Contr
       shipped_on: dayIn(zone, shipped_at),
       delivered: true,
       on_time: p.promised_date === null ? null : ended_on <= p.promised_date,
+      promise_gap: p.promised_date === null ? null : promiseGap(p.promised_date, ended_on),
       returned: false,
     })
-  return Object.assign(common, { shipped_on: null, delivered: false, on_time: null, returned: true })
+  return Object.assign(common, {
+    shipped_on: null,
+    delivered: false,
+    on_time: null,
+    promise_gap: null,
+    returned: true,
+  })
 }
+
+/** The days the estimate-accuracy histogram runs over: three or more early are -3, five or more late are 5. */
+export const PROMISE_GAPS = { earliest: -3, latest: 5 } as const
+
+/** Whole days from a promised day to the day delivered, clamped to PROMISE_GAPS. */
+const promiseGap = (promised: CalendarDate, delivered: CalendarDate) =>
+  Math.min(
+    PROMISE_GAPS.latest,
+    Math.max(PROMISE_GAPS.earliest, Math.round((Date.parse(delivered) - Date.parse(promised)) / 86_400_000)),
+  )
 
 export const postcodePrefix = (postcode: string) => postcode.replace(/[\s-]/g, '').slice(0, 2).toUpperCase()
 
@@ -101,6 +120,12 @@ export interface DeliveryBucket extends LaneOf {
   week: CalendarDate
   days: Record<CalendarDate, Counters>
   transits: Record<string, number>
+  /**
+   * The delivered parcels that had a promise, by the day delivered and their
+   * promise gap (`<delivered>|<gap>`); absent from the weeks summed before it
+   * was kept (`shiplog projections rebuild delivery_stats` counts them).
+   */
+  promise_gaps?: Record<string, number>
 }
 
 /** The same week's delivered parcels per destination postcode prefix: what the finest estimates learn from. */
@@ -159,6 +184,12 @@ export function applyContribution(bucket: DeliveryBucket, c: Contribution, sign:
   if (Object.values(day).every((n) => n === 0)) delete bucket.days[c.ended_on]
   else bucket.days[c.ended_on] = day
   if (c.shipped_on !== null) bump(bucket.transits, transitKey(c.ended_on, c.shipped_on), sign)
+  if (c.promise_gap !== null) {
+    bucket.promise_gaps ??= {}
+    const key = `${c.ended_on}|${c.promise_gap}`
+    // A parcel summed before gaps were kept has none to take back: its gap never goes below nothing.
+    if (sign > 0 || key in bucket.promise_gaps) bump(bucket.promise_gaps, key, sign)
+  }
 }
 
 /** The same for the week's postcode prefixes: a delivered parcel to a known postcode only. */
