@@ -86,29 +86,31 @@ async function sendingProblems(
   ])
   const lines = [
     {
-      channel: 'e-mail',
+      type: 'email',
+      one: 'e-mail',
+      many: 'e-mails',
       failed: emails.docs
-        .filter((d) => d.id >= since)
+        .filter((d) => d.doc.id >= since)
         .map((d) => ({ stream: d.doc.order_key, notification: d.doc.id })),
     },
     {
-      channel: 'SMS',
+      type: 'sms',
+      one: 'SMS',
+      many: 'SMS',
       failed: sms.docs
         .filter((d) => d.doc.notification_id >= since)
         .map((d) => ({ stream: d.doc.stream, notification: d.doc.notification_id })),
     },
-  ]
+  ] as const
   const problems: Problem[] = []
-  for (const { channel, failed } of lines) {
+  for (const { type, one, many, failed } of lines) {
     const newest = failed[0]
     if (!newest) continue
     const order = (await rt.readStore.getByKey<OrderDoc>(collections.orders.name, newest.stream))?.doc
     const found = order && findNotification(order, newest.notification)
-    const payload = found?.notification.notification_payloads.find((p) =>
-      channel === 'SMS' ? p.type === 'sms' : p.type === 'email',
-    )
+    const payload = found?.notification.notification_payloads.find((p) => p.type === type)
     const count = failed.length === FAILED_LOOKED_AT ? `${FAILED_LOOKED_AT} or more` : String(failed.length)
-    const messages = channel === 'e-mail' && failed.length > 1 ? 'e-mails' : channel
+    const messages = failed.length > 1 ? many : one
     const why = payload?.error ? `: ${payload.error}` : ''
     problems.push({
       text: `${count} ${messages} to customers failed this week; the newest, of ${time(found?.notification.created_at ?? now)}, for order ${order?.order_number ?? '?'}${why}.`,
