@@ -22,6 +22,9 @@ import { renderConsolePage } from './html.ts'
  * `POST /v2/connections` (docs/connectors.md).
  */
 
+/** The store a connection is to, as the merchant knows it: its Shopify domain or its WooCommerce address. */
+const shopOf = (resource: ReturnType<typeof renderConnection>) => resource.shop_domain ?? resource.store_url
+
 const PLATFORM_NAMES = { shopify: 'Shopify', woocommerce: 'WooCommerce' } as const
 /** A sync brings in a week of orders unless another day is chosen. */
 const SYNC_DAYS = 7
@@ -61,7 +64,7 @@ export function connectionPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueu
             return {
               ...resource,
               platformName: PLATFORM_NAMES[resource.platform],
-              shop: resource.shop_domain ?? resource.store_url,
+              shop: shopOf(resource),
               errors: again?.id === resource.id ? again.errors : undefined,
             }
           }),
@@ -104,12 +107,9 @@ export function connectionPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueu
   routes.post('/console/settings/connections/:id/delete', async (c, request, reply) => {
     const connection = await connectionOf(c.account.id, (request.params as Query).id)
     await disconnectStore(rt, commandOf(c, request), connection.id)
-    const shop = renderConnection(c.account.id, connection, '')
+    const shop = shopOf(renderConnection(c.account.id, connection, ''))
     return reply.redirect(
-      doneAt(
-        '/console/settings/connections',
-        `${shop.shop_domain ?? shop.store_url} is disconnected: its parcels here are still tracked.`,
-      ),
+      doneAt('/console/settings/connections', `${shop} is disconnected: its parcels here are still tracked.`),
       303,
     )
   })

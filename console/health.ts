@@ -89,21 +89,18 @@ async function sendingProblems(
       type: 'email',
       one: 'e-mail',
       many: 'e-mails',
-      failed: emails.docs
-        .filter((d) => d.doc.id >= since)
-        .map((d) => ({ stream: d.doc.order_key, notification: d.doc.id })),
+      sent: emails.docs.map((d) => ({ stream: d.doc.order_key, notification: d.doc.id })),
     },
     {
       type: 'sms',
       one: 'SMS',
       many: 'SMS',
-      failed: sms.docs
-        .filter((d) => d.doc.notification_id >= since)
-        .map((d) => ({ stream: d.doc.stream, notification: d.doc.notification_id })),
+      sent: sms.docs.map((d) => ({ stream: d.doc.stream, notification: d.doc.notification_id })),
     },
   ] as const
   const problems: Problem[] = []
-  for (const { type, one, many, failed } of lines) {
+  for (const { type, one, many, sent } of lines) {
+    const failed = sent.filter((f) => f.notification >= since)
     const newest = failed[0]
     if (!newest) continue
     const order = (await rt.readStore.getByKey<OrderDoc>(collections.orders.name, newest.stream))?.doc

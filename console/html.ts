@@ -121,12 +121,13 @@ export const sendingWords = (payload: { type: string; status: string; error: str
     payload.status === 'failed' && payload.error ? ` (${payload.error})` : ''
   }`
 
-/** How the console writes times: detail pages, days, days in lists, lists. */
+/** How the console writes times: detail pages, days, days in lists, lists, ranges of days. */
 const STYLES = {
   dateTime: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' },
   day: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' },
   shortDay: { day: 'numeric', month: 'short', year: 'numeric' },
   short: { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+  dayMonth: { day: 'numeric', month: 'short' },
 } satisfies Record<string, Intl.DateTimeFormatOptions>
 // Making a formatter costs far more than using one: one a style and zone, made once.
 const formatters = new Map<string, Intl.DateTimeFormat>()
@@ -144,7 +145,6 @@ const zoneOf = (options: Handlebars.HelperOptions | undefined) =>
   (options?.data?.root?.frame as Frame | undefined)?.zone ?? 'UTC'
 
 type ExpectedKind = NonNullable<TrackerChanges['displayable_expected_delivery_kind']>
-const DAYS = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' })
 const calendarDay = (date: string) => Date.parse(`${date}T00:00:00Z`)
 const EXPECTED_SOURCES: Record<ExpectedKind, string> = {
   merchant: 'the shop’s date',
@@ -160,7 +160,8 @@ export function expectedSource(kind: ExpectedKind, estimate: Estimation | undefi
   if (kind !== 'promise' || !estimate) return EXPECTED_SOURCES[kind]
   if (estimate.basis === 'configured') return 'promised from the service’s transit days'
   // Intl puts thin spaces around the dash: "2–3 Dec" within a month, "30 Mar – 2 Apr" across two.
-  const usually = DAYS.formatRange(calendarDay(estimate.delivery_date), calendarDay(estimate.safe_delivery_date))
+  const usually = formatIn('UTC', 'dayMonth')
+    .formatRange(calendarDay(estimate.delivery_date), calendarDay(estimate.safe_delivery_date))
     .replace(/\s–\s/, ' – ')
     .replace(/(\d) – (\d)/, '$1–$2')
   return `learned: usually ${usually}, from ${estimate.sample_size} similar parcels`
@@ -183,7 +184,7 @@ const dayIn = (style: 'day' | 'shortDay') => (date: unknown, options: Handlebars
   typeof date === 'number'
     ? formatIn(zoneOf(options), style).format(date * 1000)
     : typeof date === 'string' && isCalendarDate(date)
-      ? formatIn('UTC', style).format(Date.parse(`${date}T00:00:00Z`))
+      ? formatIn('UTC', style).format(calendarDay(date))
       : (date ?? '–')
 /** "Sun, 29 Nov 2026", on detail pages. */
 pages.registerHelper('longDay', dayIn('day'))

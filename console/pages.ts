@@ -95,7 +95,8 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const delays = await Promise.all(
       delayStatuses.map(async (s) => ({ label: delayWords[s], count: await count('delay_status', s) })),
     )
-    const midnight = localMidnight(timeZoneOf(c.account), localDayOf(timeZoneOf(c.account), now()))
+    const zone = timeZoneOf(c.account)
+    const midnight = localMidnight(zone, localDayOf(zone, now()))
     const orders = await rt.readStore.count(ORDERS, {
       accountId,
       where: [{ field: 'created_at', op: 'gte', value: midnight }],
@@ -106,7 +107,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
     const attention = statuses.filter((s) => ['exception', 'failed_attempt', 'available_for_pickup'].includes(s.code))
     const [[week], problems] = await Promise.all([
       performanceBetween(rt, accountId, { from: utcDayOf(now() - 6 * 86_400), to: utcDayOf(now()) }, []),
-      problemsOf(rt, accountId, carriers, now(), (seconds) => shortTime(seconds, timeZoneOf(c.account))),
+      problemsOf(rt, accountId, carriers, now(), (seconds) => shortTime(seconds, zone)),
     ])
     return sendPage(
       reply,
@@ -208,19 +209,18 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const parcels = await bulkParcels(c.account.id, form)
       if (parcels.length === 0)
         throw validationError('Tick a parcel, or every parcel matching the filters', { tracker: 'none ticked' })
-      if (action === 'export')
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header(
-            'content-disposition',
-            `attachment; filename="parcels-${localDayOf(timeZoneOf(c.account), now())}.csv"`,
-          )
-          .send(
-            parcelsCsv(
-              parcels.map((p) => rowOf(p, now())),
-              true,
-            ),
-          )
+      if (action === 'export') {
+        const at = now()
+        return sendParcelsCsv(
+          reply,
+          c,
+          at,
+          parcelsCsv(
+            parcels.map((p) => rowOf(p, at)),
+            true,
+          ),
+        )
+      }
       const done = action === 'refresh' ? await refreshAll(c, parcels) : await handleAll(c, request, parcels)
       // Back to the page it came from, its parcels still ticked (all those matching are not listed one by one).
       const back = new URL(
@@ -279,10 +279,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
         header = false
       }
     }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="parcels-${localDayOf(timeZoneOf(c.account), at)}.csv"`)
-      .send(Readable.from(csv()))
+    return sendParcelsCsv(reply, c, at, Readable.from(csv()))
   })
 
   routes.get('/console/orders/:id', undefined, async (c, request, reply) => {
@@ -612,6 +609,13 @@ const originOf = (tracker: OrderDoc['fulfillments'][number]['trackers'][number])
       (earliest, e) => (!earliest || e.happened_at < earliest.happened_at ? e : earliest),
       undefined,
     )?.address?.country_code ?? undefined
+
+/** Parcels as a CSV download, named by the account's day it was made. */
+const sendParcelsCsv = (reply: FastifyReply, c: ConsoleRequest, at: number, body: string | Readable) =>
+  reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="parcels-${localDayOf(timeZoneOf(c.account), at)}.csv"`)
+    .send(body)
 
 /** The parcels a bulk action left ticked, from the page's `selected` (their ids, comma-separated). */
 const tickedOf = (query: Query) => new Set((query.selected ?? '').split(',').map(Number))
