@@ -7,6 +7,7 @@ import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
 import type { Frame } from './html.ts'
 import type { PollQueues } from '../reactions/polls/poller.ts'
+import type { DeliveryQueue } from '../reactions/webhooks/delivery-queue.ts'
 import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
 import type { CarrierLedger } from '../shared/infra/carriers/ledger.ts'
 import type { JobQueue } from '../shared/infra/jobs/queue.ts'
@@ -66,10 +67,12 @@ export function consoleScope(scope: FastifyInstance, rt: Runtime, signedIn: Sign
 }
 export type ConsoleScope = ReturnType<typeof consoleScope>
 
-/** What the console reads beside the stores, where this process has it: the job queue, the carrier APIs' ledger. */
+/** What the console reads beside the stores, where this process has it: the queues, the carrier APIs' ledger. */
 export interface ConsoleParts {
   jobs?: JobQueue
   /** The carrier polls' queues, where this process has them: Refresh from carrier queues on them. */
   polls?: PollQueues
+  /** The webhook deliveries' queue: a message sent again from the delivery log goes on it. */
+  deliveries?: DeliveryQueue
   carriers: { settings: readonly ConfiguredCarrierApi[]; ledger: CarrierLedger | undefined }
 }

@@ -72,7 +72,7 @@ export function consoleRoutes(app: App, rt: Runtime, limits: AttemptLimits, part
     consolePages(routes, rt, parts)
     analyticsPages(routes, rt)
     settingsPages(routes, rt, parts.carriers)
-    webhookPages(routes, rt, parts.jobs)
+    webhookPages(routes, rt, parts)
     connectionPages(routes, rt, parts.jobs)
   })
 }

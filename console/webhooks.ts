@@ -14,10 +14,9 @@ import { timeZoneOf } from '../projectors/accounts/account.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../shared/domain/events/webhook-events.ts'
 import { sendPage } from '../shared/infra/http/html-page.ts'
-import type { JobQueue } from '../shared/infra/jobs/queue.ts'
 import { collections } from '../shared/infra/read-store/collections.ts'
 import type { Runtime } from '../shared/infra/runtime.ts'
-import { type ConsoleRequest, type ConsoleScope, commandOf, type Query } from './frame.ts'
+import { type ConsoleParts, type ConsoleRequest, type ConsoleScope, commandOf, type Query } from './frame.ts'
 import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull } from './forms.ts'
 import { renderConsolePage } from './html.ts'
 import { endpointHealth } from './endpoint-health.ts'
@@ -49,7 +48,7 @@ const endpointFormBody = (form: Form) => {
   }
 }
 
-export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue | undefined) {
+export function webhookPages(routes: ConsoleScope, rt: Runtime, { jobs, deliveries }: ConsoleParts) {
   const endpoints = webhookEndpointCommands(rt)
   const endpointOf = async (accountId: number, id: unknown) => {
     const found = await rt.readStore.get<WebhookEndpointDoc>(ENDPOINTS, accountId, Number(id) || 0)
@@ -208,6 +207,19 @@ export function webhookPages(routes: ConsoleScope, rt: Runtime, jobs: JobQueue |
     const body = parsedForm(rotateSecretBody, { expires_in: Math.round(hours * 3600) })
     const rotated = endpoints.revealed(await endpoints.rotateSecret(commandOf(c, request), id, body))
     return endpointPage(c, reply, id, { secret: (rotated.body as { secret: string }).secret })
+  })
+  routes.post('/console/webhooks/:id/deliveries/:delivery/replay', async (c, request, reply) => {
+    const { id, delivery } = request.params as Query
+    const sent = (
+      await endpoints.replayDelivery(commandOf(c, request), deliveries, Number(id) || 0, Number(delivery) || 0)
+    ).body as { webhook_id: string; type: string }
+    return reply.redirect(
+      doneAt(
+        `/console/webhooks/${id}`,
+        `${sent.webhook_id} (${sent.type}) is being sent again: its answer appears below.`,
+      ),
+      303,
+    )
   })
   routes.post('/console/webhooks/:id/replay', (c, request, reply) => {
     const id = Number((request.params as Query).id)

@@ -203,6 +203,10 @@ export const apiNotes: Record<string, OperationNotes> = {
     responses: queuedJob('The replay, queued as a job; poll the Location'),
   },
   'GET /v2/webhook_endpoints/{id}/deliveries': { operationId: 'listWebhookDeliveries', tag: 'webhooks' },
+  'POST /v2/webhook_endpoints/{id}/deliveries/{delivery_id}/replay': {
+    operationId: 'replayWebhookDelivery',
+    tag: 'webhooks',
+  },
   'GET /v2/events': { operationId: 'listEvents', tag: 'events' },
   'GET /v2/events/stream': { operationId: 'streamEvents', tag: 'events' },
   'GET /v2/events/{id}': { operationId: 'getEvent', tag: 'events' },

@@ -106,7 +106,7 @@ export async function startServer(
       token: config.SHIPLOG_METRICS_TOKEN,
     })
     if (queues) await queueDashboard(app, queues.all, config.SHIPLOG_ADMIN_TOKEN)
-    if (roles.has('command')) commandApi(app, rt, queues!.jobs, queues!.polls)
+    if (roles.has('command')) commandApi(app, rt, queues!)
     if (queues) carrierApiRoutes(app, carrierSettings, queues.carrierLedger)
     if (roles.has('query')) {
       const limitsRedis = connectRedis(config.REDIS_URL, rt.logger, 'limits', { failFast: true })
@@ -117,6 +117,7 @@ export async function startServer(
       consoleRoutes(app, rt, limits, {
         jobs: queues?.jobs,
         polls: queues?.polls,
+        deliveries: queues?.deliveries,
         carriers: { settings: carrierSettings, ledger: queues?.carrierLedger },
       })
     }

@@ -1,6 +1,7 @@
 import {
   deletedWebhookEndpoint,
   jobResource,
+  webhookDeliveryResource,
   webhookEndpointResource,
   webhookTest,
 } from '../../projectors/resources/schemas.ts'
@@ -14,16 +15,26 @@ import {
 } from '../../commands/webhooks/endpoints.ts'
 import type { App } from '../../shared/infra/http/server.ts'
 import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import type { DeliveryQueue } from '../../reactions/webhooks/delivery-queue.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
 import { commandRequest, pathCalled, sendCommandResponse } from '../command-request.ts'
 
 const ENDPOINTS = '/v2/webhook_endpoints'
 
-const endpointParams = z.object({
-  id: z.coerce.number().int('must be an integer id').positive('must be a positive id').max(Number.MAX_SAFE_INTEGER),
-})
+const anId = z.coerce
+  .number()
+  .int('must be an integer id')
+  .positive('must be a positive id')
+  .max(Number.MAX_SAFE_INTEGER)
+const endpointParams = z.object({ id: anId })
+const deliveryParams = z.object({ id: anId, delivery_id: anId })
 
-export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue) {
+export function webhookEndpointWriteRoutes(
+  app: App,
+  rt: Runtime,
+  jobs: JobQueue,
+  deliveries: DeliveryQueue | undefined,
+) {
   const endpoints = webhookEndpointCommands(rt)
 
   app.post(
@@ -117,5 +128,26 @@ export function webhookEndpointWriteRoutes(app: App, rt: Runtime, jobs: JobQueue
       )
       return sendCommandResponse(reply.header('location', `/v2/jobs/${jobId}`), response)
     },
+  )
+
+  app.post(
+    `${ENDPOINTS}/:id/deliveries/:delivery_id/replay`,
+    {
+      schema: {
+        params: deliveryParams,
+        response: { 202: webhookDeliveryResource },
+        summary: 'Send one message of the delivery log again, now',
+      },
+    },
+    async (request, reply) =>
+      sendCommandResponse(
+        reply,
+        await endpoints.replayDelivery(
+          commandRequest(request),
+          deliveries,
+          request.params.id,
+          request.params.delivery_id,
+        ),
+      ),
   )
 }

@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { JobDoc } from '../../projectors/jobs/job.ts'
 import { evolveWebhookEndpoint, renderWebhookEndpoint } from '../../projectors/webhooks/endpoint.ts'
+import {
+  evolveWebhookDelivery,
+  renderWebhookDelivery,
+  type WebhookDeliveryDoc,
+} from '../../projectors/webhooks/delivery.ts'
 import { notFound, ShiplogError, validationError } from '../../shared/domain/errors.ts'
 import { webhookMessageTypes } from '../../shared/domain/events/webhook-events.ts'
 import {
@@ -12,8 +17,14 @@ import {
   type WebhookEndpointState,
   webhookEndpointStream,
 } from '../../shared/domain/webhooks/endpoint.ts'
+import {
+  decideWebhookMessage,
+  evolveWebhookMessageState,
+  type WebhookMessageEvent,
+  type WebhookMessageState,
+} from '../../shared/domain/webhooks/message.ts'
 import { asDomainEvents } from '../../shared/infra/event-store/recorded.ts'
-import type { JobQueue } from '../../shared/infra/jobs/queue.ts'
+import type { JobQueue, WorkQueue } from '../../shared/infra/jobs/queue.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
 import { WEBHOOK_SECRET_PREFIX } from '../../shared/infra/webhooks/signing.ts'
 import type { Runtime } from '../../shared/infra/runtime.ts'
@@ -76,6 +87,8 @@ export const rotateSecretBody = z
       .optional(),
   })
   .nullish()
+
+const DELIVERIES = collections.webhook_deliveries.name
 
 /** `whsec_` and 32 random bytes in base64: the Standard Webhooks secret format. */
 const newSecret = () => `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`
@@ -145,6 +158,17 @@ export function webhookEndpointCommands(rt: Runtime) {
       answer,
     })
 
+  /** The endpoint as its stream has it; not found once deleted. */
+  const liveEndpoint = async (accountId: number, endpointId: number) => {
+    const recorded = await rt.eventStore.readStream(webhookEndpointStream(accountId, endpointId))
+    const endpoint = asDomainEvents<WebhookEndpointEvent>(recorded).reduce(
+      evolveWebhookEndpointState,
+      undefined as never,
+    )
+    if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
+    return endpoint
+  }
+
   return {
     revealed(response: CommandResponse): CommandResponse {
       const shown = response.body as { secret?: string }
@@ -210,6 +234,34 @@ export function webhookEndpointCommands(rt: Runtime) {
       )
     },
 
+    /**
+     * Sends one message of an endpoint's delivery log again, at once and from
+     * the start of the retry schedule, under its `webhook-id`: `202` with its
+     * delivery, pending. It is queued at once when Redis is there, else by
+     * the worker's sweep once it is back.
+     */
+    async replayDelivery(
+      command: CommandRequest,
+      deliveries: Pick<WorkQueue<{ accountId: number; stream: string }>, 'enqueueNow'> | undefined,
+      endpointId: number,
+      deliveryId: number,
+    ) {
+      await liveEndpoint(command.account.id, endpointId)
+      const found = await rt.readStore.get<WebhookDeliveryDoc>(DELIVERIES, command.account.id, deliveryId)
+      if (!found || found.doc.endpoint_id !== endpointId) throw notFound('Webhook delivery not found')
+      const response = await changeStream<WebhookMessageEvent, WebhookMessageState>(rt, command, {
+        stream: found.key,
+        evolve: evolveWebhookMessageState,
+        decide: (at, state) => decideWebhookMessage({ type: 'ReplayWebhookMessage', data: { at } }, state),
+        answer: (all) => ({
+          status: 202,
+          body: renderWebhookDelivery(all.reduce<WebhookDeliveryDoc | undefined>(evolveWebhookDelivery, undefined)!),
+        }),
+      })
+      await deliveries?.enqueueNow({ accountId: command.account.id, stream: found.key }).catch(() => false)
+      return response
+    },
+
     /** Queues a replay job; `path` is the API path it is recorded as asked on. */
     async replay(
       command: CommandRequest,
@@ -219,12 +271,7 @@ export function webhookEndpointCommands(rt: Runtime) {
       path: string,
       log: Parameters<typeof acceptJob>[5],
     ) {
-      const recorded = await rt.eventStore.readStream(webhookEndpointStream(command.account.id, endpointId))
-      const endpoint = asDomainEvents<WebhookEndpointEvent>(recorded).reduce(
-        evolveWebhookEndpointState,
-        undefined as never,
-      )
-      if (!endpoint || endpoint.deleted) throw notFound('Webhook endpoint not found')
+      await liveEndpoint(command.account.id, endpointId)
       await noReplayRunning(rt, command.account.id, endpointId)
       return acceptJob(
         rt,

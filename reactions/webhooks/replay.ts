@@ -74,7 +74,7 @@ export async function replayWebhookMessages(ctx: JobContext, deliveries: Deliver
         // A sender recording an attempt meanwhile is retried by the job: replays are at-least-once.
         await rt.eventStore.append([{ stream, expected: existing.length - 1, events: toNewEvents(events, metadata) }])
       }
-      await deliveries?.enqueue({ accountId, stream }).catch(() => false)
+      await deliveries?.enqueueNow({ accountId, stream }).catch(() => false)
       replayed++
     }
     if (page.length < PAGE || page.at(-1)!.position >= until) break

@@ -178,6 +178,10 @@ t.test('an endpoint added in the console receives a test message, logged with it
   await page.getByText('Attempts and payload').first().click()
   t.match(await page.locator('ol.attempts').first().innerText(), /HTTP 200/, 'each attempt’s answer')
   t.match(await page.locator('pre.email').first().innerText(), /"type": "webhook.test"/, 'the payload sent')
+  await page.getByRole('button', { name: `Send again ${test!.headers['webhook-id']}` }).click()
+  t.match(await page.getByRole('status').first().innerText(), /is being sent again/, 'the page says so')
+  const [, again] = await receiver.waitFor(2)
+  t.equal(again!.headers['webhook-id'], test!.headers['webhook-id'], 'the same message went again')
   await keep(page, 'console-webhook.png', { width: 1280, height: 900 })
 
   await page.getByRole('button', { name: 'Switch off' }).click()

@@ -646,6 +646,57 @@ t.test('store connections: listed with their webhook address, synced since a day
   )
 })
 
+t.test('a message of the delivery log is sent again from its row, by owners', async (t) => {
+  const server = await startTestServer(t, {
+    env: { SHIPLOG_WEBHOOK_ALLOW_PRIVATE: 'true', SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '1' },
+  })
+  const receiver = await startReceiver(t)
+  receiver.fallback = 503
+  const endpoint = (
+    await server.request('POST', '/v2/webhook_endpoints', {
+      body: { url: receiver.url, enabled_events: ['order.created'] },
+    })
+  ).body as { id: number }
+  await postTrackers(server, [{ order_number: 'W-1', tracking_number: 'TN-W1', carrier_code: 'dhl' }])
+  const log = `/v2/webhook_endpoints/${endpoint.id}/deliveries`
+  const failed = await until(
+    () => server.request('GET', log),
+    (answer) => answer.body.data[0]?.status === 'failed',
+  )
+  const delivery = failed.body.data[0] as { id: number; webhook_id: string }
+
+  const owner = await signedIn(server, 'olu@shop.example', 'owner')
+  const page = (await get(server, `/console/webhooks/${endpoint.id}`, owner)).html
+  const action = `/console/webhooks/${endpoint.id}/deliveries/${delivery.id}/replay`
+  t.match(page, `<form method="post" action="${action}"`, 'each row has its Send again')
+  t.match(page, `Send again<span class="visually-hidden"> ${delivery.webhook_id}</span>`, 'named for a screen reader')
+
+  const member = await signedIn(server)
+  const read = (await get(server, `/console/webhooks/${endpoint.id}`, member)).html
+  t.notMatch(read, 'Send again', 'members read, owners send')
+  t.equal((await post(server, action, member, { _csrf: csrfOf(read) })).status, 403)
+  t.equal(receiver.received.length, 2, 'a member sent nothing')
+
+  receiver.fallback = 200
+  const sent = await post(server, action, owner, { _csrf: csrfOf(page) })
+  t.equal(sent.status, 303)
+  t.match(
+    decodeURIComponent(sent.location ?? ''),
+    `${delivery.webhook_id} (order.created) is being sent again: its answer appears below.`,
+  )
+  const [, , again] = await receiver.waitFor(3)
+  t.equal(again!.headers['webhook-id'], delivery.webhook_id, 'the same message, under its webhook-id')
+  const after = await until(
+    () => get(server, `/console/webhooks/${endpoint.id}`, owner),
+    (p) => p.html.includes('<td>succeeded'),
+  )
+  t.match(after.html, /HTTP 200/, 'the log shows the answer')
+  const unknown = await post(server, `/console/webhooks/${endpoint.id}/deliveries/999/replay`, owner, {
+    _csrf: csrfOf(page),
+  })
+  t.equal(unknown.status, 404)
+})
+
 t.test(
   'bulk actions on parcels: ticked or all matching; delays handled, refreshes asked, CSV; the ticks stay',
   async (t) => {
@@ -773,6 +824,7 @@ t.test(
       ['/console/webhooks/1/test', {}],
       ['/console/webhooks/1/rotate', {}],
       ['/console/webhooks/1/replay', { since: '2026-01-01' }],
+      ['/console/webhooks/1/deliveries/1/replay', {}],
       ['/console/webhooks/1/delete', { confirm: 'x' }],
       ['/console/settings/team/users/1/delete', {}],
       ['/console/delays/1/handled', {}],

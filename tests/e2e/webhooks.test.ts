@@ -228,6 +228,58 @@ t.test('a failed attempt is retried with the same webhook-id, then succeeds or f
   )
 })
 
+t.test('one message of the delivery log is sent again, now, under its webhook-id', async (t) => {
+  // Retries an hour apart: a message still pending waits for its next attempt, unless sent again.
+  const server = await start(t, { SHIPLOG_WEBHOOK_RETRY_SCHEDULE: '3600' })
+  const receiver = await startReceiver(t)
+  receiver.fallback = 503
+  const endpoint = await createEndpoint(server, receiver, { enabled_events: ['order.created'] })
+  await postTrackers(server, [{ order_number: 'S-1', tracking_number: 'TN-S1', carrier_code: 'dhl' }])
+  const [first] = await receiver.waitFor(1)
+  const [waiting] = await deliveries(server, endpoint.id, (l) => l[0]?.attempts === 1)
+  t.match(waiting, { status: 'pending', last_status_code: 503, next_attempt_at: Number }, 'its retry is an hour away')
+
+  receiver.fallback = 200
+  const path = `/v2/webhook_endpoints/${endpoint.id}/deliveries/${waiting.id}/replay`
+  const replayed = await server.request('POST', path)
+  t.equal(replayed.status, 202)
+  t.match(replayed.body, { object: 'webhook_delivery', id: waiting.id, status: 'pending', next_attempt_at: null })
+  const [, again] = await receiver.waitFor(2)
+  t.equal(
+    again!.headers['webhook-id'],
+    first!.headers['webhook-id'],
+    'the same webhook-id, for receivers to drop repeats',
+  )
+  verified(t, endpoint.secret, [again!])
+  const [delivered] = await deliveries(server, endpoint.id, (l) => l[0]?.status === 'succeeded')
+  t.match(delivered, { attempts: 2, last_status_code: 200 }, 'sent at once, not an hour later')
+
+  // Delivered, it can be sent again too: a receiver that lost it asks for it.
+  t.equal((await server.request('POST', path)).status, 202)
+  await receiver.waitFor(3)
+  await deliveries(server, endpoint.id, (l) => l[0]?.status === 'succeeded' && l[0]?.attempts === 3)
+
+  const other = await createEndpoint(server, receiver)
+  for (const [wrong, status] of [
+    [`/v2/webhook_endpoints/${endpoint.id}/deliveries/999999/replay`, 404],
+    [`/v2/webhook_endpoints/${other.id}/deliveries/${waiting.id}/replay`, 404],
+    [`/v2/webhook_endpoints/999999/deliveries/${waiting.id}/replay`, 404],
+    [`/v2/webhook_endpoints/${endpoint.id}/deliveries/abc/replay`, 400],
+  ] as const) {
+    const refused = await server.request('POST', wrong)
+    t.equal(refused.status, status, wrong)
+    if (status === 400)
+      t.ok('delivery_id' in (refused.body.errors ?? {}), `names delivery_id: ${JSON.stringify(refused.body)}`)
+  }
+  const stranger = await server.newAccount('Stranger')
+  t.equal(
+    (await server.request('POST', path, { key: stranger.private_key })).status,
+    404,
+    "another account's is not found",
+  )
+  t.equal(receiver.received.length, 3, 'nothing refused was sent')
+})
+
 t.test("another account's endpoints and events stay apart", async (t) => {
   const server = await start(t)
   const receiver = await startReceiver(t)

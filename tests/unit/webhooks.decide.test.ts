@@ -143,6 +143,28 @@ t.test('a replay puts a message back to pending at the start of the schedule', a
     .thenMatch(t, [{ data: { attempt: 4, outcome: 'retrying', next_attempt_at: 615 } }])
 })
 
+t.test('one message asked for again (no job) goes pending at once, waiting retry or not', async (t) => {
+  const retrying = {
+    type: 'WebhookDeliveryAttempted' as const,
+    data: {
+      attempt: 1,
+      status_code: 503,
+      error: 'answered 503',
+      outcome: 'retrying' as const,
+      next_attempt_at: 4100,
+      at: 500,
+    },
+  }
+  const replayed = { type: 'WebhookMessageReplayed' as const, data: { at: 600 } }
+  message([made, retrying]).when({ type: 'ReplayWebhookMessage', data: replayed.data }).thenEvents(t, [replayed])
+  t.match(
+    [made, retrying, replayed].reduce(evolveWebhookMessageState, undefined as never),
+    { status: 'pending', attempts: 1, retries: 0, next_attempt_at: null },
+    'due now, with the whole schedule ahead',
+  )
+  message([]).when({ type: 'ReplayWebhookMessage', data: replayed.data }).thenEvents(t, [])
+})
+
 /* Which message an event becomes, given the other events its command wrote to the same stream. */
 const orderCreated = { type: 'OrderCreated', data: {} } as unknown as DomainEvent
 const orderUpdated = { type: 'OrderUpdated', data: {} } as unknown as DomainEvent

@@ -96,5 +96,6 @@ export const webhookMessageEvents = {
     next_attempt_at: z.number().int().nullable(),
     at,
   }),
-  WebhookMessageReplayed: z.object({ job_id: z.number().int(), at }),
+  /** Sent again: by a replay job, or (no `job_id`) one message asked for from its delivery log. */
+  WebhookMessageReplayed: z.object({ job_id: z.number().int().optional(), at }),
 } as const

@@ -15,6 +15,8 @@ export interface WorkQueue<T> {
    * False, at once, while Redis is away. `notBefore` (Unix ms) delays it.
    */
   enqueue(data: T, notBefore?: number): Promise<boolean>
+  /** As `enqueue`, and work already waiting under the same id for a later time runs now. */
+  enqueueNow(data: T): Promise<boolean>
   /** Whether Redis takes commands now. */
   available(): boolean
   /** Calls `listener` each time Redis comes back; returns how to stop. */
@@ -65,6 +67,17 @@ export function createWorkQueue<T>(
         removeOnFail: options.keepCompleted === undefined ? true : 5000,
       })
       return true
+    },
+    async enqueueNow(data) {
+      if (!isRedisReady(connection)) return false
+      const waiting = await queue.getJob(options.jobId(data))
+      // Promoting fails if the job left the delayed state meanwhile: it is then running or gone.
+      if (waiting && (await waiting.isDelayed()))
+        return waiting.promote().then(
+          () => true,
+          () => this.enqueue(data),
+        )
+      return this.enqueue(data)
     },
     close: () => queue.close(),
   }
