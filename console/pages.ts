@@ -332,6 +332,12 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
       const refresh = entry ? refreshOf(entry, t, polls, now()) : undefined
       return { reason: refresh?.refused?.message }
     })
+    // The last poll got no answer: what the page shows may be stale, and since when it is the carrier's.
+    const staleness = trackers.map((t, i) => {
+      const failed = entries[i]?.doc.poll?.failed
+      if (!failed) return undefined
+      return { carrier: t.carrier?.name ?? t.carrier?.code, ...failed, answered_at: entries[i]!.doc.poll!.answered_at }
+    })
     /** A parcel's notifications; the first parcel's list holds the order's own (order placed) too. */
     const sentFor = (tracker: (typeof trackers)[number], i: number) => [
       ...tracker.notifications,
@@ -360,6 +366,7 @@ export function consolePages(routes: ConsoleScope, rt: Runtime, parts: ConsolePa
           sentence: sentenceOf(tracker, now()),
           expected: expected[i],
           refresh: refreshes[i],
+          stale: staleness[i],
           timeline: timelineOf(
             tracker.events.map((e) => ({
               happened_at: e.happened_at,

@@ -170,11 +170,11 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
   const orders = createOrderStates(0)
 
   /** Appends when to ask again, as the poll's decider says on the tracker's polls folded from its order's stream. */
-  const recordPolled = async (stored: StoredDocument<TrackerIndexDoc>, changed: boolean) => {
+  const recordPolled = async (stored: StoredDocument<TrackerIndexDoc>, changed: boolean, error?: string) => {
     const { doc, accountId, key } = stored
     const command = {
       type: 'RecordPoll' as const,
-      data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()) },
+      data: { tracker_id: doc.id, changed, base, at: toUnixSeconds(rt.clock.now()), error },
     }
     await decideOnStream<OrderEvent>(
       rt,
@@ -249,9 +249,10 @@ function trackerPoller(rt: PollerRuntime, queues: PollQueues, stats: PollingStat
         )
         return
       case 'failed':
-        if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new Error(result.error)
+        // A refresh is someone waiting: its failure is told at once; a scheduled poll tries again first.
+        if (!job.data.refresh && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new Error(result.error)
         log.warn({ api: api.name, tracker: doc.id, error: result.error }, 'carrier poll failed; backing off')
-        return recordPolled(stored, false)
+        return recordPolled(stored, false, result.error)
       case 'unknown':
         return recordPolled(stored, false)
       case 'found':

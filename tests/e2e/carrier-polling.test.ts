@@ -177,6 +177,49 @@ t.test(
   },
 )
 
+t.test('a refresh the carrier fails is told on the order page at once, with what the data dates from', async (t) => {
+  const carrier = await startCarrierServer(t)
+  const server = await start(t, carrier, { SHIPLOG_POLL_INTERVAL: '3600' })
+  const created = await postTrackers(server, [
+    { order_number: 'S-1', tracking_number: '6A-OK', carrier_code: 'colissimo' },
+  ])
+  const [parcel] = created.body.trackers
+  const cookies = await signedIn(server)
+  const orderPage = `/console/orders/${parcel.order_id}`
+  const answered = await until(
+    () => get(server, orderPage, cookies),
+    (p) => p.html.includes(`/trackers/${parcel.id}/refresh`) && p.html.includes('Libellé'),
+  )
+  t.notMatch(answered.html, 'Asking Colissimo failed', 'no warning while the carrier answers')
+
+  carrier.down.add('6A-OK')
+  const asked = carrier.requests.get('6A-OK') ?? 0
+  const refreshed = await post(server, `${orderPage}/trackers/${parcel.id}/refresh`, cookies, {
+    _csrf: csrfOf(answered.html),
+  })
+  t.equal(refreshed.status, 303)
+  const stale = await until(
+    () => get(server, orderPage, cookies),
+    (p) => p.html.includes('Asking Colissimo failed'),
+  )
+  t.equal(carrier.requests.get('6A-OK'), asked + 1, 'asked once: a refresh is not retried behind the person waiting')
+  t.match(
+    stale.html,
+    /<p class="warning">Asking Colissimo failed at \d+ \w+, \d\d:\d\d: answered 503\. What is shown is from its last answer, \d+ \w+, \d\d:\d\d\.<\/p>/,
+  )
+  const [failed] = await polls(server, parcel.order_id)
+  t.match(failed, { data: { error: 'answered 503', changed: false } }, 'the log keeps why')
+
+  carrier.down.delete('6A-OK')
+  const again = await post(server, `${orderPage}/trackers/${parcel.id}/refresh`, cookies, { _csrf: csrfOf(stale.html) })
+  t.equal(again.status, 303)
+  await until(
+    () => get(server, orderPage, cookies),
+    (p) => !p.html.includes('Asking Colissimo failed'),
+  )
+  t.pass('the warning goes once the carrier answers again')
+})
+
 t.test('a tracker with no carrier event for 30 days is recorded expired, and polled no more', async (t) => {
   const carrier = await startCarrierServer(t)
   const clock = fixedClock('2026-10-01T10:00:00Z')

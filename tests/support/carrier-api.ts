@@ -73,6 +73,8 @@ export interface CarrierServer {
   batches: Map<string, string[][]>
   /** OAuth tokens issued, by API. */
   tokens: Map<string, number>
+  /** DHL and La Poste numbers answered 503 while here: the carrier's outage. */
+  down: Set<string>
 }
 
 /** Numbers and the carrier their format names (null: none, or two carriers' formats accept it). */
@@ -417,6 +419,7 @@ export async function startCarrierServer(t: Test): Promise<CarrierServer> {
   const calls = new Map<string, number>()
   const batches = new Map<string, string[][]>()
   const tokens = new Map<string, number>()
+  const down = new Set<string>()
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost')
     const route = routeOf(request.method ?? 'GET', url.pathname)
@@ -500,6 +503,7 @@ export async function startCarrierServer(t: Test): Promise<CarrierServer> {
     if (!dhl && url.searchParams.get('lang') !== 'fr_FR') return send(400, '{"code":"BAD_REQUEST"}')
     if (number.endsWith('-404')) return send(404, '{"title":"No shipment with given tracking number found."}')
     if (number.endsWith('-500')) return send(500, '{"title":"Internal error"}')
+    if (down.has(number)) return send(503, '{"title":"Service Unavailable"}')
     if (number.endsWith('-BAD')) return send(200, '{"shipments": [ {"events": [ {')
     if (number.endsWith('-429') && seen === 1) return send(429, '{"title":"Too many requests"}', { 'retry-after': '1' })
     const body = dhl ? dhlShipment : laposteShipment(laposteCodes.get(number) ?? ['PC1', 'DR1'])
@@ -519,6 +523,7 @@ export async function startCarrierServer(t: Test): Promise<CarrierServer> {
     calls,
     batches,
     tokens,
+    down,
   }
 }
 

@@ -41,3 +41,23 @@ t.test('news from the carrier brings the wait back to the interval', async (t) =
       },
     ])
 })
+
+t.test('a poll the carrier did not answer says why, and the last answer stays known', async (t) => {
+  const failing = {
+    type: 'RecordPoll' as const,
+    data: { tracker_id: 7, changed: false, base: BASE, at: 1900, error: 'answered 503' },
+  }
+  poll([polled(900, 1000)])
+    .when(failing)
+    .thenEvents(t, [
+      {
+        type: 'TrackerPolled',
+        data: { tracker_id: 7, changed: false, interval: 1800, next_poll_at: 3700, at: 1900, error: 'answered 503' },
+      },
+    ])
+  const [failed] = decidePoll(failing, evolvePollState(undefined, polled(900, 1000)))
+  const state = [polled(900, 1000), failed!].reduce(evolvePollState, undefined as never)
+  t.match(state, { answered_at: 1000, failed: { at: 1900, error: 'answered 503' } }, 'stale since the answer at 1000')
+  t.match(evolvePollState(state, polled(900, 4000)), { answered_at: 4000, failed: null }, 'an answer clears it')
+  t.match(evolvePollState(undefined, failed!), { answered_at: null }, 'never answered')
+})

@@ -97,6 +97,8 @@ export const orderEvents = {
     /** Seconds until the next poll; null: polling has stopped. */
     interval: z.number().int().nullable(),
     next_poll_at: z.number().int().nullable(),
+    /** Why the poll got no answer ("answered 503", "no answer within 10 s"); absent when the carrier answered. */
+    error: z.string().optional(),
     at,
   }),
   /** A notification's payload was accepted: the e-mail by the SMTP server, the SMS by its provider. */

@@ -29,12 +29,20 @@ export const isStale = (lastNewsAt: number, now: number) => now - lastNewsAt >= 
 /** Polls of one parcel in a day (UTC) at most: past them, the next waits for the next day. */
 export const MAX_POLLS_PER_DAY = 10
 
-/** What a tracker's polls decide on: the wait before the last one (null: never polled), and the polls of its day. */
+/**
+ * What a tracker's polls decide on: the wait before the last one (null:
+ * never polled), and the polls of its day; and what the console tells of
+ * them: when the carrier last answered, and the last poll's failure.
+ */
 export interface PollState {
   interval: number | null
   /** The UTC day of the last poll, and the polls that day. */
   polled_on?: string | null
   polls_that_day?: number
+  /** When a poll last got the carrier's answer. */
+  answered_at?: number | null
+  /** The last poll, when it got no answer: what is shown may be stale. */
+  failed?: { at: number; error: string } | null
 }
 
 /** Polls already made on the day of `at`. */
@@ -46,22 +54,31 @@ export const pollsSpentOn = (state: PollState | undefined, at: number) => pollsO
 
 export type TrackerPolled = Extract<OrderEvent, { type: 'TrackerPolled' }>
 
-/** A poll's answer: whether the carrier brought news, `at` the poll's time, `base` the configured interval. */
+/**
+ * A poll's answer: whether the carrier brought news, `at` the poll's time,
+ * `base` the configured interval; `error` when it did not answer.
+ */
 export interface RecordPoll {
   type: 'RecordPoll'
-  data: { tracker_id: number; changed: boolean; base: number; at: number }
+  data: { tracker_id: number; changed: boolean; base: number; at: number; error?: string }
 }
 
-export const evolvePollState = (state: PollState | undefined, event: TrackerPolled): PollState => ({
-  interval: event.data.interval,
-  polled_on: utcDayOf(event.data.at),
-  polls_that_day: pollsOn(state, event.data.at) + 1,
-})
+export const evolvePollState = (state: PollState | undefined, event: TrackerPolled): PollState => {
+  const { at, error } = event.data
+  return {
+    interval: event.data.interval,
+    polled_on: utcDayOf(at),
+    polls_that_day: pollsOn(state, at) + 1,
+    answered_at: error === undefined ? at : (state?.answered_at ?? null),
+    failed: error === undefined ? null : { at, error },
+  }
+}
 
 /** A poll is always recorded, with when to ask again: soon after news, then less and less often. */
 export function decidePoll(command: RecordPoll, state: PollState | undefined): TrackerPolled[] {
-  const { tracker_id, changed, base, at } = command.data
+  const { tracker_id, changed, base, at, error } = command.data
   const interval = nextPollInterval(state?.interval ?? null, changed, base)
   const next = pollsOn(state, at) + 1 >= MAX_POLLS_PER_DAY ? Math.max(at + interval, nextUtcDay(at)) : at + interval
-  return [{ type: 'TrackerPolled', data: { tracker_id, changed, interval, next_poll_at: next, at } }]
+  const polled = { tracker_id, changed, interval, next_poll_at: next, at }
+  return [{ type: 'TrackerPolled', data: error === undefined ? polled : { ...polled, error } }]
 }
