@@ -20,6 +20,8 @@ import type { Runtime } from '../shared/infra/runtime.ts'
 /** A share of a carrier API's daily budget past which the overview warns. */
 export const BUDGET_WARNING = 0.8
 const DAY = 86_400
+/** The lowest id made in the 7 days up to `now` (Unix seconds): the week's documents are the ids above it. */
+export const firstIdOfWeek = (now: number) => firstIdAt((now - 7 * DAY) * 1000)
 /** Pending messages looked at for retries: the newest, as a failing endpoint's are. */
 const PENDING_LOOKED_AT = 100
 
@@ -71,7 +73,7 @@ async function sendingProblems(
   now: number,
   time: (seconds: number) => string,
 ) {
-  const since = firstIdAt((now - 7 * DAY) * 1000)
+  const since = firstIdOfWeek(now)
   const [emails, sms] = await Promise.all([
     rt.readStore.find<NotificationDoc>(collections.notifications.name, {
       accountId,

@@ -217,6 +217,8 @@ pages.registerHelper(
   'fieldError',
   (errors: { fields?: Record<string, string> } | undefined, name: string) => errors?.fields?.[name],
 )
+/** A count with its thousands grouped: "10,000". */
+pages.registerHelper('thousands', (n: number) => n.toLocaleString('en-GB'))
 pages.registerHelper('percent', (rate: number | null | undefined) =>
   typeof rate === 'number' ? `${(rate * 100).toFixed(1)} %` : '–',
 )

@@ -12,12 +12,14 @@ import { carrierServiceBody, configureCarrierService, serviceCode } from '../com
 import { createUser, deleteUser } from '../commands/users/change-user.ts'
 import { delayRulesOf, notificationSettingsOf, timeZoneOf } from '../projectors/accounts/account.ts'
 import { configuredServices } from '../projectors/carrier-services/configured.ts'
+import { type NotificationDoc, sendsByType } from '../projectors/notifications/notification.ts'
 import { performanceBetween } from '../projectors/deliveries/performance.ts'
 import type { OrderDoc } from '../shared/domain/orders/document.ts'
 import { notificationLanguages } from '../shared/domain/notifications/languages.ts'
 import { type NotificationSlug, notificationSlugs, notificationTypes } from '../shared/domain/notifications/types.ts'
 import { contrastRatio, trackingPageOf, type TrackingPageSettings } from '../shared/domain/tracking-page/settings.ts'
 import { notFound, validationError } from '../shared/domain/errors.ts'
+import { toUnixSeconds } from '../shared/domain/time.ts'
 import { weekdays } from '../shared/domain/events/pickup-point-events.ts'
 import type { UserState } from '../shared/domain/users/user.ts'
 import type { ConfiguredCarrierApi } from '../shared/infra/carriers/apis.ts'
@@ -32,6 +34,7 @@ import { trackingPagePreview } from '../query-api/tracking-page/preview.ts'
 import type { ConsoleRequest, ConsoleScope, Query } from './frame.ts'
 import { allOf, doneAt, type FormErrors, formOf, parsedForm, submitted, textOrNull, ticked } from './forms.ts'
 import { renderConsolePage } from './html.ts'
+import { firstIdOfWeek } from './health.ts'
 
 /*
  * The settings pages: the tracking page, notifications, carriers, and (for
@@ -189,16 +192,26 @@ export function settingsPages(
     return sendPage(reply, 200, page, { framedBy: 'self' })
   })
 
-  // Notifications: each type's channels, the default language, SMS quiet hours, the delay rules.
+  // Notifications: each type's channels with the week's sends, the default language, SMS quiet hours, the delay rules.
   const smsReady = smsSettings(rt.config) !== undefined
-  const notificationsForm = (c: ConsoleRequest, reply: FastifyReply, again?: Again) =>
-    sendPage(
+  /** The week's notifications counted at most: past them, the page says the counts are of the newest. */
+  const SENDS_COUNTED = 10_000
+  const notificationsForm = async (c: ConsoleRequest, reply: FastifyReply, again?: Again) => {
+    // The week's notifications, newest first, up to a bound: a page, not a report.
+    const week = await rt.readStore.find<NotificationDoc>(collections.notifications.name, {
+      accountId: c.account.id,
+      startingAfter: firstIdOfWeek(toUnixSeconds(rt.clock.now())),
+      limit: SENDS_COUNTED,
+    })
+    const sends = sendsByType(week.docs.map((d) => d.doc))
+    return sendPage(
       reply,
       again?.status ?? 200,
       renderConsolePage('notifications', 'Notifications', c.frame, {
         owner: c.user.role === 'owner',
         smsReady,
         errors: again?.errors,
+        countedUpTo: week.hasMore ? SENDS_COUNTED : undefined,
         types: notificationSlugs.map((slug) => {
           const settings = notificationSettingsOf(c.account, slug)
           return {
@@ -208,6 +221,8 @@ export function settingsPages(
             enabled: settings.enabled,
             email: settings.channels.includes('email'),
             sms: settings.channels.includes('sms'),
+            emailSends: sends.get(`${slug}|email`),
+            smsSends: sends.get(`${slug}|sms`),
           }
         }),
         languages: notificationLanguages.map((code) => ({
@@ -219,6 +234,7 @@ export function settingsPages(
         rules: delayRulesOf(c.account),
       }),
     )
+  }
   routes.get('/console/notifications', 'settings', (c, _request, reply) => notificationsForm(c, reply))
   routes.post('/console/notifications/types/:slug', (c, request, reply) => {
     const slug = (request.params as Query).slug as NotificationSlug

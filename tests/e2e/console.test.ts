@@ -487,6 +487,40 @@ t.test('a notification sent again from the order page: the channel chosen, the o
   t.equal((after.match(/<td>Shipped<\/td>/g) ?? []).length, 2, 'the order page lists both')
 })
 
+t.test('the notifications matrix tells what each type sent on each channel this week', async (t) => {
+  const mailbox = await startMailbox(t)
+  const server = await startTestServer(t, {
+    env: { SMTP_URL: mailbox.url, SHIPLOG_MAIL_FROM: 'shop@acme.example', SHIPLOG_MAIL_ATTEMPTS: '1' },
+  })
+  const cookies = await signedIn(server)
+  const cellsOf = (html: string, type: string) =>
+    new RegExp(`<th scope="row">${type}<br>[\\s\\S]*?</tr>`).exec(html)?.[0] ?? ''
+  t.match(cellsOf((await get(server, '/console/notifications', cookies)).html, 'Order placed'), 'none sent')
+
+  await postTrackers(server, [
+    { order_number: 'M-1', tracking_number: 'TN-M1', carrier_code: 'ups', email: 'a@example.com' },
+    { order_number: 'M-2', tracking_number: 'TN-M2', carrier_code: 'ups', email: 'b@example.com' },
+  ])
+  await mailbox.waitFor(2)
+  mailbox.refuseAll = true
+  await postTrackers(server, [
+    { order_number: 'M-3', tracking_number: 'TN-M3', carrier_code: 'ups', email: 'c@example.com' },
+  ])
+  const page = await until(
+    () => get(server, '/console/notifications', cookies),
+    (p) => cellsOf(p.html, 'Order placed').includes('failed'),
+  )
+  const row = cellsOf(page.html, 'Order placed')
+  t.match(
+    row,
+    '<span class="sends">2 sent, <span class="failing">1 failed</span></span>',
+    'the e-mails taken and refused',
+  )
+  t.match(row, /aria-label="Order placed: SMS"[^>]*>\s*<span class="sends">none sent<\/span>/, 'no SMS')
+  t.match(cellsOf(page.html, 'Delivered'), 'none sent')
+  t.match(page.html, 'Beside each channel: its messages of the last 7 days.')
+})
+
 t.test('the overview names e-mails to customers that failed this week, and the order of the newest', async (t) => {
   const mailbox = await startMailbox(t)
   mailbox.refuseAll = true

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { NotificationDoc } from '../../projectors/notifications/notification.ts'
+import { type NotificationDoc, sendsByType } from '../../projectors/notifications/notification.ts'
 import { notificationsProjection } from '../../projectors/all-projections.ts'
 import type { RecordedEvent } from '../../shared/infra/event-store/port.ts'
 import { collections } from '../../shared/infra/read-store/collections.ts'
@@ -64,16 +64,31 @@ t.test('a notification keeps where it is and its e-mail payload, by status', asy
     event('NotificationBuilt', built(20, [{ id: 21, type: 'sms' }])),
   ])
   // Then each is found by its id, with its order's document, and the e-mail waits to be sent
-  t.same(await stored(10), { id: 10, order_key: STREAM, tracker_id: 3, email: { id: 11, status: 'built' } })
-  t.same(await stored(20), { id: 20, order_key: STREAM, tracker_id: null, email: null })
+  t.same(await stored(10), {
+    id: 10,
+    order_key: STREAM,
+    tracker_id: 3,
+    email: { id: 11, status: 'built' },
+    type: 'order_placed',
+    sms: { id: 12, status: 'built' },
+  })
+  t.same(await stored(20), {
+    id: 20,
+    order_key: STREAM,
+    tracker_id: null,
+    email: null,
+    type: 'order_placed',
+    sms: { id: 21, status: 'built' },
+  })
   t.same(await stillBuilt(), [10])
 
   // When the SMS is sent
   await apply([
     event('NotificationPayloadDispatched', { notification_id: 10, payload_id: 12, tracker_id: 3, at: AT + 1 }),
   ])
-  // Then the e-mail still waits
+  // Then the e-mail still waits, and the SMS is counted sent
   t.same((await stored(10))?.email, { id: 11, status: 'built' })
+  t.same((await stored(10))?.sms, { id: 12, status: 'dispatched' })
   t.same(await stillBuilt(), [10])
 
   // When the e-mail is sent
@@ -94,4 +109,26 @@ t.test('a notification built in the batch is not looked up', async (t) => {
     watched,
   )
   t.same(lookedUp, [])
+})
+
+t.test('sends are counted by type and channel once their provider took or refused them', async (t) => {
+  const doc = (type: string | undefined, email: string | null, sms: string | null): NotificationDoc => ({
+    id: 1,
+    order_key: STREAM,
+    tracker_id: null,
+    email: email === null ? null : { id: 2, status: email },
+    ...(type === undefined ? {} : { type, sms: sms === null ? null : { id: 3, status: sms } }),
+  })
+  const counts = sendsByType([
+    doc('shipped', 'dispatched', 'delivered'),
+    doc('shipped', 'failed', 'undelivered'),
+    doc('shipped', 'built', null),
+    doc('delivered', null, 'failed'),
+    doc(undefined, 'dispatched', null),
+  ])
+  t.same(Object.fromEntries(counts), {
+    'shipped|email': { sent: 1, failed: 1 },
+    'shipped|sms': { sent: 2, failed: 0 },
+    'delivered|sms': { sent: 0, failed: 1 },
+  })
 })
