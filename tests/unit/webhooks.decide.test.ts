@@ -73,6 +73,24 @@ const made = {
   type: 'WebhookMessageCreated' as const,
   data: { delivery_id: 1, endpoint_id: 7, position: '42', type: 'order.created' as const, body: '{}', at: 100 },
 }
+/** An attempt recorded: its number, the answer, what came of it, and when. */
+const attempted = (
+  attempt: number,
+  status_code: number | null,
+  outcome: 'succeeded' | 'retrying' | 'failed',
+  next_attempt_at: number | null,
+  at: number,
+) => ({
+  type: 'WebhookDeliveryAttempted' as const,
+  data: {
+    attempt,
+    status_code,
+    error: status_code === null || status_code < 300 ? null : `answered ${status_code}`,
+    outcome,
+    next_attempt_at,
+    at,
+  },
+})
 const attempt = (status_code: number | null, at: number, error: string | null = null) => ({
   type: 'RecordDeliveryAttempt' as const,
   data: { status_code, error, at, retrySchedule: [5, 300] },
@@ -93,17 +111,7 @@ t.test('a 2xx answer delivers; anything else waits the next delay of the schedul
   message([made])
     .when(attempt(204, 110))
     .thenMatch(t, [{ data: { attempt: 1, outcome: 'succeeded', status_code: 204, next_attempt_at: null } }])
-  const first = {
-    type: 'WebhookDeliveryAttempted' as const,
-    data: {
-      attempt: 1,
-      status_code: 500,
-      error: 'answered 500',
-      outcome: 'retrying' as const,
-      next_attempt_at: 115,
-      at: 110,
-    },
-  }
+  const first = attempted(1, 500, 'retrying', 115, 110)
   message([made])
     .when(attempt(500, 110, 'answered 500'))
     .thenEvents(t, [first])
@@ -117,25 +125,12 @@ t.test('a 2xx answer delivers; anything else waits the next delay of the schedul
 })
 
 t.test('an attempt on a message no longer pending records nothing (a second runner)', async (t) => {
-  const delivered = {
-    type: 'WebhookDeliveryAttempted' as const,
-    data: { attempt: 1, status_code: 200, error: null, outcome: 'succeeded' as const, next_attempt_at: null, at: 110 },
-  }
+  const delivered = attempted(1, 200, 'succeeded', null, 110)
   message([made, delivered]).when(attempt(200, 111)).thenEvents(t, [])
 })
 
 t.test('a replay puts a message back to pending at the start of the schedule', async (t) => {
-  const failed = {
-    type: 'WebhookDeliveryAttempted' as const,
-    data: {
-      attempt: 3,
-      status_code: 500,
-      error: 'answered 500',
-      outcome: 'failed' as const,
-      next_attempt_at: null,
-      at: 500,
-    },
-  }
+  const failed = attempted(3, 500, 'failed', null, 500)
   const replayed = { type: 'WebhookMessageReplayed' as const, data: { job_id: 9, at: 600 } }
   message([made, failed]).when({ type: 'ReplayWebhookMessage', data: replayed.data }).thenEvents(t, [replayed])
   message([made, failed, replayed])
@@ -144,17 +139,7 @@ t.test('a replay puts a message back to pending at the start of the schedule', a
 })
 
 t.test('one message asked for again (no job) goes pending at once, waiting retry or not', async (t) => {
-  const retrying = {
-    type: 'WebhookDeliveryAttempted' as const,
-    data: {
-      attempt: 1,
-      status_code: 503,
-      error: 'answered 503',
-      outcome: 'retrying' as const,
-      next_attempt_at: 4100,
-      at: 500,
-    },
-  }
+  const retrying = attempted(1, 503, 'retrying', 4100, 500)
   const replayed = { type: 'WebhookMessageReplayed' as const, data: { at: 600 } }
   message([made, retrying]).when({ type: 'ReplayWebhookMessage', data: replayed.data }).thenEvents(t, [replayed])
   t.match(
